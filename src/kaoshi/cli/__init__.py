@@ -1,0 +1,1 @@
+"""The kaoshi command line."""

@@ -1,0 +1,47 @@
+"""Pieces every command shares: the store option, errors mapped to exit codes, output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kaoshi.data.errors import DataError
+from kaoshi.models.base import ModelError
+from kaoshi.store import Store, StoreError, default_store_path
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+# Exceptions that mean the user's input is wrong: exit 2 with the message, no traceback.
+BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (DataError, StoreError, ModelError, KeyError, ValueError)
+
+
+class UsageError(Exception):
+    """A command-line combination that cannot work; exit 2."""
+
+
+def add_store_option(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """--store works before or after the command; the command's own default does not hide the global one."""
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None if top_level else argparse.SUPPRESS,
+        help="SQLite store (default: $KAOSHI_STORE or ./kaoshi_runs/kaoshi.sqlite)",
+    )
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    path: Path = args.store or default_store_path()
+    return Store(path)
+
+
+def open_existing_store(args: argparse.Namespace) -> Store:
+    path: Path = args.store or default_store_path()
+    if not path.exists():
+        raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
+    return Store(path)
+
+
+def eprint(message: str) -> None:
+    print(message, file=sys.stderr)

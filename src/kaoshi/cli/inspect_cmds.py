@@ -1,0 +1,138 @@
+"""kaoshi runs / report / samples: read what the store holds."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from kaoshi.cli.common import add_store_option, open_existing_store
+from kaoshi.data.model import format_gold
+from kaoshi.report import FORMATS, GROUP_KEYS, render_summary, summarize
+from kaoshi.report.aggregate import UNKNOWN_GROUP
+from kaoshi.store import SampleRecord
+
+SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    runs = subparsers.add_parser("runs", help="list the runs in the store")
+    runs.add_argument("--format", choices=("table", "json"), default="table")
+    add_store_option(runs)
+    runs.set_defaults(handler=runs_command)
+
+    report = subparsers.add_parser("report", help="accuracy overall and by domain / type / subject / category")
+    report.add_argument("run")
+    report.add_argument("--by", action="append", choices=tuple(GROUP_KEYS), help="grouping (repeatable)")
+    report.add_argument("--format", choices=FORMATS, default="table")
+    add_store_option(report)
+    report.set_defaults(handler=report_command)
+
+    samples = subparsers.add_parser("samples", help="the stored samples of a run")
+    samples.add_argument("run")
+    samples.add_argument("--format", choices=("jsonl", "table"), default="table")
+    samples.add_argument("--status", choices=SAMPLE_STATUSES, help="only samples with this status")
+    add_store_option(samples)
+    samples.set_defaults(handler=samples_command)
+
+
+def runs_command(args: argparse.Namespace) -> int:
+    with open_existing_store(args) as store:
+        rows = []
+        for run in store.runs():
+            summary = summarize(run.name, store.iter_samples(run.name), [])
+            rows.append(
+                {
+                    "run": run.name,
+                    "benchmark": run.spec.benchmark,
+                    "model": run.spec.model,
+                    "method": run.spec.method,
+                    "samples": run.n_samples,
+                    "questions": run.spec.n_questions,
+                    "accuracy": summary.overall.accuracy,
+                    "status": run.status,
+                    "created": dt.datetime.fromtimestamp(run.created_at).isoformat(timespec="seconds"),
+                }
+            )
+    if args.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    table = Table(title="runs", title_justify="left")
+    for column in ("run", "benchmark", "model", "method", "done", "accuracy", "status", "created"):
+        table.add_column(column)
+    for row in rows:
+        accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}%"
+        done = f"{row['samples']}/{row['questions']}"
+        table.add_row(
+            row["run"], row["benchmark"], row["model"], row["method"], done, accuracy, row["status"], row["created"]
+        )
+    Console(width=140).print(table)
+    return 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    with open_existing_store(args) as store:
+        store.get_run(args.run)
+        summary = summarize(args.run, store.iter_samples(args.run), args.by or tuple(GROUP_KEYS))
+    if args.format != "json" and not args.by:
+        # Without an explicit --by, leave out groupings the exam does not use.
+        groups = {k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}}
+        summary = type(summary)(summary.run, summary.overall, groups)
+    print(render_summary(summary, args.format))
+    return 0
+
+
+def sample_to_json(sample: SampleRecord) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": sample.question_id,
+        "type": sample.qtype,
+        "gold": format_gold(sample.gold) if sample.gold is not None else None,
+        "answer": format_gold(sample.answer) if sample.answer is not None else None,
+        "status": sample.status,
+        "correct": sample.correct,
+        "score": sample.score,
+        "points": sample.points,
+        "response": sample.response,
+        "domain": sample.domain,
+        "subject": sample.subject,
+        "category": sample.category,
+        "error": sample.error,
+        "latency_s": sample.latency_s,
+        "tokens_in": sample.tokens_in,
+        "tokens_out": sample.tokens_out,
+    }
+    if sample.logprobs is not None:
+        record["logprobs"] = sample.logprobs
+    return record
+
+
+def samples_command(args: argparse.Namespace) -> int:
+    with open_existing_store(args) as store:
+        store.get_run(args.run)
+        selected = [s for s in store.iter_samples(args.run) if args.status in (None, s.status)]
+    if args.format == "jsonl":
+        for sample in selected:
+            print(json.dumps(sample_to_json(sample), ensure_ascii=False))
+        return 0
+    table = Table(title=f"{args.run}: {len(selected)} sample(s)", title_justify="left")
+    for column in ("id", "type", "gold", "answer", "status", "correct", "response"):
+        table.add_column(column, overflow="fold")
+    for sample in selected:
+        row = sample_to_json(sample)
+        response = (sample.response or sample.error or "").replace("\n", " ")
+        table.add_row(
+            row["id"], row["type"], _short(row["gold"]), _short(row["answer"]), row["status"],
+            "" if row["correct"] is None else ("✓" if row["correct"] else "✗"), _short(response, 60),
+        )
+    Console(width=160).print(table)
+    return 0
+
+
+def _short(text: str | None, width: int = 24) -> str:
+    if text is None:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"

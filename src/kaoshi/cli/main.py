@@ -1,0 +1,52 @@
+"""The kaoshi command line. Exit codes: 0 success, 2 bad input, 1 other failures."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import kaoshi
+from kaoshi.cli import inspect_cmds, run_cmd, validate_cmd
+from kaoshi.cli.common import (
+    BAD_INPUT_ERRORS,
+    EXIT_BAD_INPUT,
+    EXIT_FAILURE,
+    UsageError,
+    add_store_option,
+    eprint,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kaoshi", description="Measure how well large language models pass Chinese exams."
+    )
+    parser.add_argument("--version", action="version", version=f"kaoshi {kaoshi.__version__}")
+    add_store_option(parser, top_level=True)
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run_cmd.register(subparsers)
+    inspect_cmds.register(subparsers)
+    validate_cmd.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except (UsageError, *BAD_INPUT_ERRORS) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        eprint(f"error: {message}")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        eprint("interrupted")
+        return 130
+    except Exception as exc:
+        eprint(f"error: {type(exc).__name__}: {exc}")
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""kaoshi run: evaluate a model on an exam into the store (resumable)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+import kaoshi
+from kaoshi.cli.common import add_store_option, eprint, open_store
+from kaoshi.data import LoadResult, load_exam
+from kaoshi.models import ModelOptions, resolve_model
+from kaoshi.prompts import get_template
+from kaoshi.report import render_summary, summarize
+from kaoshi.runner import METHODS, execute_run
+from kaoshi.store import RunSpec, SampleRecord
+
+
+def add_load_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--benchmark", help="sample, qualbench, ceval, ceval-hard, kaoshi (default: from --data)")
+    parser.add_argument("--data", help="file or folder; without it, hub benchmarks load from Hugging Face")
+    parser.add_argument("--split", help="split to evaluate (C-Eval: dev/val/test; kaoshi JSONL: its split field)")
+    parser.add_argument("--subjects", help="comma-separated C-Eval subjects to load")
+    parser.add_argument("--on-invalid", choices=("fail", "skip"), default="fail", help="bad rows: stop or skip")
+    parser.add_argument("--clean", action="store_true", help="QualBench: apply the authors' cleaning rule")
+
+
+def load_from_args(args: argparse.Namespace) -> LoadResult:
+    subjects = [s.strip() for s in args.subjects.split(",")] if args.subjects else None
+    return load_exam(
+        args.benchmark, args.data, args.split, on_invalid=args.on_invalid, clean=args.clean, subjects=subjects
+    )
+
+
+def report_load(result: LoadResult) -> None:
+    for warning in result.warnings:
+        eprint(f"warning: {warning}")
+    if result.errors:
+        eprint(f"skipped {len(result.errors)} invalid row(s); first: {result.errors[0]}")
+    if result.dropped:
+        eprint(f"cleaning dropped {len(result.dropped)} question(s); first: {result.dropped[0].reason}")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("run", help="evaluate a model on an exam (resumes a run of the same name)")
+    add_load_options(parser)
+    parser.add_argument("--model", required=True, help="random, constant:X, mock:FILE, py:MODULE:CLASS[:ARG]")
+    parser.add_argument("--method", choices=METHODS, default="generate")
+    parser.add_argument("--prompt", default="default", help="prompt template name")
+    parser.add_argument("--shots", type=int, default=0, help="few-shot exemplars from the dev pool")
+    parser.add_argument("--limit", type=int, help="evaluate only the first N questions")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-new-tokens", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
+    parser.add_argument("--run-name", help="default: <exam>-<model>-<method>; the same name resumes")
+    add_store_option(parser)
+    parser.set_defaults(handler=run_command)
+
+
+def default_run_name(exam_name: str, model: str, method: str, shots: int) -> str:
+    raw = f"{exam_name}-{model}-{method}" + (f"-{shots}shot" if shots else "")
+    return re.sub(r"[^\w.\-]+", "_", raw)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    if args.shots < 0 or (args.limit is not None and args.limit <= 0):
+        raise ValueError("--shots must be >= 0 and --limit > 0")
+    result = load_from_args(args)
+    report_load(result)
+    exam = result.exam.limited(args.limit)
+    template = get_template(args.prompt)
+    spec = RunSpec(
+        benchmark=str(exam.metadata.get("benchmark", args.benchmark or "")),
+        data=args.data,
+        split=args.split,
+        fingerprint=exam.fingerprint,
+        n_questions=len(exam),
+        prompt=template.name,
+        prompt_version=template.version,
+        shots=args.shots,
+        model=args.model,
+        method=args.method,
+        seed=args.seed,
+        limit=args.limit,
+        max_new_tokens=args.max_new_tokens,
+        on_invalid=args.on_invalid,
+        clean=args.clean,
+        kaoshi_version=kaoshi.__version__,
+    )
+    name = args.run_name or default_run_name(exam.name, args.model, args.method, args.shots)
+    model = resolve_model(args.model, ModelOptions(seed=args.seed, batch_size=args.batch_size))
+    with open_store(args) as store:
+        try:
+            with _progress() as (on_plan, on_sample):
+                outcome = execute_run(
+                    name=name, exam=exam, spec=spec, model=model, template=template, store=store,
+                    on_sample=on_sample, on_plan=on_plan,
+                )
+        except KeyboardInterrupt:
+            done = len(store.finished_ids(name))
+            eprint(f"interrupted: {done} sample(s) of run {name!r} are saved; run the same command to resume")
+            return 130
+        finally:
+            model.close()
+        eprint(
+            f"run {name!r}: {outcome.new_samples} new, {outcome.already_done} already stored, "
+            f"{outcome.errors} error(s); store {store.path}"
+        )
+        summary = summarize(name, store.iter_samples(name), ["type"])
+    print(render_summary(summary, "table"))
+    return 0
+
+
+class _progress:
+    """A progress bar with rate and ETA on terminals; silent otherwise."""
+
+    def __init__(self) -> None:
+        console = Console(file=sys.stderr)
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not console.is_terminal,
+            transient=False,
+        )
+        self._task: int | None = None
+
+    def __enter__(self) -> tuple[Callable[[int, int], None], Callable[[SampleRecord], None]]:
+        self._progress.__enter__()
+        return self._on_plan, self._on_sample
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.__exit__(None, None, None)
+
+    def _on_plan(self, total: int, done: int) -> None:
+        self._task = self._progress.add_task("evaluating", total=total, completed=done, rate="")
+
+    def _on_sample(self, sample: SampleRecord) -> None:
+        if self._task is None:
+            return
+        self._progress.advance(self._task)
+        speed = self._progress.tasks[self._task].speed
+        self._progress.update(self._task, rate=f"{speed:.1f} q/s" if speed else "")

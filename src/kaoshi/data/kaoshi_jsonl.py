@@ -1,0 +1,137 @@
+"""kaoshi's own exam schema: one JSON object per line (see README, "Exam file format")."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from kaoshi.data.answers import parse_judge_answer, parse_letters
+from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require, require_id, require_text
+from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, parse_question_type
+from kaoshi.data.rawio import iter_jsonl, read_text
+
+QUESTION_FIELDS = frozenset(
+    {"id", "type", "question", "options", "answer", "explanation", "points", "subject", "domain",
+     "category", "split", "meta"}
+)
+DEV_SPLIT = "dev"
+
+
+def kaoshi_question(record: Any, file: str, line: int | None) -> Question:
+    if not isinstance(record, dict):
+        raise FieldError(None, f"expected a JSON object, got {type(record).__name__}")
+    unknown = sorted(set(record) - QUESTION_FIELDS)
+    if unknown:
+        raise FieldError(unknown[0], f"unknown field (known: {', '.join(sorted(QUESTION_FIELDS))})")
+    question_id = require_id(record, "id")
+    try:
+        qtype = parse_question_type(require_text(record, "type"))
+    except ValueError as exc:
+        raise FieldError("type", str(exc)) from None
+    options = _parse_options(record.get("options"), qtype)
+    return Question(
+        id=question_id,
+        type=qtype,
+        stem=require_text(record, "question").strip(),
+        options=options,
+        answer=_parse_answer(require(record, "answer"), qtype, options),
+        explanation=optional_text(record, "explanation").strip(),
+        points=_parse_points(record.get("points", 1)),
+        subject=optional_text(record, "subject").strip() or None,
+        domain=optional_text(record, "domain").strip() or None,
+        category=optional_text(record, "category").strip() or None,
+        split=optional_text(record, "split").strip() or "test",
+        source=Source(file, line) if line is not None else None,
+    )
+
+
+def _parse_options(value: Any, qtype: QuestionType) -> tuple[tuple[str, str], ...]:
+    if not qtype.is_choice:
+        if value not in (None, {}, []):
+            raise FieldError("options", f"{qtype.value} questions take no options")
+        return ()
+    if isinstance(value, list):
+        pairs = [(chr(ord("A") + i), text) for i, text in enumerate(value)]
+    elif isinstance(value, dict):
+        pairs = list(value.items())
+        expected = [chr(ord("A") + i) for i in range(len(pairs))]
+        if [letter for letter, _ in pairs] != expected:
+            raise FieldError("options", f"option letters must run {''.join(expected)} in order")
+    elif value is None:
+        raise FieldError("options", "missing required field for a choice question")
+    else:
+        raise FieldError("options", f"expected an object or a list, got {type(value).__name__}")
+    if not 2 <= len(pairs) <= 26:
+        raise FieldError("options", f"a choice question needs 2 to 26 options, got {len(pairs)}")
+    for letter, text in pairs:
+        if not isinstance(text, str) or not text.strip():
+            raise FieldError("options", f"option {letter} must be non-empty text")
+    return tuple((letter, text.strip()) for letter, text in pairs)
+
+
+def _parse_answer(value: Any, qtype: QuestionType, options: tuple[tuple[str, str], ...]) -> Gold:
+    if qtype is QuestionType.JUDGE:
+        return parse_judge_answer(value)
+    if qtype is QuestionType.OPEN:
+        if not isinstance(value, str) or not value.strip():
+            raise FieldError("answer", "an open question needs a non-empty reference answer")
+        return value.strip()
+    letters = parse_letters(value, qtype)
+    valid = {letter for letter, _ in options}
+    if not letters <= valid:
+        bad = "".join(sorted(letters - valid))
+        raise FieldError("answer", f"answer letter(s) {bad} not among options {''.join(sorted(valid))}")
+    return letters
+
+
+def _parse_points(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise FieldError("points", f"points must be a positive number, got {value!r}")
+    return float(value)
+
+
+def load_kaoshi_jsonl(path: Path, split: str | None = None) -> LoadResult:
+    """Load a kaoshi exam. Rows of split 'dev' form the few-shot pool; `split` picks the evaluated rows
+    (default: every row that is not dev)."""
+    text = read_text(path)
+    file = str(path)
+    collector = QuestionCollector(file)
+    metadata: dict[str, Any] = {"benchmark": "kaoshi", "path": file}
+    for item in iter_jsonl(path, text):
+        if isinstance(item, RowError):
+            collector.error(item)
+            continue
+        line, record = item
+        if isinstance(record, dict) and "exam" in record and "id" not in record:
+            _read_header(record["exam"], metadata, file, line, collector)
+            continue
+        collector.add(line, lambda r=record, n=line: kaoshi_question(r, file, n))
+    questions = collector.questions
+    fewshot = tuple(q for q in questions if q.split == DEV_SPLIT)
+    if split is None:
+        chosen = tuple(q for q in questions if q.split != DEV_SPLIT)
+    else:
+        chosen = tuple(q for q in questions if q.split == split)
+        if not chosen and questions:
+            splits = ", ".join(sorted({q.split or "" for q in questions}))
+            raise DataError(f"{file}: no questions in split {split!r} (splits present: {splits})")
+    name = str(metadata.get("name") or path.stem)
+    metadata["split"] = split
+    return LoadResult(Exam(name, chosen, fewshot, metadata), tuple(collector.errors))
+
+
+def _read_header(
+    value: Any, metadata: dict[str, Any], file: str, line: int, collector: QuestionCollector
+) -> None:
+    if not isinstance(value, dict):
+        collector.error(RowError(file, line, "exam", "the exam header must be an object"))
+        return
+    scores = value.get("standard_scores", {})
+    if not isinstance(scores, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scores.values()
+    ):
+        collector.error(RowError(file, line, "standard_scores", "must map subject -> positive number"))
+        return
+    metadata.update(value)

@@ -1,0 +1,174 @@
+"""The exam data model: frozen, typed values shared by every stage."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+# Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open).
+# None means the split publishes no answer (C-Eval test).
+Gold = Union[frozenset[str], bool, str, None]
+
+
+class QuestionType(str, enum.Enum):
+    SINGLE = "single"  # 单选题
+    MULTI = "multi"  # 多选题
+    JUDGE = "judge"  # 判断题
+    OPEN = "open"  # 主观题
+
+    @property
+    def is_choice(self) -> bool:
+        return self in (QuestionType.SINGLE, QuestionType.MULTI)
+
+    @property
+    def is_objective(self) -> bool:
+        return self is not QuestionType.OPEN
+
+
+_TYPE_ALIASES: dict[str, QuestionType] = {
+    "single": QuestionType.SINGLE,
+    "单选题": QuestionType.SINGLE,
+    "单选": QuestionType.SINGLE,
+    "multi": QuestionType.MULTI,
+    "multiple": QuestionType.MULTI,
+    "多选题": QuestionType.MULTI,
+    "多选": QuestionType.MULTI,
+    "judge": QuestionType.JUDGE,
+    "true_false": QuestionType.JUDGE,
+    "判断题": QuestionType.JUDGE,
+    "判断": QuestionType.JUDGE,
+    "open": QuestionType.OPEN,
+    "subjective": QuestionType.OPEN,
+    "主观题": QuestionType.OPEN,
+    "简答题": QuestionType.OPEN,
+}
+
+
+def parse_question_type(value: str) -> QuestionType:
+    """Map an English or Chinese type name to a QuestionType; raise ValueError naming the accepted ones."""
+    key = value.strip().lower()
+    if key in _TYPE_ALIASES:
+        return _TYPE_ALIASES[key]
+    accepted = ", ".join(sorted(_TYPE_ALIASES))
+    raise ValueError(f"unknown question type {value!r} (accepted: {accepted})")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a question came from, for error messages and traceability."""
+
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    type: QuestionType
+    stem: str
+    options: tuple[tuple[str, str], ...] = ()  # ordered (letter, text)
+    answer: Gold = None
+    explanation: str = ""
+    points: float = 1.0
+    subject: str | None = None
+    domain: str | None = None
+    category: str | None = None
+    split: str | None = None
+    source: Source | None = field(default=None, compare=False)
+
+    @property
+    def letters(self) -> tuple[str, ...]:
+        return tuple(letter for letter, _ in self.options)
+
+    @property
+    def option_map(self) -> dict[str, str]:
+        return dict(self.options)
+
+    @property
+    def has_answer(self) -> bool:
+        return self.answer is not None
+
+    def content(self) -> dict[str, Any]:
+        """Canonical JSON-ready content; the source location is not content."""
+        return {
+            "id": self.id,
+            "type": self.type.value,
+            "stem": self.stem,
+            "options": [list(pair) for pair in self.options],
+            "answer": gold_to_json(self.answer),
+            "explanation": self.explanation,
+            "points": self.points,
+            "subject": self.subject,
+            "domain": self.domain,
+            "category": self.category,
+            "split": self.split,
+        }
+
+    def fingerprint(self) -> str:
+        return _sha256(self.content())
+
+
+def gold_to_json(gold: Gold) -> Any:
+    """JSON form of a gold answer: letters as a sorted string list, bools and text as themselves."""
+    if isinstance(gold, frozenset):
+        return sorted(gold)
+    return gold
+
+
+def gold_from_json(value: Any) -> Gold:
+    if isinstance(value, list):
+        return frozenset(str(v) for v in value)
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    raise TypeError(f"not a stored gold answer: {value!r}")
+
+
+def format_gold(gold: Gold) -> str:
+    """Human form: 'ABD', '正确'/'错误', the reference text, or '' when unknown."""
+    if isinstance(gold, frozenset):
+        return "".join(sorted(gold))
+    if isinstance(gold, bool):
+        return "正确" if gold else "错误"
+    return gold or ""
+
+
+@dataclass(frozen=True)
+class Exam:
+    """The questions under evaluation, an optional few-shot pool (dev split) and metadata."""
+
+    name: str
+    questions: tuple[Question, ...]
+    fewshot: tuple[Question, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable content hash of the evaluated questions, independent of order and file location."""
+        digests = sorted(q.fingerprint() for q in self.questions)
+        return hashlib.sha256("\n".join(digests).encode()).hexdigest()
+
+    def question(self, question_id: str) -> Question:
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        for q in self.fewshot:
+            if q.id == question_id:
+                return q
+        raise KeyError(question_id)
+
+    def limited(self, limit: int | None) -> Exam:
+        if limit is None or limit >= len(self.questions):
+            return self
+        return Exam(self.name, self.questions[:limit], self.fewshot, self.metadata)
+
+
+def _sha256(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()

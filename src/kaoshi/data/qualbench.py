@@ -1,0 +1,133 @@
+"""QualBench: the original JSON array (data/QualBench.json) and the shuffled JSONL of the contamination study."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kaoshi.data.answers import parse_judge_answer, parse_letters
+from kaoshi.data.collect import Dropped, LoadResult, QuestionCollector, optional_text, require_id, require_text
+from kaoshi.data.errors import FieldError, RowError
+from kaoshi.data.model import Exam, Question, QuestionType, Source, parse_question_type
+from kaoshi.data.options import split_options
+from kaoshi.data.rawio import iter_json_array, iter_jsonl, read_text
+
+# The six vertical domains and the English names the paper's tables use.
+QUALBENCH_DOMAINS: dict[str, str] = {
+    "安全生产": "Production Safety",
+    "消防安全": "Fire Safety",
+    "建筑工程": "Civil Engineering",
+    "经济金融": "Economics and Finance",
+    "石油天然气": "Oil and Gas",
+    "银行保险": "Banking and Insurance",
+}
+_QUALBENCH_TYPES = {"单选题": QuestionType.SINGLE, "多选题": QuestionType.MULTI, "判断题": QuestionType.JUDGE}
+
+
+def qualbench_question(record: Any, file: str, line: int | None) -> Question:
+    """One QualBench record (original or shuffled layout) as a Question; FieldError on bad input."""
+    if not isinstance(record, dict):
+        raise FieldError(None, f"expected a JSON object, got {type(record).__name__}")
+    question_id = require_id(record, "idx", "id")
+    raw_type = require_text(record, "question_type", "type")
+    try:
+        qtype = _QUALBENCH_TYPES.get(raw_type.strip()) or parse_question_type(raw_type)
+    except ValueError as exc:
+        raise FieldError("question_type", str(exc)) from None
+    text = require_text(record, "question")
+    # The shuffled file keeps the Chinese domain in sub_domain and a slug in domain.
+    domain = optional_text(record, "sub_domain", "domain").strip() or None
+    raw_answer = record.get("answer")
+    if raw_answer is None or (isinstance(raw_answer, str) and not raw_answer.strip()):
+        raise FieldError("answer", "missing required field")
+    if qtype is QuestionType.JUDGE:
+        stem, options = text.strip(), ()
+        answer: frozenset[str] | bool = parse_judge_answer(raw_answer)
+    elif qtype.is_choice:
+        stem, options = split_options(text)
+        if not options:
+            raise FieldError("question", "no options found (expected lines such as 'A．…' after the stem)")
+        answer = parse_letters(raw_answer, qtype)
+    else:
+        raise FieldError("question_type", f"QualBench has no {qtype.value} questions")
+    return Question(
+        id=question_id,
+        type=qtype,
+        stem=stem,
+        options=options,
+        answer=answer,
+        explanation=optional_text(record, "explanation", "explan"),
+        domain=domain,
+        category=QUALBENCH_DOMAINS.get(domain or ""),
+        split="test",
+        source=Source(file, line) if line is not None else None,
+    )
+
+
+def load_qualbench(path: Path, *, clean: bool = False) -> LoadResult:
+    """Load QualBench.json (array) or QualBench_shuffled.jsonl; `clean` applies the authors' cleaning rule."""
+    text = read_text(path)
+    file = str(path)
+    rows = iter_json_array(path, text) if text.lstrip().startswith("[") else iter_jsonl(path, text)
+    collector = QuestionCollector(file)
+    raw_answers: dict[str, Any] = {}
+    for item in rows:
+        if isinstance(item, RowError):
+            collector.error(item)
+            continue
+        line, record = item
+        question = collector.add(line, lambda r=record, n=line: qualbench_question(r, file, n))
+        if question is not None:
+            raw_answers[question.id] = record.get("answer")
+    questions = collector.questions
+    dropped: tuple[Dropped, ...] = ()
+    if clean:
+        questions, dropped = clean_qualbench(questions, raw_answers)
+    warnings = _answer_warnings(questions) if not clean else ()
+    exam = Exam("qualbench", tuple(questions), metadata={"benchmark": "qualbench", "path": file})
+    return LoadResult(exam, tuple(collector.errors), dropped, warnings)
+
+
+def clean_qualbench(
+    questions: list[Question], raw_answers: dict[str, Any]
+) -> tuple[list[Question], tuple[Dropped, ...]]:
+    """The authors' rule: keep 判断题 answered exactly 正确/错误, choice questions whose answer letters are
+    all option letters, and the first of repeated question texts."""
+    kept: list[Question] = []
+    dropped: list[Dropped] = []
+    seen_text: dict[str, str] = {}
+    for question in questions:
+        reason = _clean_reason(question, raw_answers.get(question.id))
+        full_text = question.stem + "\n" + "\n".join(text for _, text in question.options)
+        if reason is None and full_text in seen_text:
+            reason = f"repeats the question text of id {seen_text[full_text]}"
+        if reason is not None:
+            dropped.append(Dropped(question.id, reason))
+            continue
+        seen_text[full_text] = question.id
+        kept.append(question)
+    return kept, tuple(dropped)
+
+
+def _clean_reason(question: Question, raw_answer: Any) -> str | None:
+    if question.type is QuestionType.JUDGE:
+        if str(raw_answer).strip() not in ("正确", "错误"):
+            return f"true/false answer {raw_answer!r} is not 正确 or 错误"
+        return None
+    assert isinstance(question.answer, frozenset)
+    outside = sorted(question.answer - set(question.letters))
+    if outside:
+        return f"answer letter(s) {''.join(outside)} not among options {''.join(question.letters)}"
+    return None
+
+
+def _answer_warnings(questions: list[Question]) -> tuple[str, ...]:
+    outside = [
+        q.id
+        for q in questions
+        if isinstance(q.answer, frozenset) and not q.answer <= set(q.letters)
+    ]
+    if not outside:
+        return ()
+    shown = ", ".join(outside[:5]) + (" ..." if len(outside) > 5 else "")
+    return (f"{len(outside)} questions have answer letters outside their options ({shown}); --clean drops them",)

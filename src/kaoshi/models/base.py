@@ -1,0 +1,86 @@
+"""The model interface: one class, two capabilities (generate, loglikelihood), results streamed by id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+
+class ModelError(Exception):
+    """A backend could not be created or used (bad spec, missing dependency, missing file)."""
+
+
+class CapabilityError(ModelError):
+    """The backend cannot do what the run asks (e.g. log-likelihood from a text-only API)."""
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    id: str
+    prompt: str
+    # Valid answer strings for the question (letters, letter sets, 正确/错误); real models ignore them,
+    # baselines answer from them.
+    choices: tuple[str, ...] = ()
+    max_new_tokens: int = 256
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoglikRequest:
+    id: str
+    context: str
+    continuations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """One request's result. `error` set means no usable output; it is stored, never scored as wrong."""
+
+    id: str
+    text: str | None = None
+    logprobs: dict[str, float] | None = None  # continuation -> log-probability
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_s: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Run-level settings a backend may use."""
+
+    seed: int = 0
+    batch_size: int | None = None
+
+
+class Model:
+    """Base class of every backend. Override `generate` and/or `loglikelihood`.
+
+    Both take a batch and yield one ModelOutput per request, in any order, as soon as each is ready:
+    the runner stores each output the moment it arrives.
+    """
+
+    name = "model"
+    default_batch_size = 1
+
+    def __init__(self, spec: str, options: ModelOptions) -> None:
+        self.spec = spec
+        self.options = options
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        raise CapabilityError(f"model {self.spec!r} cannot generate text")
+
+    def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
+        raise CapabilityError(f"model {self.spec!r} cannot score log-likelihoods; use --method generate")
+
+    def supports(self, method: str) -> bool:
+        """Whether this backend overrides the method's entry point."""
+        entry = {"generate": "generate", "loglik": "loglikelihood"}[method]
+        return getattr(type(self), entry) is not getattr(Model, entry)
+
+    @property
+    def batch_size(self) -> int:
+        return self.options.batch_size or self.default_batch_size
+
+    def close(self) -> None:
+        """Release resources (weights, connections)."""

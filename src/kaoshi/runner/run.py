@@ -1,0 +1,129 @@
+"""The run loop. Each response is stored as it arrives; re-running a run name resumes it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+
+from kaoshi.data.model import Exam
+from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
+from kaoshi.prompts.candidates import answer_candidates
+from kaoshi.prompts.template import PlainTemplate
+from kaoshi.runner.samples import PendingQuestion, build_sample
+from kaoshi.store.records import RunSpec, SampleRecord
+from kaoshi.store.sqlite import Store
+
+METHODS = ("generate", "loglik")
+ProgressCallback = Callable[[SampleRecord], None]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    name: str
+    total: int
+    already_done: int
+    new_samples: int
+    errors: int
+
+
+def plan_run(
+    exam: Exam, template: PlainTemplate, shots: int, finished: set[str]
+) -> tuple[list[PendingQuestion], int]:
+    """The questions still to ask (rendered), and how many were already finished."""
+    pending = []
+    for position, question in enumerate(exam.questions):
+        if question.id in finished:
+            continue
+        pending.append(PendingQuestion(question, position, template.render(question, exam, shots).text))
+    return pending, len(exam.questions) - len(pending)
+
+
+def execute_run(
+    *,
+    name: str,
+    exam: Exam,
+    spec: RunSpec,
+    model: Model,
+    template: PlainTemplate,
+    store: Store,
+    on_sample: ProgressCallback | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+) -> RunOutcome:
+    if spec.method not in METHODS:
+        raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
+    _check_capabilities(model, exam, spec.method)
+    store.open_run(name, spec)
+    pending, done = plan_run(exam, template, spec.shots, store.finished_ids(name))
+    if on_plan is not None:
+        on_plan(len(exam.questions), done)
+    errors = 0
+    for chunk in _chunks(pending, model.batch_size):
+        for pending_question, output in _ask(model, chunk, spec):
+            sample = build_sample(pending_question, output, spec.method)
+            store.add_sample(name, sample)
+            errors += sample.status == "error"
+            if on_sample is not None:
+                on_sample(sample)
+    store.finish_run(name)
+    return RunOutcome(name, len(exam.questions), done, len(pending), errors)
+
+
+def _check_capabilities(model: Model, exam: Exam, method: str) -> None:
+    if not model.supports(method):
+        raise CapabilityError(f"model {model.spec!r} cannot do --method {method}")
+    needs_generation = method == "generate" or any(not q.type.is_objective for q in exam.questions)
+    if needs_generation and not model.supports("generate"):
+        raise CapabilityError(f"model {model.spec!r} cannot generate text, which open questions need")
+
+
+def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[PendingQuestion]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, max(1, size))):
+        yield chunk
+
+
+def _ask(
+    model: Model, chunk: list[PendingQuestion], spec: RunSpec
+) -> Iterator[tuple[PendingQuestion, ModelOutput]]:
+    """Send a chunk: log-likelihood for objective questions when asked, generation otherwise."""
+    by_id = {p.question.id: p for p in chunk}
+    scored: list[PendingQuestion] = []
+    generated: list[PendingQuestion] = []
+    for pending in chunk:
+        if spec.method != "loglik" or not pending.question.type.is_objective:
+            generated.append(pending)
+        elif answer_candidates(pending.question):
+            scored.append(pending)
+        else:
+            yield pending, ModelOutput(
+                pending.question.id,
+                error=f"too many options ({len(pending.question.options)}) to rank every answer by "
+                "log-likelihood; use --method generate",
+            )
+    streams: list[Iterator[ModelOutput]] = []
+    if scored:
+        streams.append(model.loglikelihood([_loglik_request(p) for p in scored]))
+    if generated:
+        streams.append(model.generate([_generate_request(p, spec) for p in generated]))
+    seen = {p.question.id for p in chunk if p not in scored and p not in generated}
+    for stream in streams:
+        for output in stream:
+            if output.id in by_id and output.id not in seen:
+                seen.add(output.id)
+                yield by_id[output.id], output
+    for missing in (p for p in chunk if p.question.id not in seen):
+        yield missing, ModelOutput(missing.question.id, error="the backend returned no output for this request")
+
+
+def _loglik_request(pending: PendingQuestion) -> LoglikRequest:
+    return LoglikRequest(pending.question.id, pending.prompt, answer_candidates(pending.question))
+
+
+def _generate_request(pending: PendingQuestion, spec: RunSpec) -> GenerateRequest:
+    return GenerateRequest(
+        pending.question.id,
+        pending.prompt,
+        choices=answer_candidates(pending.question),
+        max_new_tokens=spec.max_new_tokens,
+    )

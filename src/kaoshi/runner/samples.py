@@ -1,0 +1,57 @@
+"""Turn one model output into a scored sample record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kaoshi.data.model import Question
+from kaoshi.models.base import ModelOutput
+from kaoshi.prompts.candidates import candidate_answer
+from kaoshi.scoring.extract import Extraction, extract_answer
+from kaoshi.scoring.grade import grade_answer
+from kaoshi.store.records import SampleRecord
+
+
+@dataclass(frozen=True)
+class PendingQuestion:
+    question: Question
+    position: int
+    prompt: str
+
+
+def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> SampleRecord:
+    question = pending.question
+    base = {
+        "question_id": question.id,
+        "position": pending.position,
+        "qtype": question.type.value,
+        "gold": question.answer,
+        "points": question.points,
+        "subject": question.subject,
+        "domain": question.domain,
+        "category": question.category,
+        "question": question.content(),
+        "prompt": pending.prompt,
+        "response": output.text,
+        "logprobs": output.logprobs,
+        "latency_s": output.latency_s,
+        "tokens_in": output.tokens_in,
+        "tokens_out": output.tokens_out,
+    }
+    if output.error is not None:
+        return SampleRecord(status="error", error=output.error, **base)
+    extraction = read_output(question, output, method)
+    grade = grade_answer(question, extraction.answer) if extraction.status == "ok" else grade_answer(question, None)
+    return SampleRecord(
+        status=extraction.status, answer=extraction.answer, correct=grade.correct, score=grade.points, **base
+    )
+
+
+def read_output(question: Question, output: ModelOutput, method: str) -> Extraction:
+    """The answer a model output gives: the most likely candidate (loglik) or the extracted text."""
+    if method == "loglik" and question.type.is_objective:
+        if not output.logprobs:
+            return Extraction(None, "unparsed")
+        best = max(output.logprobs, key=lambda candidate: output.logprobs[candidate])  # type: ignore[index]
+        return Extraction(candidate_answer(question, best), "ok")
+    return extract_answer(question, output.text or "")

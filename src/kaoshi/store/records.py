@@ -1,0 +1,83 @@
+"""What the store holds: the frozen run spec, run records and one sample per (run, question)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from kaoshi.data.model import Gold
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's numbers; written beside its results."""
+
+    benchmark: str
+    data: str | None
+    split: str | None
+    fingerprint: str
+    n_questions: int
+    prompt: str
+    prompt_version: int
+    shots: int
+    model: str
+    method: str
+    seed: int
+    limit: int | None
+    max_new_tokens: int
+    on_invalid: str = "fail"
+    clean: bool = False
+    kaoshi_version: str = ""
+
+    # Fields that may change between a run and its resumption without changing its numbers.
+    RESUMABLE_CHANGES = frozenset({"kaoshi_version"})
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> RunSpec:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in value.items() if k in known})
+
+    def differences(self, other: RunSpec) -> list[tuple[str, Any, Any]]:
+        mine, theirs = self.to_json(), other.to_json()
+        return [
+            (name, mine[name], theirs[name])
+            for name in mine
+            if name not in self.RESUMABLE_CHANGES and mine[name] != theirs[name]
+        ]
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    name: str
+    spec: RunSpec
+    status: str  # running / finished
+    created_at: float
+    finished_at: float | None
+    n_samples: int
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    question_id: str
+    position: int  # the question's place in the exam, for stable ordering
+    qtype: str
+    gold: Gold
+    points: float
+    subject: str | None
+    domain: str | None
+    category: str | None
+    question: dict[str, Any]  # the question's content, so re-scoring needs no data file
+    prompt: str
+    status: str  # ok / unparsed / ambiguous / error
+    response: str | None = None
+    logprobs: dict[str, float] | None = None
+    answer: Gold = None
+    correct: bool | None = None
+    score: float | None = None
+    latency_s: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    error: str | None = None
