@@ -28,8 +28,8 @@ test: $(VENV)/.dev
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests $(wildcard benchmarks)
+	$(BIN)/ruff format --check src tests $(wildcard benchmarks)
 	$(BIN)/mypy
 
 bench: $(VENV)/.dev

@@ -13,12 +13,21 @@ from kaoshi.store import Store, StoreError, default_store_path
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
-# Exceptions that mean the user's input is wrong: exit 2 with the message, no traceback.
-BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (DataError, StoreError, ModelError, KeyError, ValueError)
 
 
 class UsageError(Exception):
     """A command-line combination that cannot work; exit 2."""
+
+
+# Exceptions that mean the user's input is wrong: exit 2 with the message, no traceback.
+BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (
+    UsageError,
+    DataError,
+    StoreError,
+    ModelError,
+    KeyError,
+    ValueError,
+)
 
 
 def add_store_option(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:

@@ -25,7 +25,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_store_option(runs)
     runs.set_defaults(handler=runs_command)
 
-    report = subparsers.add_parser("report", help="accuracy overall and by domain / type / subject / category")
+    report = subparsers.add_parser(
+        "report", help="accuracy overall and by domain / type / subject / category"
+    )
     report.add_argument("run")
     report.add_argument("--by", action="append", choices=tuple(GROUP_KEYS), help="grouping (repeatable)")
     report.add_argument("--format", choices=FORMATS, default="table")
@@ -42,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def runs_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for run in store.runs():
             summary = summarize(run.name, store.iter_samples(run.name), [])
             rows.append(
@@ -68,7 +70,14 @@ def runs_command(args: argparse.Namespace) -> int:
         accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}%"
         done = f"{row['samples']}/{row['questions']}"
         table.add_row(
-            row["run"], row["benchmark"], row["model"], row["method"], done, accuracy, row["status"], row["created"]
+            row["run"],
+            row["benchmark"],
+            row["model"],
+            row["method"],
+            done,
+            accuracy,
+            row["status"],
+            row["created"],
         )
     Console(width=140).print(table)
     return 0
@@ -125,8 +134,13 @@ def samples_command(args: argparse.Namespace) -> int:
         row = sample_to_json(sample)
         response = (sample.response or sample.error or "").replace("\n", " ")
         table.add_row(
-            row["id"], row["type"], _short(row["gold"]), _short(row["answer"]), row["status"],
-            "" if row["correct"] is None else ("✓" if row["correct"] else "✗"), _short(response, 60),
+            row["id"],
+            row["type"],
+            _short(row["gold"]),
+            _short(row["answer"]),
+            row["status"],
+            "" if row["correct"] is None else ("✓" if row["correct"] else "✗"),
+            _short(response, 60),
         )
     Console(width=160).print(table)
     return 0

@@ -12,7 +12,6 @@ from kaoshi.cli.common import (
     BAD_INPUT_ERRORS,
     EXIT_BAD_INPUT,
     EXIT_FAILURE,
-    UsageError,
     add_store_option,
     eprint,
 )
@@ -36,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
         return code
-    except (UsageError, *BAD_INPUT_ERRORS) as exc:
+    except BAD_INPUT_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         eprint(f"error: {message}")
         return EXIT_BAD_INPUT

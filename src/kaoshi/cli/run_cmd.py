@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 import kaoshi
 from kaoshi.cli.common import add_store_option, eprint, open_store
@@ -21,11 +21,17 @@ from kaoshi.store import RunSpec, SampleRecord
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--benchmark", help="sample, qualbench, ceval, ceval-hard, kaoshi (default: from --data)")
+    parser.add_argument(
+        "--benchmark", help="sample, qualbench, ceval, ceval-hard, kaoshi (default: from --data)"
+    )
     parser.add_argument("--data", help="file or folder; without it, hub benchmarks load from Hugging Face")
-    parser.add_argument("--split", help="split to evaluate (C-Eval: dev/val/test; kaoshi JSONL: its split field)")
+    parser.add_argument(
+        "--split", help="split to evaluate (C-Eval: dev/val/test; kaoshi JSONL: its split field)"
+    )
     parser.add_argument("--subjects", help="comma-separated C-Eval subjects to load")
-    parser.add_argument("--on-invalid", choices=("fail", "skip"), default="fail", help="bad rows: stop or skip")
+    parser.add_argument(
+        "--on-invalid", choices=("fail", "skip"), default="fail", help="bad rows: stop or skip"
+    )
     parser.add_argument("--clean", action="store_true", help="QualBench: apply the authors' cleaning rule")
 
 
@@ -97,8 +103,14 @@ def run_command(args: argparse.Namespace) -> int:
         try:
             with _progress() as (on_plan, on_sample):
                 outcome = execute_run(
-                    name=name, exam=exam, spec=spec, model=model, template=template, store=store,
-                    on_sample=on_sample, on_plan=on_plan,
+                    name=name,
+                    exam=exam,
+                    spec=spec,
+                    model=model,
+                    template=template,
+                    store=store,
+                    on_sample=on_sample,
+                    on_plan=on_plan,
                 )
         except KeyboardInterrupt:
             done = len(store.finished_ids(name))
@@ -130,7 +142,7 @@ class _progress:
             disable=not console.is_terminal,
             transient=False,
         )
-        self._task: int | None = None
+        self._task: TaskID | None = None
 
     def __enter__(self) -> tuple[Callable[[int, int], None], Callable[[SampleRecord], None]]:
         self._progress.__enter__()

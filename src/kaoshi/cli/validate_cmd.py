@@ -10,11 +10,15 @@ from kaoshi.data import load_exam
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("validate", help="check an exam file (kaoshi JSONL, QualBench, C-Eval folder)")
+    parser = subparsers.add_parser(
+        "validate", help="check an exam file (kaoshi JSONL, QualBench, C-Eval folder)"
+    )
     parser.add_argument("path")
     parser.add_argument("--benchmark", help="format (default: detected from the path)")
     parser.add_argument("--split", help="split to check (C-Eval default: val)")
-    parser.add_argument("--on-invalid", choices=("fail", "skip"), default="fail", help="exit 2 on bad rows, or 0")
+    parser.add_argument(
+        "--on-invalid", choices=("fail", "skip"), default="fail", help="exit 2 on bad rows, or 0"
+    )
     parser.add_argument("--clean", action="store_true", help="QualBench: report what the cleaning rule drops")
     parser.set_defaults(handler=validate_command)
 

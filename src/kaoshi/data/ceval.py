@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 
 from kaoshi.data.answers import parse_letters
@@ -32,7 +33,7 @@ def ceval_question(
         if not answer <= set(CEVAL_OPTION_LETTERS):
             raise FieldError("answer", f"answer {raw_answer!r} is not one of A, B, C, D")
     elif split != "test":
-        raise FieldError("answer", f"missing answer (only the test split may omit it)")
+        raise FieldError("answer", "missing answer (only the test split may omit it)")
     info = CEVAL_SUBJECTS.get(subject)
     return Question(
         id=f"{subject}/{row_id}",
@@ -54,6 +55,8 @@ def load_ceval(
     """Load one split of a C-Eval directory; the dev split, when present, becomes the few-shot pool."""
     if split not in CEVAL_SPLITS:
         raise DataError(f"C-Eval split must be one of {', '.join(CEVAL_SPLITS)}, got {split!r}")
+    if not root.exists():
+        raise DataError(f"{root}: no such file or directory")
     if not root.is_dir():
         raise DataError(f"{root}: not a directory (expected a C-Eval folder with dev/ val/ test/)")
     wanted = _wanted_subjects(subjects, hard)
@@ -64,7 +67,9 @@ def load_ceval(
     if split != "dev" and (root / "dev").is_dir():
         fewshot = _load_split(root, "dev", wanted, errors, warnings)
     name = "ceval-hard" if hard else "ceval"
-    exam = Exam(name, tuple(questions), tuple(fewshot), {"benchmark": name, "path": str(root), "split": split})
+    exam = Exam(
+        name, tuple(questions), tuple(fewshot), {"benchmark": name, "path": str(root), "split": split}
+    )
     return LoadResult(exam, tuple(errors), (), tuple(warnings))
 
 
@@ -109,7 +114,9 @@ def _read_csv(path: Path, subject: str, split: str, collector: QuestionCollector
     columns = reader.fieldnames or []
     missing = [c for c in _REQUIRED_COLUMNS if c not in columns]
     if missing:
-        collector.error(RowError(file, 1, missing[0], f"missing column(s) {', '.join(missing)} in the header"))
+        collector.error(
+            RowError(file, 1, missing[0], f"missing column(s) {', '.join(missing)} in the header")
+        )
         return
     next_line = 2
     for row in reader:
@@ -119,4 +126,4 @@ def _read_csv(path: Path, subject: str, split: str, collector: QuestionCollector
         if None in row:
             collector.error(RowError(file, start, None, "row has more fields than the header"))
             continue
-        collector.add(start, lambda r=row, n=start: ceval_question(r, subject, split, file, n))
+        collector.add(start, partial(ceval_question, row, subject, split, file, start))

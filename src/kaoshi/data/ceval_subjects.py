@@ -37,7 +37,9 @@ CEVAL_SUBJECTS: dict[str, CevalSubject] = {
     "college_economics": CevalSubject("College Economics", "大学经济学", "Social Science"),
     "business_administration": CevalSubject("Business Administration", "工商管理", "Social Science"),
     "marxism": CevalSubject("Marxism", "马克思主义基本原理", "Social Science"),
-    "mao_zedong_thought": CevalSubject("Mao Zedong Thought", "毛泽东思想和中国特色社会主义理论体系概论", "Social Science"),
+    "mao_zedong_thought": CevalSubject(
+        "Mao Zedong Thought", "毛泽东思想和中国特色社会主义理论体系概论", "Social Science"
+    ),
     "education_science": CevalSubject("Education Science", "教育学", "Social Science"),
     "teacher_qualification": CevalSubject("Teacher Qualification", "教师资格", "Social Science"),
     "high_school_politics": CevalSubject("High School Politics", "高中政治", "Social Science"),
@@ -45,10 +47,14 @@ CEVAL_SUBJECTS: dict[str, CevalSubject] = {
     "middle_school_politics": CevalSubject("Middle School Politics", "初中政治", "Social Science"),
     "middle_school_geography": CevalSubject("Middle School Geography", "初中地理", "Social Science"),
     "modern_chinese_history": CevalSubject("Modern Chinese History", "近代史纲要", "Humanities"),
-    "ideological_and_moral_cultivation": CevalSubject("Ideological and Moral Cultivation", "思想道德修养与法律基础", "Humanities"),
+    "ideological_and_moral_cultivation": CevalSubject(
+        "Ideological and Moral Cultivation", "思想道德修养与法律基础", "Humanities"
+    ),
     "logic": CevalSubject("Logic", "逻辑学", "Humanities"),
     "law": CevalSubject("Law", "法学", "Humanities"),
-    "chinese_language_and_literature": CevalSubject("Chinese Language and Literature", "中国语言文学", "Humanities"),
+    "chinese_language_and_literature": CevalSubject(
+        "Chinese Language and Literature", "中国语言文学", "Humanities"
+    ),
     "art_studies": CevalSubject("Art Studies", "艺术学", "Humanities"),
     "professional_tour_guide": CevalSubject("Professional Tour Guide", "导游资格", "Humanities"),
     "legal_professional": CevalSubject("Legal Professional", "法律职业资格", "Humanities"),
@@ -63,7 +69,9 @@ CEVAL_SUBJECTS: dict[str, CevalSubject] = {
     "urban_and_rural_planner": CevalSubject("Urban and Rural Planner", "注册城乡规划师", "Other"),
     "accountant": CevalSubject("Accountant", "注册会计师", "Other"),
     "fire_engineer": CevalSubject("Fire Engineer", "注册消防工程师", "Other"),
-    "environmental_impact_assessment_engineer": CevalSubject("Environmental Impact Assessment Engineer", "环境影响评价工程师", "Other"),
+    "environmental_impact_assessment_engineer": CevalSubject(
+        "Environmental Impact Assessment Engineer", "环境影响评价工程师", "Other"
+    ),
     "tax_accountant": CevalSubject("Tax Accountant", "税务师", "Other"),
     "physician": CevalSubject("Physician", "医师资格", "Other"),
 }

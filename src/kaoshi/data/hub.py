@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 from kaoshi.data.ceval import ceval_question
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
 from kaoshi.data.collect import LoadResult, QuestionCollector
-from kaoshi.data.errors import DataError
+from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.model import Exam, Question
 from kaoshi.data.qualbench import qualbench_question
 
@@ -45,7 +46,7 @@ def load_qualbench_hub(hub_id: str = QUALBENCH_HUB_ID) -> LoadResult:
     collector = QuestionCollector(f"hf://{hub_id}")
     for split_name in dataset:
         for index, record in enumerate(dataset[split_name]):
-            collector.add(index + 1, lambda r=record: qualbench_question(dict(r), collector.file, None))
+            collector.add(index + 1, partial(qualbench_question, dict(record), collector.file, None))
     exam = Exam("qualbench", tuple(collector.questions), metadata={"benchmark": "qualbench", "path": hub_id})
     return LoadResult(exam, tuple(collector.errors))
 
@@ -56,17 +57,15 @@ def load_ceval_hub(
     chosen = list(subjects) if subjects else list(CEVAL_SUBJECTS)
     questions: list[Question] = []
     fewshot: list[Question] = []
-    collector_errors = []
+    collector_errors: list[RowError] = []
     for subject in chosen:
         wanted = [(split, questions)] + ([("dev", fewshot)] if split != "dev" else [])
         for split_name, sink in wanted:
             rows = _fetch(hub_id, name=subject, split=split_name)
             collector = QuestionCollector(f"hf://{hub_id}/{subject}/{split_name}")
             for index, record in enumerate(rows):
-                collector.add(
-                    index + 1,
-                    lambda r=record, s=split_name: ceval_question(dict(r), subject, s, collector.file, None),
-                )
+                parse = partial(ceval_question, dict(record), subject, split_name, collector.file, None)
+                collector.add(index + 1, parse)
             sink.extend(collector.questions)
             collector_errors.extend(collector.errors)
     exam = Exam(name, tuple(questions), tuple(fewshot), {"benchmark": name, "path": hub_id, "split": split})

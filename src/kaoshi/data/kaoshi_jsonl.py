@@ -3,18 +3,38 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from kaoshi.data.answers import parse_judge_answer, parse_letters
-from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require, require_id, require_text
+from kaoshi.data.collect import (
+    LoadResult,
+    QuestionCollector,
+    optional_text,
+    require,
+    require_id,
+    require_text,
+)
 from kaoshi.data.errors import DataError, FieldError, RowError
 from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, parse_question_type
 from kaoshi.data.rawio import iter_jsonl, read_text
 
 QUESTION_FIELDS = frozenset(
-    {"id", "type", "question", "options", "answer", "explanation", "points", "subject", "domain",
-     "category", "split", "meta"}
+    {
+        "id",
+        "type",
+        "question",
+        "options",
+        "answer",
+        "explanation",
+        "points",
+        "subject",
+        "domain",
+        "category",
+        "split",
+        "meta",
+    }
 )
 DEV_SPLIT = "dev"
 
@@ -87,7 +107,12 @@ def _parse_answer(value: Any, qtype: QuestionType, options: tuple[tuple[str, str
 
 
 def _parse_points(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise FieldError("points", f"points must be a positive number, got {value!r}")
     return float(value)
 
@@ -107,7 +132,7 @@ def load_kaoshi_jsonl(path: Path, split: str | None = None) -> LoadResult:
         if isinstance(record, dict) and "exam" in record and "id" not in record:
             _read_header(record["exam"], metadata, file, line, collector)
             continue
-        collector.add(line, lambda r=record, n=line: kaoshi_question(r, file, n))
+        collector.add(line, partial(kaoshi_question, record, file, line))
     questions = collector.questions
     fewshot = tuple(q for q in questions if q.split == DEV_SPLIT)
     if split is None:

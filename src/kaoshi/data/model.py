@@ -7,11 +7,11 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 # Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open).
 # None means the split publishes no answer (C-Eval test).
-Gold = Union[frozenset[str], bool, str, None]
+Gold = frozenset[str] | bool | str | None
 
 
 class QuestionType(str, enum.Enum):
@@ -53,7 +53,7 @@ def parse_question_type(value: str) -> QuestionType:
     key = value.strip().lower()
     if key in _TYPE_ALIASES:
         return _TYPE_ALIASES[key]
-    accepted = ", ".join(sorted(_TYPE_ALIASES))
+    accepted = "single, multi, judge, open, 单选题, 多选题, 判断题, 主观题"
     raise ValueError(f"unknown question type {value!r} (accepted: {accepted})")
 
 

@@ -7,9 +7,11 @@ import unicodedata
 
 # A letter (half- or full-width A..N) at the start of a line, then one of the separators seen in
 # QualBench: full-width '．', '.', '、', ':', '：', ')' / '）', or whitespace.
-_OPTION_LINE = re.compile(r"^[ \t\u3000]*([A-NＡ-Ｎ])[ \t\u3000]*(?:[．.、:：)）]|[ \t\u3000])[ \t\u3000]*(.*)$")
+_OPTION_LINE = re.compile(
+    r"^[ \t\u3000]*([A-NＡ-Ｎ])[ \t\u3000]*(?:[．.、:：)）]|[ \t\u3000])[ \t\u3000]*(.*)$"
+)
 # Options written on one line: "A．清水 B．泡沫 C．..." (needs an explicit separator after each letter).
-_INLINE_OPTION = re.compile(r"(?:^|(?<=\s))([A-NＡ-Ｎ])[ \t\u3000]*[．.、:：)）]")
+_INLINE_OPTION = re.compile(r"(?<![A-Za-z0-9Ａ-Ｚａ-ｚ])([A-NＡ-Ｎ])[ \t\u3000]*[．.、:：)）]")
 
 
 def normalize_letter(ch: str) -> str:
@@ -38,7 +40,7 @@ def _collect_block(
     lines: list[str], parsed: list[re.Match[str] | None]
 ) -> tuple[tuple[str, str], ...] | None:
     options: list[list[str]] = []
-    for line, match in zip(lines, parsed):
+    for line, match in zip(lines, parsed, strict=True):
         expected = chr(ord("A") + len(options))
         if match is not None and normalize_letter(match.group(1)) == expected:
             options.append([expected, match.group(2).strip()])
@@ -71,4 +73,6 @@ def _split_inline(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     for i, match in enumerate(best):
         end = best[i + 1].start() if i + 1 < len(best) else len(text)
         options.append((chr(ord("A") + i), text[match.end() : end].strip()))
+    if not all(body for _, body in options):
+        return text.strip(), ()
     return text[: best[0].start()].strip(), tuple(options)

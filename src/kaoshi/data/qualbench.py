@@ -1,14 +1,22 @@
-"""QualBench: the original JSON array (data/QualBench.json) and the shuffled JSONL of the contamination study."""
+"""QualBench: the original JSON array (QualBench.json) and the shuffled JSONL of the contamination study."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from kaoshi.data.answers import parse_judge_answer, parse_letters
-from kaoshi.data.collect import Dropped, LoadResult, QuestionCollector, optional_text, require_id, require_text
-from kaoshi.data.errors import FieldError, RowError
-from kaoshi.data.model import Exam, Question, QuestionType, Source, parse_question_type
+from kaoshi.data.collect import (
+    Dropped,
+    LoadResult,
+    QuestionCollector,
+    optional_text,
+    require_id,
+    require_text,
+)
+from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import split_options
 from kaoshi.data.rawio import iter_json_array, iter_jsonl, read_text
 
@@ -30,18 +38,20 @@ def qualbench_question(record: Any, file: str, line: int | None) -> Question:
         raise FieldError(None, f"expected a JSON object, got {type(record).__name__}")
     question_id = require_id(record, "idx", "id")
     raw_type = require_text(record, "question_type", "type")
-    try:
-        qtype = _QUALBENCH_TYPES.get(raw_type.strip()) or parse_question_type(raw_type)
-    except ValueError as exc:
-        raise FieldError("question_type", str(exc)) from None
+    qtype = _QUALBENCH_TYPES.get(raw_type.strip())
+    if qtype is None:
+        raise FieldError(
+            "question_type", f"unknown question type {raw_type!r} (QualBench has 单选题, 多选题, 判断题)"
+        )
     text = require_text(record, "question")
     # The shuffled file keeps the Chinese domain in sub_domain and a slug in domain.
     domain = optional_text(record, "sub_domain", "domain").strip() or None
     raw_answer = record.get("answer")
     if raw_answer is None or (isinstance(raw_answer, str) and not raw_answer.strip()):
         raise FieldError("answer", "missing required field")
+    options: tuple[tuple[str, str], ...] = ()
     if qtype is QuestionType.JUDGE:
-        stem, options = text.strip(), ()
+        stem = text.strip()
         answer: frozenset[str] | bool = parse_judge_answer(raw_answer)
     elif qtype.is_choice:
         stem, options = split_options(text)
@@ -68,7 +78,7 @@ def load_qualbench(path: Path, *, clean: bool = False) -> LoadResult:
     """Load QualBench.json (array) or QualBench_shuffled.jsonl; `clean` applies the authors' cleaning rule."""
     text = read_text(path)
     file = str(path)
-    rows = iter_json_array(path, text) if text.lstrip().startswith("[") else iter_jsonl(path, text)
+    rows = iter_json_array(path, text) if _is_array_file(path, text) else iter_jsonl(path, text)
     collector = QuestionCollector(file)
     raw_answers: dict[str, Any] = {}
     for item in rows:
@@ -76,7 +86,7 @@ def load_qualbench(path: Path, *, clean: bool = False) -> LoadResult:
             collector.error(item)
             continue
         line, record = item
-        question = collector.add(line, lambda r=record, n=line: qualbench_question(r, file, n))
+        question = collector.add(line, partial(qualbench_question, record, file, line))
         if question is not None:
             raw_answers[question.id] = record.get("answer")
     questions = collector.questions
@@ -86,6 +96,18 @@ def load_qualbench(path: Path, *, clean: bool = False) -> LoadResult:
     warnings = _answer_warnings(questions) if not clean else ()
     exam = Exam("qualbench", tuple(questions), metadata={"benchmark": "qualbench", "path": file})
     return LoadResult(exam, tuple(collector.errors), dropped, warnings)
+
+
+def _is_array_file(path: Path, text: str) -> bool:
+    """The original file is one JSON array; a .json file holding anything else is refused, not misread."""
+    if text.lstrip().startswith("["):
+        return True
+    if path.suffix == ".json" and "\n" not in text.strip():
+        raise DataError(
+            f"{path}: expected a JSON array of question objects",
+            (RowError(str(path), 1, None, "file does not start with '['"),),
+        )
+    return False
 
 
 def clean_qualbench(
@@ -122,12 +144,10 @@ def _clean_reason(question: Question, raw_answer: Any) -> str | None:
 
 
 def _answer_warnings(questions: list[Question]) -> tuple[str, ...]:
-    outside = [
-        q.id
-        for q in questions
-        if isinstance(q.answer, frozenset) and not q.answer <= set(q.letters)
-    ]
+    outside = [q.id for q in questions if isinstance(q.answer, frozenset) and not q.answer <= set(q.letters)]
     if not outside:
         return ()
     shown = ", ".join(outside[:5]) + (" ..." if len(outside) > 5 else "")
-    return (f"{len(outside)} questions have answer letters outside their options ({shown}); --clean drops them",)
+    return (
+        f"{len(outside)} questions have answer letters outside their options ({shown}); --clean drops them",
+    )

@@ -80,12 +80,15 @@ class RunSummary:
             "run": self.run,
             **self.overall.to_json(),
             "groups": {
-                key: {name: tally.to_json() for name, tally in table.items()} for key, table in self.groups.items()
+                key: {name: tally.to_json() for name, tally in table.items()}
+                for key, table in self.groups.items()
             },
         }
 
 
-def summarize(run: str, samples: Iterable[SampleRecord], group_by: Iterable[str] = tuple(GROUP_KEYS)) -> RunSummary:
+def summarize(
+    run: str, samples: Iterable[SampleRecord], group_by: Iterable[str] = tuple(GROUP_KEYS)
+) -> RunSummary:
     keys = list(group_by)
     unknown = [k for k in keys if k not in GROUP_KEYS]
     if unknown:

@@ -96,10 +96,13 @@ def _ask(
         elif answer_candidates(pending.question):
             scored.append(pending)
         else:
-            yield pending, ModelOutput(
-                pending.question.id,
-                error=f"too many options ({len(pending.question.options)}) to rank every answer by "
-                "log-likelihood; use --method generate",
+            yield (
+                pending,
+                ModelOutput(
+                    pending.question.id,
+                    error=f"too many options ({len(pending.question.options)}) to rank every answer by "
+                    "log-likelihood; use --method generate",
+                ),
             )
     streams: list[Iterator[ModelOutput]] = []
     if scored:
@@ -113,7 +116,10 @@ def _ask(
                 seen.add(output.id)
                 yield by_id[output.id], output
     for missing in (p for p in chunk if p.question.id not in seen):
-        yield missing, ModelOutput(missing.question.id, error="the backend returned no output for this request")
+        yield (
+            missing,
+            ModelOutput(missing.question.id, error="the backend returned no output for this request"),
+        )
 
 
 def _loglik_request(pending: PendingQuestion) -> LoglikRequest:

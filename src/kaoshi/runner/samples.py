@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Question
 from kaoshi.models.base import ModelOutput
@@ -21,37 +21,40 @@ class PendingQuestion:
 
 def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> SampleRecord:
     question = pending.question
-    base = {
-        "question_id": question.id,
-        "position": pending.position,
-        "qtype": question.type.value,
-        "gold": question.answer,
-        "points": question.points,
-        "subject": question.subject,
-        "domain": question.domain,
-        "category": question.category,
-        "question": question.content(),
-        "prompt": pending.prompt,
-        "response": output.text,
-        "logprobs": output.logprobs,
-        "latency_s": output.latency_s,
-        "tokens_in": output.tokens_in,
-        "tokens_out": output.tokens_out,
-    }
+    record = SampleRecord(
+        question_id=question.id,
+        position=pending.position,
+        qtype=question.type.value,
+        gold=question.answer,
+        points=question.points,
+        subject=question.subject,
+        domain=question.domain,
+        category=question.category,
+        question=question.content(),
+        prompt=pending.prompt,
+        status="error",
+        response=output.text,
+        logprobs=output.logprobs,
+        latency_s=output.latency_s,
+        tokens_in=output.tokens_in,
+        tokens_out=output.tokens_out,
+        error=output.error,
+    )
     if output.error is not None:
-        return SampleRecord(status="error", error=output.error, **base)
+        return record
     extraction = read_output(question, output, method)
-    grade = grade_answer(question, extraction.answer) if extraction.status == "ok" else grade_answer(question, None)
-    return SampleRecord(
-        status=extraction.status, answer=extraction.answer, correct=grade.correct, score=grade.points, **base
+    grade = grade_answer(question, extraction.answer if extraction.status == "ok" else None)
+    return replace(
+        record, status=extraction.status, answer=extraction.answer, correct=grade.correct, score=grade.points
     )
 
 
 def read_output(question: Question, output: ModelOutput, method: str) -> Extraction:
     """The answer a model output gives: the most likely candidate (loglik) or the extracted text."""
     if method == "loglik" and question.type.is_objective:
-        if not output.logprobs:
+        scores = output.logprobs
+        if not scores:
             return Extraction(None, "unparsed")
-        best = max(output.logprobs, key=lambda candidate: output.logprobs[candidate])  # type: ignore[index]
+        best = max(scores, key=lambda candidate: scores[candidate])
         return Extraction(candidate_answer(question, best), "ok")
     return extract_answer(question, output.text or "")

@@ -14,4 +14,12 @@ def default_store_path() -> Path:
     return Path(os.environ.get("KAOSHI_STORE") or DEFAULT_STORE)
 
 
-__all__ = ["DEFAULT_STORE", "RunRecord", "RunSpec", "SampleRecord", "Store", "StoreError", "default_store_path"]
+__all__ = [
+    "DEFAULT_STORE",
+    "RunRecord",
+    "RunSpec",
+    "SampleRecord",
+    "Store",
+    "StoreError",
+    "default_store_path",
+]

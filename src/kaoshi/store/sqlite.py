@@ -52,9 +52,26 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 """
 _SAMPLE_COLUMNS = (
-    "question_id", "position", "qtype", "gold", "points", "subject", "domain", "category", "question",
-    "prompt", "status", "response", "logprobs", "answer", "correct", "score", "latency_s", "tokens_in",
-    "tokens_out", "error",
+    "question_id",
+    "position",
+    "qtype",
+    "gold",
+    "points",
+    "subject",
+    "domain",
+    "category",
+    "question",
+    "prompt",
+    "status",
+    "response",
+    "logprobs",
+    "answer",
+    "correct",
+    "score",
+    "latency_s",
+    "tokens_in",
+    "tokens_out",
+    "error",
 )
 
 
@@ -181,18 +198,31 @@ def _run_from_row(row: tuple[Any, ...]) -> RunRecord:
 
 def _sample_values(sample: SampleRecord) -> tuple[Any, ...]:
     return (
-        sample.question_id, sample.position, sample.qtype, _dumps(gold_to_json(sample.gold)), sample.points,
-        sample.subject, sample.domain, sample.category, _dumps(sample.question), sample.prompt,
-        sample.status, sample.response,
+        sample.question_id,
+        sample.position,
+        sample.qtype,
+        _dumps(gold_to_json(sample.gold)),
+        sample.points,
+        sample.subject,
+        sample.domain,
+        sample.category,
+        _dumps(sample.question),
+        sample.prompt,
+        sample.status,
+        sample.response,
         None if sample.logprobs is None else _dumps(sample.logprobs),
         _dumps(gold_to_json(sample.answer)),
         None if sample.correct is None else int(sample.correct),
-        sample.score, sample.latency_s, sample.tokens_in, sample.tokens_out, sample.error,
+        sample.score,
+        sample.latency_s,
+        sample.tokens_in,
+        sample.tokens_out,
+        sample.error,
     )
 
 
 def _sample_from_row(row: tuple[Any, ...]) -> SampleRecord:
-    values = dict(zip(_SAMPLE_COLUMNS, row))
+    values = dict(zip(_SAMPLE_COLUMNS, row, strict=True))
     values["gold"] = gold_from_json(_loads(values["gold"]))
     values["answer"] = gold_from_json(_loads(values["answer"]))
     values["question"] = _loads(values["question"])

@@ -1,0 +1,44 @@
+"""Backends used by tests through the `py:MODULE:CLASS:ARG` plugin spec (test code, not product code)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+
+from kaoshi.models import GenerateRequest, LoglikRequest, Model, ModelOptions, ModelOutput
+
+
+class CountingModel(Model):
+    """Appends every requested id to the log file named by ARG (flushed at once), then answers slowly."""
+
+    default_batch_size = 1
+
+    def __init__(self, spec: str, options: ModelOptions) -> None:
+        super().__init__(spec, options)
+        self.log = open(spec, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        for request in requests:
+            self.log.write(request.id + "\n")
+            self.log.flush()
+            time.sleep(0.05)
+            yield ModelOutput(request.id, text=f"答案：{request.choices[0] if request.choices else '文本'}")
+
+    def close(self) -> None:
+        self.log.close()
+
+
+class LoglikOnlyModel(Model):
+    def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
+        for request in requests:
+            yield ModelOutput(request.id, logprobs={c: -1.0 for c in request.continuations})
+
+
+class ReversedModel(Model):
+    """Yields a batch's outputs in reverse order and drops the last request, like an unreliable server."""
+
+    default_batch_size = 4
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        for request in list(reversed(requests))[1:]:
+            yield ModelOutput(request.id, text="答案：A")

@@ -1,0 +1,368 @@
+"""End-to-end command-line tests, in process (fast) and as real subprocesses (kill and resume)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kaoshi.cli.main import main
+from kaoshi.data import load_exam
+from tests.conftest import write_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAM = load_exam("sample").exam
+
+
+def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    """A mock model that is right on every single-choice question and answers 'A' elsewhere."""
+    lines = []
+    for q in EXAM.questions:
+        if q.type.value == "single":
+            lines.append({"id": q.id, "response": f"答案：{''.join(sorted(q.answer))}"})  # type: ignore[arg-type]
+        elif q.type.value == "open":
+            lines.append({"id": q.id, "response": "参考回答"})
+        else:
+            lines.append({"id": q.id, "response": "答案：A"})
+    return write_jsonl(tmp_path / "mock.jsonl", lines)
+
+
+def test_run_report_samples_runs(capsys: pytest.CaptureFixture[str], store_path: Path, script: Path) -> None:
+    code, out, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        f"mock:{script}",
+        "--run-name",
+        "m",
+        "--store",
+        str(store_path),
+    )
+    assert code == 0, err
+    assert "run 'm': 44 new, 0 already stored, 0 error(s)" in err
+    assert "single" in out
+
+    code, out, _ = kaoshi(capsys, "--store", str(store_path), "report", "m", "--format", "json")
+    report = json.loads(out)
+    multi_a = sum(1 for q in EXAM.questions if q.type.value == "multi" and q.answer == frozenset("A"))
+    # judge answers 'A' are unparsed (neither 正确 nor 错误), multi 'A' is right only where gold is {A}
+    assert report["run"] == "m" and report["n"] == 44 and report["errors"] == 0
+    assert report["graded"] == 40 and report["ungraded"] == 4
+    assert report["correct"] == 20 + multi_a
+    assert report["unparsed"] == 12
+    assert report["accuracy"] == pytest.approx((20 + multi_a) / 40)
+    assert report["groups"]["type"]["single"] == {
+        **report["groups"]["type"]["single"],
+        "n": 20,
+        "accuracy": 1.0,
+    }
+    assert set(report["groups"]) == {"domain", "type", "subject", "category"}
+    assert set(report["groups"]["domain"]) == {"安全生产", "经济金融", "建筑工程", "信息技术"}
+
+    code, out, _ = kaoshi(capsys, "samples", "m", "--format", "jsonl", "--store", str(store_path))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 44
+    first = rows[0]
+    assert {"id", "gold", "answer", "status", "correct", "response"} <= set(first)
+    assert (
+        first["id"] == "s-safe-1"
+        and first["gold"] == "C"
+        and first["answer"] == "C"
+        and first["correct"] is True
+    )
+    assert Counter(r["status"] for r in rows) == {"ok": 32, "unparsed": 12}
+
+    code, out, _ = kaoshi(capsys, "runs", "--store", str(store_path), "--format", "json")
+    assert [(r["run"], r["samples"], r["status"]) for r in json.loads(out)] == [("m", 44, "finished")]
+    code, out, _ = kaoshi(capsys, "runs", "--store", str(store_path))
+    assert code == 0 and "44/44" in out
+
+    code, out, _ = kaoshi(
+        capsys, "report", "m", "--by", "domain", "--format", "md", "--store", str(store_path)
+    )
+    assert "| 安全生产 |" in out and "| type |" not in out
+
+
+def test_loglik_samples_carry_logprobs(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    lines = [{"id": q.id, "logprobs": {"A": -0.3, "B": -1.5}} for q in EXAM.questions[:2]]
+    script = write_jsonl(tmp_path / "lp.jsonl", lines)
+    code, _, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        f"mock:{script}",
+        "--method",
+        "loglik",
+        "--limit",
+        "2",
+        "--run-name",
+        "lp",
+        "--store",
+        str(store_path),
+    )
+    assert code == 0, err
+    code, out, _ = kaoshi(capsys, "samples", "lp", "--format", "jsonl", "--store", str(store_path))
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [(r["id"], r["answer"], r["logprobs"]) for r in rows] == [
+        ("s-safe-1", "A", {"A": -0.3, "B": -1.5}),
+        ("s-safe-2", "A", {"A": -0.3, "B": -1.5}),
+    ]
+    code, out, _ = kaoshi(
+        capsys, "samples", "lp", "--status", "error", "--format", "jsonl", "--store", str(store_path)
+    )
+    assert out == ""
+
+
+def test_qualbench_and_ceval_runs(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    rows = [
+        {
+            "idx": i,
+            "question_type": "单选题",
+            "domain": "消防安全",
+            "question": "题\nA．甲\nB．乙",
+            "answer": "A",
+        }
+        for i in range(6)
+    ]
+    data = tmp_path / "QualBench.json"
+    data.write_text(json.dumps(rows, ensure_ascii=False))
+    code, out, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "qualbench",
+        "--data",
+        str(data),
+        "--model",
+        "random",
+        "--run-name",
+        "rnd",
+        "--store",
+        str(store_path),
+    )
+    assert code == 0, err
+    code, out, _ = kaoshi(capsys, "report", "rnd", "--by", "domain", "--store", str(store_path))
+    assert "消防安全" in out
+
+    from tests.test_ceval import make_ceval
+
+    root = make_ceval(tmp_path / "ceval-exam")
+    code, _, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "ceval",
+        "--data",
+        str(root),
+        "--split",
+        "val",
+        "--model",
+        "constant:A",
+        "--store",
+        str(store_path),
+    )
+    assert code == 0, err
+    code, out, _ = kaoshi(
+        capsys, "report", "ceval-constant_A-generate", "--format", "json", "--store", str(store_path)
+    )
+    report = json.loads(out)
+    assert report["correct"] == 2 and report["graded"] == 6  # one 'A' per subject
+    assert set(report["groups"]["category"]) == {"STEM"}
+
+
+def test_exit_codes(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path, script: Path
+) -> None:
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl", [{"id": "x", "type": "judge", "question": "q", "answer": "也许"}]
+    )
+    code, _, err = kaoshi(capsys, "run", "--data", str(bad), "--model", "random", "--store", str(store_path))
+    assert code == 2
+    assert f"{bad}:1: field 'answer': true/false answer must be 正确 or 错误" in err
+    assert "Traceback" not in err
+
+    code, _, err = kaoshi(
+        capsys, "run", "--benchmark", "sample", "--model", "nope", "--store", str(store_path)
+    )
+    assert (code, err.strip()) == (
+        2,
+        "error: unknown model 'nope' (known: constant, mock, random, py:MODULE:CLASS)",
+    )
+
+    code, _, err = kaoshi(capsys, "report", "ghost", "--store", str(store_path))
+    assert code == 2 and "no store at" in err
+
+    assert (
+        kaoshi(
+            capsys,
+            "run",
+            "--benchmark",
+            "sample",
+            "--model",
+            "random",
+            "--run-name",
+            "x",
+            "--limit",
+            "3",
+            "--store",
+            str(store_path),
+        )[0]
+        == 0
+    )
+    code, _, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        "random",
+        "--run-name",
+        "x",
+        "--limit",
+        "3",
+        "--seed",
+        "5",
+        "--store",
+        str(store_path),
+    )
+    assert code == 2 and "seed: stored 0, now 5" in err
+
+    code, _, err = kaoshi(capsys, "report", "ghost", "--store", str(store_path))
+    assert code == 2 and "no run named 'ghost'" in err
+
+    code, _, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "ceval",
+        "--model",
+        "random",
+        "--store",
+        str(store_path),
+        "--data",
+        str(tmp_path / "missing"),
+    )
+    assert (code, err.strip()) == (2, f"error: {tmp_path / 'missing'}: no such file or directory")
+
+
+def test_validate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    good = write_jsonl(
+        tmp_path / "good.jsonl", [{"id": "x", "type": "judge", "question": "q", "answer": "正确"}]
+    )
+    code, out, _ = kaoshi(capsys, "validate", str(good))
+    assert code == 0 and out.startswith(f"ok: {good}: 1 question(s) (1 judge), 0 few-shot, 0 invalid row(s)")
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": "x", "type": "judge", "question": "q", "answer": "正确"},
+            {"id": "x", "type": "judge", "question": "q", "answer": "正确"},
+            {"id": "y", "type": "single", "question": "q", "answer": "A"},
+        ],
+    )
+    code, out, err = kaoshi(capsys, "validate", str(bad))
+    assert code == 2
+    assert err.splitlines() == [
+        f"{bad}:2: field 'id': duplicate id 'x' (first seen at line 1)",
+        f"{bad}:3: field 'options': missing required field for a choice question",
+    ]
+    assert out.startswith("invalid:")
+    assert kaoshi(capsys, "validate", str(bad), "--on-invalid", "skip")[0] == 0
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    env.pop("KAOSHI_STORE", None)
+    return env
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kaoshi.cli.main", *args]
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_without_asking_twice(tmp_path: Path, store_path: Path) -> None:
+    """Really kill a run mid-way (SIGKILL), resume it, and check the request log and the store."""
+    log = tmp_path / "requests.log"
+    args = _cli(
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        f"py:tests.support_models:CountingModel:{log}",
+        "--run-name",
+        "k",
+        "--store",
+        str(store_path),
+    )
+    process = subprocess.Popen(args, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    stored = 0
+    while stored < 10 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        if store_path.exists():
+            try:
+                with sqlite3.connect(store_path) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL, process.stderr.read() if process.stderr else ""
+    with sqlite3.connect(store_path) as db:
+        committed = {row[0] for row in db.execute("SELECT question_id FROM samples WHERE run='k'")}
+    assert 10 <= len(committed) < len(EXAM)
+
+    resumed = subprocess.run(args, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(committed)} already stored" in resumed.stderr
+
+    requested = Counter(log.read_text().split())
+    assert set(requested) == {q.id for q in EXAM.questions}  # none missing
+    twice = {qid for qid, count in requested.items() if count > 1}
+    assert all(requested[qid] == 1 for qid in committed)  # nothing stored was asked again
+    assert len(twice) <= 1 and not twice & committed  # at most the one request in flight at the kill
+    with sqlite3.connect(store_path) as db:
+        rows = db.execute("SELECT question_id, status FROM samples WHERE run='k'").fetchall()
+    assert len(rows) == len(EXAM) and all(status == "ok" for _, status in rows)
+
+
+@pytest.mark.slow
+def test_module_entry_point_prints_version() -> None:
+    result = subprocess.run(_cli("--version"), env=_env(), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.startswith("kaoshi ")
+
+
+def test_import_kaoshi_is_light() -> None:
+    code = (
+        "import sys, kaoshi, kaoshi.cli.main; heavy = {'torch', 'transformers', 'vllm', 'openai', 'datasets',"
+        " 'numpy'} & set(sys.modules); print(sorted(heavy))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]", result.stderr

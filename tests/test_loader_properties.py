@@ -1,0 +1,79 @@
+"""Arbitrary input never crashes a loader: it loads, or raises DataError naming file and line."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kaoshi.data import DataError, load_exam
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(allow_nan=True),
+    st.text(alphabet="ABCDＡ正确错误对错．\n题干 ", max_size=20),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["A", "B", "x"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+qualbench_keys = ["idx", "question_type", "type", "domain", "sub_domain", "question", "answer", "explanation"]
+kaoshi_keys = ["id", "type", "question", "options", "answer", "points", "split", "exam", "subject"]
+type_values = st.sampled_from(["单选题", "多选题", "判断题", "single", "multi", "judge", "open", "x"])
+
+
+def rows(keys: list[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
+    row = st.fixed_dictionaries(
+        {}, optional={k: (type_values if k in ("type", "question_type") else values) for k in keys}
+    )
+    return st.lists(row, max_size=6)
+
+
+def check(suffix: str, text: bytes, benchmark: str | None) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"exam{suffix}"
+        path.write_bytes(text)
+        try:
+            result = load_exam(benchmark, path, on_invalid="skip")
+        except DataError as exc:
+            assert str(path) in str(exc) or "no questions" in str(exc)
+            return
+        for error in result.errors:
+            assert error.file == str(path) and error.line is not None and error.reason
+
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(rows(qualbench_keys))
+def test_qualbench_jsonl_rows(data: list[dict[str, Any]]) -> None:
+    check(".jsonl", "\n".join(json.dumps(r, ensure_ascii=False) for r in data).encode(), "qualbench")
+
+
+@SETTINGS
+@given(rows(qualbench_keys))
+def test_qualbench_json_array(data: list[dict[str, Any]]) -> None:
+    check(".json", json.dumps(data, ensure_ascii=False, indent=2).encode(), "qualbench")
+
+
+@SETTINGS
+@given(rows(kaoshi_keys))
+def test_kaoshi_rows(data: list[dict[str, Any]]) -> None:
+    check(".jsonl", "\n".join(json.dumps(r, ensure_ascii=False) for r in data).encode(), "kaoshi")
+
+
+@SETTINGS
+@given(st.binary(max_size=200))
+def test_arbitrary_bytes(data: bytes) -> None:
+    for suffix, benchmark in ((".jsonl", "kaoshi"), (".json", "qualbench"), (".jsonl", None)):
+        check(suffix, data, benchmark)

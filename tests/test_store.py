@@ -1,0 +1,113 @@
+"""The SQLite store: runs with frozen specs, samples committed one by one, resume, mismatch refusal."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kaoshi.store import RunSpec, SampleRecord, Store, StoreError
+
+SPEC = RunSpec(
+    benchmark="sample",
+    data=None,
+    split=None,
+    fingerprint="f" * 64,
+    n_questions=2,
+    prompt="default",
+    prompt_version=1,
+    shots=0,
+    model="random",
+    method="generate",
+    seed=0,
+    limit=None,
+    max_new_tokens=256,
+    kaoshi_version="0.1.0",
+)
+
+
+def sample(question_id: str, status: str = "ok", **kw: object) -> SampleRecord:
+    base: dict[str, object] = dict(
+        question_id=question_id,
+        position=0,
+        qtype="multi",
+        gold=frozenset("AB"),
+        points=2.0,
+        subject=None,
+        domain="d",
+        category=None,
+        question={"id": question_id},
+        prompt="p",
+        status=status,
+        response="答案：AB",
+        answer=frozenset("AB"),
+        correct=True,
+        score=2.0,
+    )
+    base.update(kw)
+    return SampleRecord(**base)  # type: ignore[arg-type]
+
+
+def test_samples_round_trip(store_path: Path) -> None:
+    with Store(store_path) as store:
+        store.open_run("r", SPEC)
+        store.add_sample("r", sample("q1", logprobs={"A": -0.5, "AB": -0.1}))
+        store.add_sample("r", sample("q2", qtype="judge", gold=False, answer=True, correct=False, score=0.0))
+        store.add_sample(
+            "r", sample("q3", status="error", answer=None, correct=None, score=None, error="boom")
+        )
+        got = {s.question_id: s for s in store.samples("r")}
+    assert got["q1"] == sample("q1", logprobs={"A": -0.5, "AB": -0.1})
+    assert got["q2"].gold is False and got["q2"].answer is True and got["q2"].correct is False
+    assert got["q3"].error == "boom"
+
+
+def test_wal_mode_and_immediate_commit(store_path: Path) -> None:
+    store = Store(store_path)
+    store.open_run("r", SPEC)
+    store.add_sample("r", sample("q1"))
+    # another connection sees the sample at once: nothing waits for the run to end
+    other = sqlite3.connect(store_path)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert other.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == 1
+    store.close()
+
+
+def test_resume_and_finished_ids(store_path: Path) -> None:
+    with Store(store_path) as store:
+        store.open_run("r", SPEC)
+        store.add_sample("r", sample("q1"))
+        store.add_sample("r", sample("q2", status="error", error="timeout"))
+        store.finish_run("r")
+    with Store(store_path) as store:
+        run = store.open_run("r", replace(SPEC, kaoshi_version="0.2.0"))
+        assert run.status == "running" and run.n_samples == 2
+        assert store.finished_ids("r") == {"q1"}  # errors are tried again
+
+
+def test_spec_mismatch_is_refused_with_the_differences(store_path: Path) -> None:
+    with Store(store_path) as store:
+        store.open_run("r", SPEC)
+        with pytest.raises(StoreError) as info:
+            store.open_run("r", replace(SPEC, model="constant:A", seed=3))
+    assert str(info.value) == (
+        "run 'r' already exists with a different spec (model: stored 'random', now 'constant:A'; "
+        "seed: stored 0, now 3); choose another --run-name to start a new run"
+    )
+
+
+def test_unknown_run_and_bad_file(store_path: Path, tmp_path: Path) -> None:
+    with Store(store_path) as store:
+        store.open_run("a", SPEC)
+        with pytest.raises(StoreError, match=r"no run named 'b' in .* \(runs: a\)"):
+            store.get_run("b")
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("this is not a database" * 100)
+    with pytest.raises(StoreError, match="not a usable kaoshi store"):
+        Store(junk)
+
+
+def test_spec_json_round_trip() -> None:
+    assert RunSpec.from_json(SPEC.to_json()) == SPEC
