@@ -293,6 +293,25 @@ def test_validate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert kaoshi(capsys, "validate", str(bad), "--on-invalid", "skip")[0] == 0
 
 
+def test_validate_reports_every_row_when_none_is_valid(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": "a", "type": "single", "question": "q", "options": ["x", "y"], "answer": "C"},
+            {"id": "b", "type": "judge", "question": "q"},
+        ],
+    )
+    code, _, err = kaoshi(capsys, "validate", str(bad))
+    assert code == 2
+    assert err.splitlines() == [
+        f"error: no valid questions in {bad}",
+        f"  {bad}:1: field 'answer': answer letter(s) C not among options AB",
+        f"  {bad}:2: field 'answer': missing required field",
+    ]
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "src"), env.get("PYTHONPATH", "")])

@@ -116,7 +116,7 @@ def test_every_bad_row_is_reported_and_good_ones_kept(tmp_path: Path) -> None:
 def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_text("\n\n")
-    with pytest.raises(DataError, match="no questions loaded"):
+    with pytest.raises(DataError, match="no valid questions in"):
         load_exam("kaoshi", path)
 
 

@@ -65,7 +65,8 @@ def load_exam(
             result.errors,
         )
     if not result.exam.questions:
-        raise DataError(f"no questions loaded from {result.exam.metadata.get('path', benchmark)}")
+        where = result.exam.metadata.get("path", benchmark)
+        raise DataError(f"no valid questions in {where}", result.errors)
     return result
 
 
