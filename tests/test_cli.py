@@ -187,7 +187,7 @@ def test_qualbench_and_ceval_runs(
     )
     assert code == 0, err
     code, out, _ = kaoshi(
-        capsys, "report", "ceval-constant_A-generate", "--format", "json", "--store", str(store_path)
+        capsys, "report", "ceval-constant_A-generate-5shot", "--format", "json", "--store", str(store_path)
     )
     report = json.loads(out)
     assert report["correct"] == 2 and report["graded"] == 6  # one 'A' per subject

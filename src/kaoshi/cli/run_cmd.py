@@ -14,7 +14,7 @@ import kaoshi
 from kaoshi.cli.common import add_store_option, eprint, open_store
 from kaoshi.data import LoadResult, load_exam
 from kaoshi.models import ModelOptions, resolve_model
-from kaoshi.prompts import get_template
+from kaoshi.prompts import Template, default_template_name, get_template
 from kaoshi.report import render_summary, summarize
 from kaoshi.runner import METHODS, execute_run
 from kaoshi.store import RunSpec, SampleRecord
@@ -33,6 +33,28 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
         "--on-invalid", choices=("fail", "skip"), default="fail", help="bad rows: stop or skip"
     )
     parser.add_argument("--clean", action="store_true", help="QualBench: apply the authors' cleaning rule")
+
+
+def add_prompt_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prompt", help="template name or file:PATH.j2 (default: the benchmark's own)")
+    parser.add_argument(
+        "--shots", type=int, help="solved exemplars from the dev pool (default: the template's)"
+    )
+    parser.add_argument(
+        "--chat",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="send chat messages (--chat) or plain text (--no-chat); default: the backend's",
+    )
+    parser.add_argument("--system", help="a system prompt (chat) or text before the prompt (completion)")
+
+
+def template_from_args(args: argparse.Namespace, benchmark: str) -> tuple[Template, int]:
+    template = get_template(args.prompt or default_template_name(benchmark))
+    shots = template.default_shots if args.shots is None else args.shots
+    if shots < 0:
+        raise ValueError("--shots must be >= 0")
+    return template, shots
 
 
 def load_from_args(args: argparse.Namespace) -> LoadResult:
@@ -56,8 +78,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_load_options(parser)
     parser.add_argument("--model", required=True, help="random, constant:X, mock:FILE, py:MODULE:CLASS[:ARG]")
     parser.add_argument("--method", choices=METHODS, default="generate")
-    parser.add_argument("--prompt", default="default", help="prompt template name")
-    parser.add_argument("--shots", type=int, default=0, help="few-shot exemplars from the dev pool")
+    add_prompt_options(parser)
     parser.add_argument("--limit", type=int, help="evaluate only the first N questions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-new-tokens", type=int, default=256)
@@ -73,21 +94,23 @@ def default_run_name(exam_name: str, model: str, method: str, shots: int) -> str
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if args.shots < 0 or (args.limit is not None and args.limit <= 0):
-        raise ValueError("--shots must be >= 0 and --limit > 0")
+    if args.limit is not None and args.limit <= 0:
+        raise ValueError("--limit must be > 0")
     result = load_from_args(args)
     report_load(result)
     exam = result.exam.limited(args.limit)
-    template = get_template(args.prompt)
+    benchmark = str(exam.metadata.get("benchmark", args.benchmark or ""))
+    template, shots = template_from_args(args, benchmark)
+    model = resolve_model(args.model, ModelOptions(seed=args.seed, batch_size=args.batch_size))
     spec = RunSpec(
-        benchmark=str(exam.metadata.get("benchmark", args.benchmark or "")),
+        benchmark=benchmark,
         data=args.data,
         split=args.split,
         fingerprint=exam.fingerprint,
         n_questions=len(exam),
         prompt=template.name,
         prompt_version=template.version,
-        shots=args.shots,
+        shots=shots,
         model=args.model,
         method=args.method,
         seed=args.seed,
@@ -95,10 +118,11 @@ def run_command(args: argparse.Namespace) -> int:
         max_new_tokens=args.max_new_tokens,
         on_invalid=args.on_invalid,
         clean=args.clean,
+        chat=model.default_chat if args.chat is None else args.chat,
+        system=args.system,
         kaoshi_version=kaoshi.__version__,
     )
-    name = args.run_name or default_run_name(exam.name, args.model, args.method, args.shots)
-    model = resolve_model(args.model, ModelOptions(seed=args.seed, batch_size=args.batch_size))
+    name = args.run_name or default_run_name(exam.name, args.model, args.method, shots)
     with open_store(args) as store:
         try:
             with _progress() as (on_plan, on_sample):

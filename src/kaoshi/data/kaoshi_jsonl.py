@@ -117,13 +117,13 @@ def _parse_points(value: Any) -> float:
     return float(value)
 
 
-def load_kaoshi_jsonl(path: Path, split: str | None = None) -> LoadResult:
+def load_kaoshi_jsonl(path: Path, split: str | None = None, benchmark: str = "kaoshi") -> LoadResult:
     """Load a kaoshi exam. Rows of split 'dev' form the few-shot pool; `split` picks the evaluated rows
     (default: every row that is not dev)."""
     text = read_text(path)
     file = str(path)
     collector = QuestionCollector(file)
-    metadata: dict[str, Any] = {"benchmark": "kaoshi", "path": file}
+    metadata: dict[str, Any] = {"benchmark": benchmark, "path": file}
     for item in iter_jsonl(path, text):
         if isinstance(item, RowError):
             collector.error(item)

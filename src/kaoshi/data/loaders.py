@@ -78,7 +78,7 @@ def _dispatch(
             raise DataError("give --benchmark NAME or --data PATH")
         benchmark = detect_benchmark(data)
     if benchmark == "sample":
-        return load_kaoshi_jsonl(data or sample_exam_path(), split)
+        return load_kaoshi_jsonl(data or sample_exam_path(), split, "sample")
     if benchmark == "kaoshi":
         if data is None:
             raise DataError("benchmark 'kaoshi' needs --data PATH to a kaoshi JSONL exam")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+Message = tuple[str, str]  # (role, content)
+
 
 class ModelError(Exception):
     """A backend could not be created or used (bad spec, missing dependency, missing file)."""
@@ -23,6 +25,7 @@ class GenerateRequest:
     choices: tuple[str, ...] = ()
     max_new_tokens: int = 256
     stop: tuple[str, ...] = ()
+    messages: tuple[Message, ...] | None = None  # chat form; `prompt` then holds their JSON
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class LoglikRequest:
     id: str
     context: str
     continuations: tuple[str, ...]
+    messages: tuple[Message, ...] | None = None  # chat form: the continuation follows the assistant turn
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class Model:
 
     name = "model"
     default_batch_size = 1
+    # Whether prompts are sent as chat messages unless the run says otherwise (--chat / --no-chat).
+    default_chat = False
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         self.spec = spec
@@ -77,6 +83,10 @@ class Model:
         """Whether this backend overrides the method's entry point."""
         entry = {"generate": "generate", "loglik": "loglikelihood"}[method]
         return getattr(type(self), entry) is not getattr(Model, entry)
+
+    def fits(self, prompt_text: str) -> bool:
+        """Whether a prompt fits the context window; backends with a tokenizer override this."""
+        return True
 
     @property
     def batch_size(self) -> int:

@@ -8,8 +8,7 @@ from itertools import islice
 
 from kaoshi.data.model import Exam
 from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
-from kaoshi.prompts.candidates import answer_candidates
-from kaoshi.prompts.template import PlainTemplate
+from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
 from kaoshi.runner.samples import PendingQuestion, build_sample
 from kaoshi.store.records import RunSpec, SampleRecord
 from kaoshi.store.sqlite import Store
@@ -28,14 +27,16 @@ class RunOutcome:
 
 
 def plan_run(
-    exam: Exam, template: PlainTemplate, shots: int, finished: set[str]
+    exam: Exam, template: Template, spec: RunSpec, model: Model, finished: set[str]
 ) -> tuple[list[PendingQuestion], int]:
-    """The questions still to ask (rendered), and how many were already finished."""
+    """The questions still to ask (rendered, with as many exemplars as fit), and how many were finished."""
+    options = RenderOptions(spec.shots, spec.chat, spec.system)
     pending = []
     for position, question in enumerate(exam.questions):
         if question.id in finished:
             continue
-        pending.append(PendingQuestion(question, position, template.render(question, exam, shots).text))
+        prompt = render_fitting(template, question, exam, options, lambda p: model.fits(p.text))
+        pending.append(PendingQuestion(question, position, prompt))
     return pending, len(exam.questions) - len(pending)
 
 
@@ -45,7 +46,7 @@ def execute_run(
     exam: Exam,
     spec: RunSpec,
     model: Model,
-    template: PlainTemplate,
+    template: Template,
     store: Store,
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
@@ -54,7 +55,7 @@ def execute_run(
         raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
     _check_capabilities(model, exam, spec.method)
     store.open_run(name, spec)
-    pending, done = plan_run(exam, template, spec.shots, store.finished_ids(name))
+    pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
     if on_plan is not None:
         on_plan(len(exam.questions), done)
     errors = 0
@@ -123,13 +124,17 @@ def _ask(
 
 
 def _loglik_request(pending: PendingQuestion) -> LoglikRequest:
-    return LoglikRequest(pending.question.id, pending.prompt, answer_candidates(pending.question))
+    prompt = pending.prompt
+    return LoglikRequest(
+        pending.question.id, prompt.text, answer_candidates(pending.question), prompt.messages
+    )
 
 
 def _generate_request(pending: PendingQuestion, spec: RunSpec) -> GenerateRequest:
     return GenerateRequest(
         pending.question.id,
-        pending.prompt,
+        pending.prompt.text,
         choices=answer_candidates(pending.question),
         max_new_tokens=spec.max_new_tokens,
+        messages=pending.prompt.messages,
     )

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Question
 from kaoshi.models.base import ModelOutput
-from kaoshi.prompts.candidates import candidate_answer
+from kaoshi.prompts import Prompt, candidate_answer
 from kaoshi.scoring.extract import Extraction, extract_answer
 from kaoshi.scoring.grade import grade_answer
 from kaoshi.store.records import SampleRecord
@@ -16,7 +16,7 @@ from kaoshi.store.records import SampleRecord
 class PendingQuestion:
     question: Question
     position: int
-    prompt: str
+    prompt: Prompt
 
 
 def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> SampleRecord:
@@ -31,7 +31,8 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> 
         domain=question.domain,
         category=question.category,
         question=question.content(),
-        prompt=pending.prompt,
+        prompt=pending.prompt.text,
+        shots=pending.prompt.shots,
         status="error",
         response=output.text,
         logprobs=output.logprobs,
@@ -42,19 +43,23 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> 
     )
     if output.error is not None:
         return record
-    extraction = read_output(question, output, method)
+    echo = pending.prompt.text if pending.prompt.messages is None else None
+    extraction = read_output(question, output, method, echo)
     grade = grade_answer(question, extraction.answer if extraction.status == "ok" else None)
     return replace(
         record, status=extraction.status, answer=extraction.answer, correct=grade.correct, score=grade.points
     )
 
 
-def read_output(question: Question, output: ModelOutput, method: str) -> Extraction:
-    """The answer a model output gives: the most likely candidate (loglik) or the extracted text."""
+def read_output(
+    question: Question, output: ModelOutput, method: str, prompt: str | None = None
+) -> Extraction:
+    """The answer a model output gives: the most likely candidate (loglik) or the text's answer
+    (`prompt`, for completion prompts, is removed when the model echoes it)."""
     if method == "loglik" and question.type.is_objective:
         scores = output.logprobs
         if not scores:
             return Extraction(None, "unparsed")
         best = max(scores, key=lambda candidate: scores[candidate])
         return Extraction(candidate_answer(question, best), "ok")
-    return extract_answer(question, output.text or "")
+    return extract_answer(question, output.text or "", prompt)

@@ -27,6 +27,8 @@ class RunSpec:
     max_new_tokens: int
     on_invalid: str = "fail"
     clean: bool = False
+    chat: bool = False
+    system: str | None = None
     kaoshi_version: str = ""
 
     # Fields that may change between a run and its resumption without changing its numbers.
@@ -70,8 +72,9 @@ class SampleRecord:
     domain: str | None
     category: str | None
     question: dict[str, Any]  # the question's content, so re-scoring needs no data file
-    prompt: str
+    prompt: str  # the text sent, or the chat messages as JSON
     status: str  # ok / unparsed / ambiguous / error
+    shots: int = 0  # exemplars actually in the prompt (fewer than asked when the context is short)
     response: str | None = None
     logprobs: dict[str, float] | None = None
     answer: Gold = None

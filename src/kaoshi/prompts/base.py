@@ -1,0 +1,72 @@
+"""What a template produces: completion text or chat messages, and how many exemplars it used."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from kaoshi.data.model import Exam, Question
+
+Message = tuple[str, str]  # (role, content): role is system / user / assistant
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt. Completion form has `text`; chat form has `messages` (and `text` is their JSON,
+    which is what the store keeps)."""
+
+    text: str
+    shots: int
+    messages: tuple[Message, ...] | None = None
+
+    @classmethod
+    def chat(cls, messages: Sequence[Message], shots: int) -> Prompt:
+        as_json = json.dumps([{"role": r, "content": c} for r, c in messages], ensure_ascii=False)
+        return cls(as_json, shots, tuple(messages))
+
+    def display(self) -> str:
+        """Human-readable form for `kaoshi prompt show`."""
+        if self.messages is None:
+            return self.text
+        return "\n\n".join(f"[{role}]\n{content}" for role, content in self.messages)
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    shots: int
+    chat: bool = False
+    system: str | None = None
+
+
+# A predicate the backend supplies: does this prompt fit the model's context window?
+Fits = Callable[[Prompt], bool]
+
+
+class Template(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def default_shots(self) -> int: ...
+
+    def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt: ...
+
+
+def render_fitting(
+    template: Template, question: Question, exam: Exam, options: RenderOptions, fits: Fits
+) -> Prompt:
+    """Render with the requested shots, dropping exemplars one at a time until the prompt fits."""
+    shots = options.shots
+    while True:
+        prompt = template.render(question, exam, RenderOptions(shots, options.chat, options.system))
+        if shots <= 0 or fits(prompt):
+            return prompt
+        shots = min(shots, prompt.shots) - 1
+
+
+def with_system(system: str | None, instruction: str) -> str:
+    """A user system prompt goes before the template's own instruction."""
+    return f"{system}\n{instruction}" if system else instruction

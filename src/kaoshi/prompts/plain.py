@@ -1,0 +1,46 @@
+"""kaoshi's plain template: instruction, solved exemplars of the same type, the question, '答案：'."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kaoshi.data.model import Exam, Question, QuestionType, format_gold
+from kaoshi.prompts.base import Prompt, RenderOptions, with_system
+from kaoshi.prompts.exemplars import pick_exemplars
+
+INSTRUCTIONS = {
+    QuestionType.SINGLE: "以下是单项选择题，请选出唯一正确的选项。",
+    QuestionType.MULTI: "以下是多项选择题，请选出所有正确的选项。",
+    QuestionType.JUDGE: "以下是判断题，请判断下列说法是否正确，回答“正确”或“错误”。",
+    QuestionType.OPEN: "以下是主观题，请给出完整的回答。",
+}
+
+
+def format_body(question: Question, separator: str = ". ") -> str:
+    lines = [question.stem]
+    lines.extend(f"{letter}{separator}{text}" for letter, text in question.options)
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PlainTemplate:
+    name: str = "default"
+    version: int = 1
+    default_shots: int = 0
+
+    def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
+        exemplars = pick_exemplars(question, exam.fewshot, options.shots)
+        instruction = with_system(options.system, INSTRUCTIONS[question.type])
+        if options.chat:
+            messages = [("system", instruction)]
+            for exemplar in exemplars:
+                messages += [
+                    ("user", f"{format_body(exemplar)}\n答案："),
+                    ("assistant", format_gold(exemplar.answer)),
+                ]
+            messages.append(("user", f"{format_body(question)}\n答案："))
+            return Prompt.chat(messages, len(exemplars))
+        parts = [instruction]
+        parts += [f"{format_body(e)}\n答案：{format_gold(e.answer)}" for e in exemplars]
+        parts.append(f"{format_body(question)}\n答案：")
+        return Prompt("\n\n".join(parts), len(exemplars))

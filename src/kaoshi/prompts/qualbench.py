@@ -1,0 +1,73 @@
+"""The QualBench protocol: a type-specific instruction, one solved exemplar of the same type
+(题目 / 答案 / 解析), then '题目：…\\n答案：'. Variants: expert persona, and instruction only.
+LHMKE's mixed exams use the same shape and ask open questions for a full answer.
+
+The instruction wording is kaoshi's own, following the protocol the paper describes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kaoshi.data.model import Exam, Question, QuestionType, format_gold
+from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
+from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
+from kaoshi.prompts.plain import format_body
+
+QUALBENCH_INSTRUCTIONS = {
+    QuestionType.SINGLE: (
+        "请回答下面的单项选择题，从选项中选出一个正确答案。先写“答案：”和选项字母，再在“解析：”后说明理由。"
+    ),
+    QuestionType.MULTI: (
+        "请回答下面的多项选择题，从选项中选出所有正确答案。"
+        "先写“答案：”和全部正确选项的字母，再在“解析：”后说明理由。"
+    ),
+    QuestionType.JUDGE: "请判断下面的说法是否正确。先写“答案：正确”或“答案：错误”，再在“解析：”后说明理由。",
+    QuestionType.OPEN: "请回答下面的主观题。在“答案：”后给出完整、准确的回答。",
+}
+EXPERT_PERSONA = (
+    "你是一名资深顾问，精通中国大陆的法律法规、国家标准和行业执业规范。作答时请依据相关法规和标准。"
+)
+# QualBench writes options with a full-width separator, as in its data files.
+OPTION_SEPARATOR = "．"
+
+
+def _solved(exemplar: Question) -> tuple[str, str]:
+    answer = format_gold(exemplar.answer)
+    reply = f"答案：{answer}"
+    if exemplar.explanation.strip():
+        reply += f"\n解析：{exemplar.explanation.strip()}"
+    return f"题目：{format_body(exemplar, OPTION_SEPARATOR)}", reply
+
+
+@dataclass(frozen=True)
+class QualbenchTemplate:
+    name: str
+    persona: bool = False
+    version: int = 1
+    default_shots: int = 1
+
+    def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
+        exemplars = pick_exemplars(question, exemplar_pool(exam), options.shots)
+        instruction = QUALBENCH_INSTRUCTIONS[question.type]
+        if self.persona:
+            instruction = f"{EXPERT_PERSONA}\n{instruction}"
+        instruction = with_system(options.system, instruction)
+        asked = f"题目：{format_body(question, OPTION_SEPARATOR)}"
+        if options.chat:
+            messages: list[Message] = [("system", instruction)]
+            for exemplar in exemplars:
+                user, assistant = _solved(exemplar)
+                messages += [("user", user), ("assistant", assistant)]
+            messages.append(("user", asked))
+            return Prompt.chat(messages, len(exemplars))
+        blocks = [instruction]
+        blocks += ["\n".join(_solved(e)) for e in exemplars]
+        blocks.append(f"{asked}\n答案：")
+        return Prompt("\n\n".join(blocks), len(exemplars))
+
+
+QUALBENCH = QualbenchTemplate("qualbench")
+QUALBENCH_EXPERT = QualbenchTemplate("qualbench-expert", persona=True)
+QUALBENCH_ZERO = QualbenchTemplate("qualbench-zero", default_shots=0)
+LHMKE = QualbenchTemplate("lhmke", default_shots=0)

@@ -1,0 +1,45 @@
+"""Built-in templates by name, user template files, and each benchmark's default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kaoshi.prompts.base import Template
+from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT
+from kaoshi.prompts.plain import PlainTemplate
+from kaoshi.prompts.qualbench import LHMKE, QUALBENCH, QUALBENCH_EXPERT, QUALBENCH_ZERO
+from kaoshi.prompts.user import UserTemplate
+
+TEMPLATES: dict[str, Template] = {
+    t.name: t
+    for t in (
+        PlainTemplate(),
+        CEVAL_ANSWER_ONLY,
+        CEVAL_COT,
+        QUALBENCH,
+        QUALBENCH_EXPERT,
+        QUALBENCH_ZERO,
+        LHMKE,
+    )
+}
+BENCHMARK_DEFAULTS = {
+    "ceval": "ceval-answer-only",
+    "ceval-hard": "ceval-answer-only",
+    "qualbench": "qualbench",
+    "sample": "lhmke",
+    "kaoshi": "lhmke",
+}
+
+
+def default_template_name(benchmark: str) -> str:
+    return BENCHMARK_DEFAULTS.get(benchmark, "default")
+
+
+def get_template(name: str) -> Template:
+    """A built-in template, or `file:PATH` (also a bare path ending in .j2 / .jinja) for a user template."""
+    if name in TEMPLATES:
+        return TEMPLATES[name]
+    path = name.removeprefix("file:")
+    if name.startswith("file:") or path.endswith((".j2", ".jinja", ".jinja2")):
+        return UserTemplate.load(Path(path))
+    raise KeyError(f"unknown prompt {name!r} (built in: {', '.join(sorted(TEMPLATES))}; or file:PATH.j2)")

@@ -1,0 +1,90 @@
+"""User templates from a Jinja2 file: values only (sandboxed), every variable checked when loaded."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kaoshi.data.errors import DataError
+from kaoshi.data.model import Exam, Question, format_gold
+from kaoshi.prompts.base import Prompt, RenderOptions
+from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
+
+TYPE_NAMES_ZH = {"single": "单选题", "multi": "多选题", "judge": "判断题", "open": "主观题"}
+# What a template may use. Each exemplar has the question's fields plus `answer` and `explanation`.
+VARIABLES = frozenset(
+    {
+        "question",
+        "options",
+        "type",
+        "type_zh",
+        "subject",
+        "domain",
+        "category",
+        "points",
+        "exemplars",
+        "system",
+    }
+)
+
+
+def question_values(question: Question) -> dict[str, Any]:
+    return {
+        "question": question.stem,
+        "options": [{"letter": letter, "text": text} for letter, text in question.options],
+        "type": question.type.value,
+        "type_zh": TYPE_NAMES_ZH[question.type.value],
+        "subject": question.subject or "",
+        "domain": question.domain or "",
+        "category": question.category or "",
+        "points": question.points,
+    }
+
+
+@dataclass(frozen=True)
+class UserTemplate:
+    path: Path
+    source: str
+    name: str = ""
+    version: int = 1
+    default_shots: int = 0
+    _compiled: Any = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def load(cls, path: Path) -> UserTemplate:
+        from jinja2 import StrictUndefined, TemplateSyntaxError, meta
+        from jinja2.sandbox import SandboxedEnvironment
+
+        try:
+            source = path.read_text(encoding="utf-8-sig")
+        except OSError as exc:
+            raise DataError(f"{path}: cannot read prompt template: {exc.strerror or exc}") from exc
+        env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+        try:
+            parsed = env.parse(source)
+        except TemplateSyntaxError as exc:
+            raise DataError(f"{path}:{exc.lineno}: template syntax error: {exc.message}") from exc
+        unknown = sorted(meta.find_undeclared_variables(parsed) - VARIABLES)
+        if unknown:
+            raise DataError(
+                f"{path}: template uses unknown variable(s) {', '.join(unknown)} "
+                f"(available: {', '.join(sorted(VARIABLES))})"
+            )
+        digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+        return cls(path, source, f"file:{path}@{digest}", _compiled=env.from_string(source))
+
+    def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
+        exemplars = pick_exemplars(question, exemplar_pool(exam), options.shots)
+        values = question_values(question)
+        values["system"] = options.system or ""
+        values["exemplars"] = [
+            {**question_values(e), "answer": format_gold(e.answer), "explanation": e.explanation}
+            for e in exemplars
+        ]
+        text: str = self._compiled.render(values)
+        if options.chat:
+            messages = ([("system", options.system)] if options.system else []) + [("user", text)]
+            return Prompt.chat(messages, len(exemplars))
+        return Prompt(text, len(exemplars))
