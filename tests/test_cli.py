@@ -385,3 +385,42 @@ def test_import_kaoshi_is_light() -> None:
         [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60
     )
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_llm_extractor_and_show_unparsed(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    questions = EXAM.questions[:3]  # s-safe-1 (gold C), s-safe-2 (gold A), s-safe-3 (gold B)
+    rambling = write_jsonl(
+        tmp_path / "model.jsonl", [{"id": q.id, "response": "嗯，我想想看这个问题……"} for q in questions]
+    )
+    # the extractor reads s-safe-1 as C, gives up on s-safe-2, and fails on s-safe-3 (no line)
+    reader = write_jsonl(
+        tmp_path / "reader.jsonl", [{"id": "s-safe-1", "response": "C"}, {"id": "s-safe-2", "response": "无"}]
+    )
+    args = [
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        f"mock:{rambling}",
+        "--limit",
+        "3",
+        "--store",
+        str(store_path),
+    ]
+    assert kaoshi(capsys, *args, "--run-name", "plain")[0] == 0
+    assert kaoshi(capsys, *args, "--run-name", "llm", "--llm-extractor", f"mock:{reader}")[0] == 0
+    _, out, _ = kaoshi(capsys, "samples", "llm", "--format", "jsonl", "--store", str(store_path))
+    rows = {r["id"]: r for r in map(json.loads, out.splitlines())}
+    assert (rows["s-safe-1"]["status"], rows["s-safe-1"]["answer"], rows["s-safe-1"]["extracted_by"]) == (
+        "ok",
+        "C",
+        "llm",
+    )
+    assert rows["s-safe-1"]["correct"] is True
+    assert rows["s-safe-2"]["status"] == "unparsed" and rows["s-safe-3"]["status"] == "unparsed"
+    _, out, _ = kaoshi(capsys, "report", "plain", "--format", "json", "--store", str(store_path))
+    assert json.loads(out)["unparsed"] == 3
+    _, out, _ = kaoshi(capsys, "report", "llm", "--show", "unparsed", "--store", str(store_path))
+    assert "llm: 2 unparsed sample(s)" in out and "s-safe-2" in out and "s-safe-1 " not in out

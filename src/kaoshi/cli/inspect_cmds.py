@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     report.add_argument("run")
     report.add_argument("--by", action="append", choices=tuple(GROUP_KEYS), help="grouping (repeatable)")
     report.add_argument("--format", choices=FORMATS, default="table")
+    report.add_argument("--show", choices=SAMPLE_STATUSES[1:], help="also list the samples with this status")
     add_store_option(report)
     report.set_defaults(handler=report_command)
 
@@ -92,6 +93,10 @@ def report_command(args: argparse.Namespace) -> int:
         groups = {k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}}
         summary = type(summary)(summary.run, summary.overall, groups)
     print(render_summary(summary, args.format))
+    if args.show:
+        with open_existing_store(args) as store:
+            shown = [s for s in store.iter_samples(args.run) if s.status == args.show]
+        print_sample_table(f"{args.run}: {len(shown)} {args.show} sample(s)", shown)
     return 0
 
 
@@ -110,6 +115,8 @@ def sample_to_json(sample: SampleRecord) -> dict[str, Any]:
         "subject": sample.subject,
         "category": sample.category,
         "error": sample.error,
+        "shots": sample.shots,
+        "extracted_by": sample.extracted_by,
         "latency_s": sample.latency_s,
         "tokens_in": sample.tokens_in,
         "tokens_out": sample.tokens_out,
@@ -127,10 +134,15 @@ def samples_command(args: argparse.Namespace) -> int:
         for sample in selected:
             print(json.dumps(sample_to_json(sample), ensure_ascii=False))
         return 0
-    table = Table(title=f"{args.run}: {len(selected)} sample(s)", title_justify="left")
+    print_sample_table(f"{args.run}: {len(selected)} sample(s)", selected)
+    return 0
+
+
+def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
+    table = Table(title=title, title_justify="left")
     for column in ("id", "type", "gold", "answer", "status", "correct", "response"):
         table.add_column(column, overflow="fold")
-    for sample in selected:
+    for sample in samples:
         row = sample_to_json(sample)
         response = (sample.response or sample.error or "").replace("\n", " ")
         table.add_row(
@@ -143,7 +155,6 @@ def samples_command(args: argparse.Namespace) -> int:
             _short(response, 60),
         )
     Console(width=160).print(table)
-    return 0
 
 
 def _short(text: str | None, width: int = 24) -> str:

@@ -83,6 +83,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
+    parser.add_argument(
+        "--llm-extractor",
+        metavar="SPEC",
+        help="a model that reads answers the rules leave unparsed (off by default)",
+    )
     parser.add_argument("--run-name", help="default: <exam>-<model>-<method>; the same name resumes")
     add_store_option(parser)
     parser.set_defaults(handler=run_command)
@@ -120,7 +125,11 @@ def run_command(args: argparse.Namespace) -> int:
         clean=args.clean,
         chat=model.default_chat if args.chat is None else args.chat,
         system=args.system,
+        llm_extractor=args.llm_extractor,
         kaoshi_version=kaoshi.__version__,
+    )
+    extractor = (
+        resolve_model(args.llm_extractor, ModelOptions(seed=args.seed)) if args.llm_extractor else None
     )
     name = args.run_name or default_run_name(exam.name, args.model, args.method, shots)
     with open_store(args) as store:
@@ -135,6 +144,7 @@ def run_command(args: argparse.Namespace) -> int:
                     store=store,
                     on_sample=on_sample,
                     on_plan=on_plan,
+                    extractor=extractor,
                 )
         except KeyboardInterrupt:
             done = len(store.finished_ids(name))
@@ -142,6 +152,8 @@ def run_command(args: argparse.Namespace) -> int:
             return 130
         finally:
             model.close()
+            if extractor is not None:
+                extractor.close()
         eprint(
             f"run {name!r}: {outcome.new_samples} new, {outcome.already_done} already stored, "
             f"{outcome.errors} error(s); store {store.path}"

@@ -9,6 +9,7 @@ from itertools import islice
 from kaoshi.data.model import Exam
 from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
+from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import PendingQuestion, build_sample
 from kaoshi.store.records import RunSpec, SampleRecord
 from kaoshi.store.sqlite import Store
@@ -50,7 +51,9 @@ def execute_run(
     store: Store,
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
+    extractor: Model | None = None,
 ) -> RunOutcome:
+    """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor)."""
     if spec.method not in METHODS:
         raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
     _check_capabilities(model, exam, spec.method)
@@ -62,6 +65,8 @@ def execute_run(
     for chunk in _chunks(pending, model.batch_size):
         for pending_question, output in _ask(model, chunk, spec):
             sample = build_sample(pending_question, output, spec.method)
+            if extractor is not None and sample.status == "unparsed":
+                sample = rescue_unparsed(extractor, [(pending_question.question, sample)])[0]
             store.add_sample(name, sample)
             errors += sample.status == "error"
             if on_sample is not None:

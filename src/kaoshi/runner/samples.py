@@ -46,8 +46,14 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> 
     echo = pending.prompt.text if pending.prompt.messages is None else None
     extraction = read_output(question, output, method, echo)
     grade = grade_answer(question, extraction.answer if extraction.status == "ok" else None)
+    extracted_by = "loglik" if method == "loglik" and question.type.is_objective else "rules"
     return replace(
-        record, status=extraction.status, answer=extraction.answer, correct=grade.correct, score=grade.points
+        record,
+        status=extraction.status,
+        answer=extraction.answer,
+        correct=grade.correct,
+        score=grade.points,
+        extracted_by=extracted_by,
     )
 
 

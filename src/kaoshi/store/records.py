@@ -29,6 +29,7 @@ class RunSpec:
     clean: bool = False
     chat: bool = False
     system: str | None = None
+    llm_extractor: str | None = None  # model spec asked to read answers the rules left unparsed
     kaoshi_version: str = ""
 
     # Fields that may change between a run and its resumption without changing its numbers.
@@ -75,6 +76,8 @@ class SampleRecord:
     prompt: str  # the text sent, or the chat messages as JSON
     status: str  # ok / unparsed / ambiguous / error
     shots: int = 0  # exemplars actually in the prompt (fewer than asked when the context is short)
+    extracted_by: str = "rules"  # rules / loglik / llm
+    extractor_response: str | None = None  # the LLM extractor's raw reply, when it was asked
     response: str | None = None
     logprobs: dict[str, float] | None = None
     answer: Gold = None

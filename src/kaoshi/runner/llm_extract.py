@@ -1,0 +1,59 @@
+"""The optional LLM extractor: another model reads the final answer from replies the rules left unparsed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kaoshi.data.model import Question, QuestionType
+from kaoshi.models.base import GenerateRequest, Model
+from kaoshi.prompts import answer_candidates
+from kaoshi.prompts.plain import format_body
+from kaoshi.scoring.extract import extract_answer
+from kaoshi.scoring.grade import grade_answer
+from kaoshi.store.records import SampleRecord
+
+_ASK = {
+    QuestionType.SINGLE: "只输出它最终选择的一个选项字母",
+    QuestionType.MULTI: "只输出它最终选择的全部选项字母",
+    QuestionType.JUDGE: "只输出“正确”或“错误”",
+}
+NO_ANSWER = "无"
+
+
+def extractor_prompt(question: Question, response: str) -> str:
+    return (
+        f"下面是一道题目和一个模型的回答。请判断这个回答最终给出的答案，{_ASK[question.type]}；"
+        f"如果回答没有给出答案，只输出“{NO_ANSWER}”。\n\n"
+        f"题目：{format_body(question)}\n\n回答：{response}\n\n最终答案："
+    )
+
+
+def rescue_unparsed(extractor: Model, items: list[tuple[Question, SampleRecord]]) -> list[SampleRecord]:
+    """Ask the extractor about each unparsed objective sample; samples it cannot read stay unparsed."""
+    asked = [(q, s) for q, s in items if s.status == "unparsed" and q.type.is_objective and s.response]
+    if not asked:
+        return [s for _, s in items]
+    requests = [
+        GenerateRequest(q.id, extractor_prompt(q, s.response or ""), answer_candidates(q), max_new_tokens=16)
+        for q, s in asked
+    ]
+    replies = {output.id: output for output in extractor.generate(requests)}
+    rescued: dict[str, SampleRecord] = {}
+    for question, sample in asked:
+        output = replies.get(question.id)
+        if output is None or output.error is not None or output.text is None:
+            continue
+        extraction = extract_answer(question, output.text)
+        updated = replace(sample, extractor_response=output.text)
+        if extraction.status == "ok":
+            grade = grade_answer(question, extraction.answer)
+            updated = replace(
+                updated,
+                status="ok",
+                answer=extraction.answer,
+                correct=grade.correct,
+                score=grade.points,
+                extracted_by="llm",
+            )
+        rescued[question.id] = updated
+    return [rescued.get(q.id, s) for q, s in items]
