@@ -251,3 +251,19 @@ def test_prompt_show(capsys: pytest.CaptureFixture[str]) -> None:
         "# qualbench v1, 1 exemplar(s), chat" in out and "[system]" in out and "[assistant]\n答案：B" in out
     )
     assert main(["prompt", "show", "--benchmark", "sample", "--question", "nope"]) == 2
+
+
+def test_pinned_exemplars(capsys: pytest.CaptureFixture[str]) -> None:
+    options = RenderOptions(1, exemplar_ids=("3",))
+    # a pinned exemplar of another type is not used for this question
+    assert get_template("qualbench").render(QB_EXEMPLAR, QUALBENCH, options).text.count("题目：") == 2
+    assert get_template("qualbench").render(QB_JUDGE, QUALBENCH, options).shots == 0
+    assert (
+        main(["prompt", "show", "--benchmark", "sample", "--question", "s-safe-1", "--exemplars", "dev-s2"])
+        == 0
+    )
+    assert "通货膨胀是指" in capsys.readouterr().out
+    assert (
+        main(["prompt", "show", "--benchmark", "sample", "--question", "s-safe-1", "--exemplars", "nope"])
+        == 2
+    )

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from kaoshi.cli.run_cmd import add_load_options, add_prompt_options, load_from_args, template_from_args
+from kaoshi.cli.run_cmd import (
+    add_load_options,
+    add_prompt_options,
+    exemplar_ids,
+    load_from_args,
+    template_from_args,
+)
 from kaoshi.prompts import RenderOptions
 
 
@@ -23,7 +29,8 @@ def show_command(args: argparse.Namespace) -> int:
     benchmark = str(exam.metadata.get("benchmark", ""))
     template, shots = template_from_args(args, benchmark)
     question = exam.question(args.question)
-    prompt = template.render(question, exam, RenderOptions(shots, bool(args.chat), args.system))
+    options = RenderOptions(shots, bool(args.chat), args.system, exemplar_ids(args))
+    prompt = template.render(question, exam, options)
     form = "chat" if args.chat else "completion"
     print(f"# {template.name} v{template.version}, {prompt.shots} exemplar(s), {form}")
     print(prompt.display())

@@ -47,14 +47,21 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
         help="send chat messages (--chat) or plain text (--no-chat); default: the backend's",
     )
     parser.add_argument("--system", help="a system prompt (chat) or text before the prompt (completion)")
+    parser.add_argument("--exemplars", help="comma-separated question ids to use as the solved exemplars")
 
 
 def template_from_args(args: argparse.Namespace, benchmark: str) -> tuple[Template, int]:
     template = get_template(args.prompt or default_template_name(benchmark))
-    shots = template.default_shots if args.shots is None else args.shots
+    pinned = exemplar_ids(args)
+    default = len(pinned) if pinned else template.default_shots
+    shots = default if args.shots is None else args.shots
     if shots < 0:
         raise ValueError("--shots must be >= 0")
     return template, shots
+
+
+def exemplar_ids(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(i.strip() for i in args.exemplars.split(",") if i.strip()) if args.exemplars else ()
 
 
 def load_from_args(args: argparse.Namespace) -> LoadResult:
@@ -125,6 +132,7 @@ def run_command(args: argparse.Namespace) -> int:
         clean=args.clean,
         chat=model.default_chat if args.chat is None else args.chat,
         system=args.system,
+        exemplars=exemplar_ids(args),
         llm_extractor=args.llm_extractor,
         kaoshi_version=kaoshi.__version__,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from kaoshi.data.model import Exam, Question
@@ -38,6 +38,7 @@ class RenderOptions:
     shots: int
     chat: bool = False
     system: str | None = None
+    exemplar_ids: tuple[str, ...] = ()  # pinned exemplars; empty: chosen from the pool
 
 
 # A predicate the backend supplies: does this prompt fit the model's context window?
@@ -61,7 +62,7 @@ def render_fitting(
     """Render with the requested shots, dropping exemplars one at a time until the prompt fits."""
     shots = options.shots
     while True:
-        prompt = template.render(question, exam, RenderOptions(shots, options.chat, options.system))
+        prompt = template.render(question, exam, replace(options, shots=shots))
         if shots <= 0 or fits(prompt):
             return prompt
         shots = min(shots, prompt.shots) - 1

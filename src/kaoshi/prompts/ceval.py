@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
 from kaoshi.data.model import Exam, Question, format_gold
 from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
-from kaoshi.prompts.exemplars import pick_exemplars
+from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
 from kaoshi.prompts.plain import format_body
 
 COT_LEAD = "让我们一步一步思考，"
@@ -40,7 +40,8 @@ class CevalTemplate:
         return f"{COT_LEAD}\n{steps}\n所以答案是{letter}。" if steps else f"{COT_LEAD}\n所以答案是{letter}。"
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
-        exemplars = pick_exemplars(question, exam.fewshot, options.shots, same_subject_only=True)
+        pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot
+        exemplars = pick_exemplars(question, pool, options.shots, same_subject_only=True)
         header = with_system(options.system, ceval_header(question))
         if options.chat:
             messages: list[Message] = [("system", header)]

@@ -22,6 +22,9 @@ def pick_exemplars(
     return (same_subject + same_domain + others)[:shots]
 
 
-def exemplar_pool(exam: Exam) -> Sequence[Question]:
-    """The dev split when the exam has one; otherwise (QualBench has a single split) the exam itself."""
+def exemplar_pool(exam: Exam, pinned: Sequence[str] = ()) -> Sequence[Question]:
+    """Pinned ids when given (from the dev split or the exam); else the dev split when the exam has one;
+    otherwise (QualBench has a single split) the exam itself."""
+    if pinned:
+        return [exam.question(question_id) for question_id in pinned]
     return exam.fewshot or exam.questions

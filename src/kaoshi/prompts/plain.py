@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, QuestionType, format_gold
 from kaoshi.prompts.base import Prompt, RenderOptions, with_system
-from kaoshi.prompts.exemplars import pick_exemplars
+from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
 
 INSTRUCTIONS = {
     QuestionType.SINGLE: "以下是单项选择题，请选出唯一正确的选项。",
@@ -29,7 +29,8 @@ class PlainTemplate:
     default_shots: int = 0
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
-        exemplars = pick_exemplars(question, exam.fewshot, options.shots)
+        pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot
+        exemplars = pick_exemplars(question, pool, options.shots)
         instruction = with_system(options.system, INSTRUCTIONS[question.type])
         if options.chat:
             messages = [("system", instruction)]

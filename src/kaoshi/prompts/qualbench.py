@@ -48,7 +48,7 @@ class QualbenchTemplate:
     default_shots: int = 1
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
-        exemplars = pick_exemplars(question, exemplar_pool(exam), options.shots)
+        exemplars = pick_exemplars(question, exemplar_pool(exam, options.exemplar_ids), options.shots)
         instruction = QUALBENCH_INSTRUCTIONS[question.type]
         if self.persona:
             instruction = f"{EXPERT_PERSONA}\n{instruction}"

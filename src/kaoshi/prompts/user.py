@@ -76,7 +76,7 @@ class UserTemplate:
         return cls(path, source, f"file:{path}@{digest}", _compiled=env.from_string(source))
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
-        exemplars = pick_exemplars(question, exemplar_pool(exam), options.shots)
+        exemplars = pick_exemplars(question, exemplar_pool(exam, options.exemplar_ids), options.shots)
         values = question_values(question)
         values["system"] = options.system or ""
         values["exemplars"] = [

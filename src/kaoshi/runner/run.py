@@ -31,7 +31,7 @@ def plan_run(
     exam: Exam, template: Template, spec: RunSpec, model: Model, finished: set[str]
 ) -> tuple[list[PendingQuestion], int]:
     """The questions still to ask (rendered, with as many exemplars as fit), and how many were finished."""
-    options = RenderOptions(spec.shots, spec.chat, spec.system)
+    options = RenderOptions(spec.shots, spec.chat, spec.system, tuple(spec.exemplars))
     pending = []
     for position, question in enumerate(exam.questions):
         if question.id in finished:

@@ -29,6 +29,7 @@ class RunSpec:
     clean: bool = False
     chat: bool = False
     system: str | None = None
+    exemplars: tuple[str, ...] = ()  # pinned exemplar ids (--exemplars)
     llm_extractor: str | None = None  # model spec asked to read answers the rules left unparsed
     kaoshi_version: str = ""
 
@@ -41,7 +42,10 @@ class RunSpec:
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> RunSpec:
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in value.items() if k in known})
+        values = {k: v for k, v in value.items() if k in known}
+        if "exemplars" in values:  # JSON has lists; the spec compares as a tuple
+            values["exemplars"] = tuple(values["exemplars"])
+        return cls(**values)
 
     def differences(self, other: RunSpec) -> list[tuple[str, Any, Any]]:
         mine, theirs = self.to_json(), other.to_json()
