@@ -50,6 +50,56 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exemplars", help="comma-separated question ids to use as the solved exemplars")
 
 
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("backends")
+    group.add_argument(
+        "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)"
+    )
+    group.add_argument(
+        "--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key"
+    )
+    group.add_argument("--concurrency", type=int, default=8, help="API requests in flight at once")
+    group.add_argument("--rpm", type=float, help="at most this many API requests per minute")
+    group.add_argument("--timeout", type=float, default=120.0, help="seconds before an API request times out")
+    group.add_argument("--max-retries", type=int, default=6, help="retries of a failed API request")
+    group.add_argument("--device", default="auto", help="hf: auto, cpu, cuda, cuda:1 ...")
+    group.add_argument("--dtype", default="auto", help="hf/vllm: auto, float32, bfloat16, float16")
+    group.add_argument("--max-length", type=int, help="context window override (tokens)")
+    group.add_argument(
+        "--trust-remote-code", action="store_true", help="hf/vllm: run the model repo's own code"
+    )
+    group.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model")
+
+
+def model_options(args: argparse.Namespace) -> ModelOptions:
+    return ModelOptions(
+        seed=args.seed,
+        batch_size=args.batch_size,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        concurrency=args.concurrency,
+        requests_per_minute=args.rpm,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        device=args.device,
+        dtype=args.dtype,
+        trust_remote_code=args.trust_remote_code,
+        max_length=args.max_length,
+        tensor_parallel_size=args.tensor_parallel_size,
+    )
+
+
+def recorded_settings(options: ModelOptions) -> dict[str, object]:
+    """The backend settings that can change a run's numbers, for the run spec (never a secret)."""
+    settings = {
+        "base_url": options.base_url,
+        "dtype": options.dtype,
+        "max_length": options.max_length,
+        "trust_remote_code": options.trust_remote_code,
+    }
+    return {k: v for k, v in settings.items() if v not in (None, False, "auto")}
+
+
 def template_from_args(args: argparse.Namespace, benchmark: str) -> tuple[Template, int]:
     template = get_template(args.prompt or default_template_name(benchmark))
     pinned = exemplar_ids(args)
@@ -90,6 +140,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
+    add_backend_options(parser)
     parser.add_argument(
         "--llm-extractor",
         metavar="SPEC",
@@ -113,7 +164,8 @@ def run_command(args: argparse.Namespace) -> int:
     exam = result.exam.limited(args.limit)
     benchmark = str(exam.metadata.get("benchmark", args.benchmark or ""))
     template, shots = template_from_args(args, benchmark)
-    model = resolve_model(args.model, ModelOptions(seed=args.seed, batch_size=args.batch_size))
+    options = model_options(args)
+    model = resolve_model(args.model, options)
     spec = RunSpec(
         benchmark=benchmark,
         data=args.data,
@@ -134,11 +186,10 @@ def run_command(args: argparse.Namespace) -> int:
         system=args.system,
         exemplars=exemplar_ids(args),
         llm_extractor=args.llm_extractor,
+        model_settings=recorded_settings(options),
         kaoshi_version=kaoshi.__version__,
     )
-    extractor = (
-        resolve_model(args.llm_extractor, ModelOptions(seed=args.seed)) if args.llm_extractor else None
-    )
+    extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None
     name = args.run_name or default_run_name(exam.name, args.model, args.method, shots)
     with open_store(args) as store:
         try:

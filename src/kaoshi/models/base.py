@@ -51,10 +51,23 @@ class ModelOutput:
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Run-level settings a backend may use."""
+    """Run-level settings a backend may use; each backend reads the ones that concern it."""
 
     seed: int = 0
     batch_size: int | None = None
+    # HTTP APIs
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    requests_per_minute: float | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 6
+    # local weights
+    device: str = "auto"
+    dtype: str = "auto"
+    trust_remote_code: bool = False
+    max_length: int | None = None  # context window override
+    tensor_parallel_size: int = 1
 
 
 class Model:
@@ -84,7 +97,7 @@ class Model:
         entry = {"generate": "generate", "loglik": "loglikelihood"}[method]
         return getattr(type(self), entry) is not getattr(Model, entry)
 
-    def fits(self, prompt_text: str) -> bool:
+    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
         """Whether a prompt fits the context window; backends with a tokenizer override this."""
         return True
 

@@ -11,6 +11,12 @@ BACKENDS: dict[str, str] = {
     "random": "kaoshi.models.baselines:RandomModel",
     "constant": "kaoshi.models.baselines:ConstantModel",
     "mock": "kaoshi.models.mock:MockModel",
+    "hf": "kaoshi.models.hf:HFModel",
+    "gguf": "kaoshi.models.hf:HFModel",
+    "smollm2": "kaoshi.models.hf:HFModel",
+    "openai": "kaoshi.models.openai_api:OpenAIModel",
+    "llamacpp": "kaoshi.models.llamacpp:LlamaCppModel",
+    "vllm": "kaoshi.models.vllm_backend:VLLMModel",
 }
 
 

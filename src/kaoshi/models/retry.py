@@ -1,0 +1,37 @@
+"""Retry timing for remote backends: exponential backoff with full jitter, honouring Retry-After."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from dataclasses import dataclass
+
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+
+
+@dataclass(frozen=True)
+class Backoff:
+    base_s: float = 0.5
+    cap_s: float = 30.0
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number `attempt` (0-based); a server's Retry-After wins."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.cap_s * 4)
+        return rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Retry-After as seconds: either a number of seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
