@@ -210,8 +210,8 @@ def test_exit_codes(
     )
     assert (code, err.strip()) == (
         2,
-        "error: unknown model 'nope' (known: constant, gguf, hf, llamacpp, mock, openai, random, smollm2, vllm, "
-        "py:MODULE:CLASS)",
+        "error: unknown model 'nope' (known: constant, gguf, hf, llamacpp, mock, openai, random, smollm2, "
+        "vllm, py:MODULE:CLASS)",
     )
 
     code, _, err = kaoshi(capsys, "report", "ghost", "--store", str(store_path))

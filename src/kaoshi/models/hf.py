@@ -46,7 +46,8 @@ def _import_torch() -> Any:
         import transformers  # noqa: F401
     except ImportError:
         raise ModelError(
-            "the hf backend needs torch and transformers: pip install torch==2.13.0 && pip install 'kaoshi[hf]'"
+            "the hf backend needs torch and transformers: "
+            "pip install torch==2.13.0 && pip install 'kaoshi[hf]'"
         ) from None
     return torch
 
@@ -72,7 +73,8 @@ class HFModel(Model):
             self.model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **load)
         except OSError as exc:
             raise ModelError(
-                f"cannot load {spec!r}: {exc}. Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
+                f"cannot load {spec!r}: {exc}. "
+                "Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
             ) from exc
         self.model.to(self.device).eval()
         if self.tokenizer.pad_token_id is None:

@@ -1,4 +1,4 @@
-"""llama.cpp backend (`llamacpp:<file.gguf>`) through llama-cpp-python: generation and log-likelihood on CPU."""
+"""llama.cpp backend (`llamacpp:<file.gguf>`) via llama-cpp-python: generation and log-likelihood on CPU."""
 
 from __future__ import annotations
 
@@ -88,9 +88,8 @@ class LlamaCppModel(Model):
             scores = {}
             for candidate in request.continuations:
                 whole = self._tokens(request.context + candidate, bos=True)
-                continuation = (
-                    whole[len(context) :] if whole[: len(context)] == context else whole[len(context) :]
-                )
+                # Tokens past the context's own, so a merge at the boundary is scored as the model sees it.
+                continuation = whole[len(context) :]
                 scores[candidate] = self._sequence_logprob(context, continuation)
             yield ModelOutput(
                 request.id,
@@ -112,4 +111,5 @@ class LlamaCppModel(Model):
         return total
 
     def close(self) -> None:
-        self.llm.close() if hasattr(self.llm, "close") else None
+        if hasattr(self.llm, "close"):
+            self.llm.close()
