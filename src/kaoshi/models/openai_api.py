@@ -1,4 +1,5 @@
-"""OpenAI-compatible HTTP backends (OpenAI, vLLM / SGLang servers, DeepSeek, Qwen, ...), via httpx.
+"""OpenAI-compatible HTTP backends (OpenAI, vLLM / SGLang servers, DeepSeek, Qwen, ...), via aiohttp
+(httpx's async pool costs several ms of CPU per request under high concurrency: encode/httpx#3215).
 
 Requests run concurrently on an event loop in a worker thread (bounded by `concurrency`, optionally by
 requests per minute); each result is handed to the runner the moment it arrives, so it is stored at
@@ -69,9 +70,9 @@ class OpenAIModel(Model):
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
         try:
-            import httpx  # noqa: F401
+            import aiohttp  # noqa: F401
         except ImportError:
-            raise ModelError("the openai backend needs httpx: pip install 'kaoshi[api]'") from None
+            raise ModelError("the openai backend needs aiohttp: pip install 'kaoshi[api]'") from None
         _, _, self.model_name = spec.partition(":")
         if not self.model_name:
             raise ModelError("name the model: --model openai:MODEL (e.g. openai:gpt-4o)")
@@ -165,21 +166,22 @@ class OpenAIModel(Model):
 
     # -- transport ------------------------------------------------------------------------------------
     async def _post(self, client: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        import httpx
+        import aiohttp
 
         for attempt in range(self.options.max_retries + 1):
             await self._limiter.wait()
             self.stats.requests += 1
             try:
-                response = await client.post(self.base_url + path, json=body)
-                if response.status_code in RETRYABLE_STATUS:
-                    raise _Retryable(
-                        f"HTTP {response.status_code}", parse_retry_after(response.headers.get("retry-after"))
-                    )
-                if response.status_code >= 400:
-                    raise _Final(f"HTTP {response.status_code}: {response.text[:300]}")
+                async with client.post(self.base_url + path, json=body) as response:
+                    raw = await response.read()
+                    status = response.status
+                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                if status in RETRYABLE_STATUS:
+                    raise _Retryable(f"HTTP {status}", retry_after)
+                if status >= 400:
+                    raise _Final(f"HTTP {status}: {raw[:300].decode('utf-8', 'replace')}")
                 try:
-                    data = response.json()
+                    data = json.loads(raw)
                 except (json.JSONDecodeError, UnicodeDecodeError):
                     raise _Retryable("the response body is not JSON") from None
                 if not isinstance(data, dict):
@@ -187,9 +189,9 @@ class OpenAIModel(Model):
                 return data
             except _Retryable as exc:
                 failure: _Retryable = exc
-            except httpx.TimeoutException:
+            except asyncio.TimeoutError:
                 failure = _Retryable(f"timed out after {self.options.timeout_s:g} s")
-            except httpx.TransportError as exc:
+            except aiohttp.ClientError as exc:
                 failure = _Retryable(f"connection error: {type(exc).__name__}")
             if attempt == self.options.max_retries:
                 raise _Final(f"{failure} (gave up after {attempt + 1} attempts)")
@@ -204,15 +206,14 @@ class OpenAIModel(Model):
         results: queue.Queue[ModelOutput | BaseException | None] = queue.Queue()
 
         async def main() -> None:
-            import httpx
+            import aiohttp
 
             headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-            limits = httpx.Limits(max_connections=self.options.concurrency)
+            connector = aiohttp.TCPConnector(limit=self.options.concurrency)
+            timeout = aiohttp.ClientTimeout(total=self.options.timeout_s)
             self._limiter = _RateLimiter(self.options.requests_per_minute)
             slots = asyncio.Semaphore(self.options.concurrency)
-            async with httpx.AsyncClient(
-                timeout=self.options.timeout_s, headers=headers, limits=limits
-            ) as client:
+            async with aiohttp.ClientSession(connector=connector, timeout=timeout, headers=headers) as client:
 
                 async def one(request: Any) -> None:
                     async with slots:

@@ -14,11 +14,13 @@ RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 
 class Backoff:
     base_s: float = 0.5
     cap_s: float = 30.0
+    # A server may ask for a long pause; honour it, but never hang a run for more than this.
+    max_retry_after_s: float = 600.0
 
     def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number `attempt` (0-based); a server's Retry-After wins."""
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.cap_s * 4)
+            return min(max(retry_after, 0.0), self.max_retry_after_s)
         return rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
 
 

