@@ -180,3 +180,59 @@ def test_cli_run_with_smollm2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["runs", "--format", "json", "--store", str(store)]) == 0
     [run] = json.loads(capsys.readouterr().out)
     assert run["model"] == "smollm2"
+
+
+def five_shot_contexts() -> list[str]:
+    """C-Eval-shaped 5-shot contexts: two subjects, each a shared header + exemplars, different questions."""
+    contexts = []
+    for subject in ("消防", "会计"):
+        header = f"以下是中国关于{subject}考试的单项选择题，请选出其中的正确答案。\n\n"
+        shots = "".join(
+            f"{subject}例题{i}：下列说法正确的是____\nA. 甲{i}\nB. 乙{i}\nC. 丙\nD. 丁\n"
+            f"答案：{'ABCD'[i % 4]}\n\n"
+            for i in range(5)
+        )
+        for q in range(4):
+            question = f"{subject}第{q}题，计算{q}+{q * 7}=____\nA. {q}\nB. {q * 8}\nC. 3\nD. 4\n答案："
+            contexts.append(header + shots + question)
+    return contexts
+
+
+def both_paths(model: HFModel, requests: list[LoglikRequest]) -> tuple[dict[str, dict[str, float]], ...]:
+    model.reuse_prefix = False
+    try:
+        plain = {o.id: o.logprobs or {} for o in model.loglikelihood(requests)}
+    finally:
+        model.reuse_prefix = True
+    reused = {o.id: o.logprobs or {} for o in model.loglikelihood(requests)}
+    return plain, reused
+
+
+def test_prefix_reuse_gives_the_same_scores(model: HFModel) -> None:
+    candidates = ("A", "B", "C", "D", "正确", "AB", "ACD")
+    requests = [LoglikRequest(str(i), c, candidates) for i, c in enumerate(five_shot_contexts())]
+    plain, reused = both_paths(model, requests)
+    assert set(plain) == set(reused) == {r.id for r in requests}
+    for rid, scores in plain.items():
+        assert set(scores) == set(candidates)
+        for candidate, value in scores.items():
+            assert abs(reused[rid][candidate] - value) <= 1e-4, (rid, candidate)
+        assert max(scores, key=scores.__getitem__) == max(reused[rid], key=reused[rid].__getitem__)
+
+
+def test_prefix_that_merges_with_the_question_falls_back_safely(model: HFModel) -> None:
+    # The shared text ends inside a word the tokenizer writes as one token with what follows
+    # (" th" + "e" -> " the"), so the reusable token prefix must stop before the merge.
+    shared = (
+        "以下是中国关于消防考试的单项选择题，请选出其中的正确答案。\n\n" * 3 + "Question: which option is th"
+    )
+    suffixes = ("e best?\n答案：", "is one?\n答案：", "at one?\n答案：", "e one?\n答案：")
+    contexts = [shared + suffix for suffix in suffixes]
+    tokenized = [model.encode(c, chat=False) for c in contexts]
+    naive = model.encode(shared, chat=False)
+    assert all(t[: len(naive)] != naive for t in tokenized)  # the boundary really merges
+    requests = [LoglikRequest(str(i), c, ("A", "B", "正确", "错误")) for i, c in enumerate(contexts)]
+    plain, reused = both_paths(model, requests)
+    for rid, scores in plain.items():
+        for candidate, value in scores.items():
+            assert abs(reused[rid][candidate] - value) <= 1e-4

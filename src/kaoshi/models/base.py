@@ -101,6 +101,10 @@ class Model:
         """Whether a prompt fits the context window; backends with a tokenizer override this."""
         return True
 
+    def chunk_size(self, method: str) -> int:
+        """How many requests the runner hands over at once (the backend still streams each result back)."""
+        return self.batch_size
+
     @property
     def batch_size(self) -> int:
         return self.options.batch_size or self.default_batch_size

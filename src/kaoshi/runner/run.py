@@ -62,7 +62,7 @@ def execute_run(
     if on_plan is not None:
         on_plan(len(exam.questions), done)
     errors = 0
-    for chunk in _chunks(pending, model.batch_size):
+    for chunk in _chunks(pending, model.chunk_size(spec.method)):
         for pending_question, output in _ask(model, chunk, spec):
             sample = build_sample(pending_question, output, spec.method)
             if extractor is not None and sample.status == "unparsed":
