@@ -267,3 +267,19 @@ def test_pinned_exemplars(capsys: pytest.CaptureFixture[str]) -> None:
         main(["prompt", "show", "--benchmark", "sample", "--question", "s-safe-1", "--exemplars", "nope"])
         == 2
     )
+
+
+def test_dev_exemplar_with_the_same_id_as_the_question_is_still_used() -> None:
+    # C-Eval numbers dev and val ids from 0 in each split: val question 0 is not dev question 0.
+    val_zero = Question(
+        "computer_network/0",
+        QuestionType.SINGLE,
+        "验证题",
+        TEST_Q.options,
+        frozenset("A"),
+        subject="computer_network",
+        split="val",
+    )
+    exam = Exam("ceval", (val_zero,), DEV)
+    prompt = render("ceval-answer-only", exam, val_zero, 5)
+    assert prompt.shots == 3 and "例题0____" in prompt.text

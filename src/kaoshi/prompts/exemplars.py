@@ -10,16 +10,30 @@ from kaoshi.data.model import Exam, Question
 def pick_exemplars(
     question: Question, pool: Sequence[Question], shots: int, *, same_subject_only: bool = False
 ) -> list[Question]:
-    """The first `shots` pool questions of the same type, same subject first; never the question itself."""
+    """The first `shots` pool questions of the same type: same subject first, then same domain, then any;
+    never the question itself (the same id in another split is another question: C-Eval numbers dev and
+    val from 0 alike). One pass that stops as soon as enough same-subject exemplars are found, since the
+    pool may be a whole 17k-question exam."""
     if shots <= 0:
         return []
-    same_type = [q for q in pool if q.type is question.type and q.id != question.id and q.has_answer]
-    same_subject = [q for q in same_type if q.subject == question.subject]
-    if same_subject_only:
-        return same_subject[:shots]
-    same_domain = [q for q in same_type if q.subject != question.subject and q.domain == question.domain]
-    others = [q for q in same_type if q.subject != question.subject and q.domain != question.domain]
-    return (same_subject + same_domain + others)[:shots]
+    itself = (question.id, question.split)
+    ranked: tuple[list[Question], list[Question], list[Question]] = ([], [], [])
+    for candidate in pool:
+        if candidate.type is not question.type or not candidate.has_answer:
+            continue
+        if (candidate.id, candidate.split) == itself:
+            continue
+        if candidate.subject == question.subject:
+            rank = 0
+        elif same_subject_only:
+            continue
+        else:
+            rank = 1 if candidate.domain == question.domain else 2
+        if len(ranked[rank]) < shots:
+            ranked[rank].append(candidate)
+            if rank == 0 and len(ranked[0]) == shots:
+                break
+    return (ranked[0] + ranked[1] + ranked[2])[:shots]
 
 
 def exemplar_pool(exam: Exam, pinned: Sequence[str] = ()) -> Sequence[Question]:
