@@ -124,8 +124,9 @@ def main() -> None:
     for r in rows:
         print(
             f"{r['set']:<28} {r['questions']:>4} {r['kaoshi_s']:>9.1f} {r['lmeval_s']:>10.1f} "
-            f"{r['lmeval_batch']:>3} {r['ratio']:>5.1f}x {100 * r['agree']:>5.1f}% {r['max_logprob_diff']:>11.1e} "
-            f"{r['kaoshi_mib']:>10.0f} {r['lmeval_mib']:>11.0f} {r['same_prompt']!s:>11}"
+            f"{r['lmeval_batch']:>3} {r['ratio']:>5.1f}x {100 * r['agree']:>5.1f}% "
+            f"{r['max_logprob_diff']:>11.1e} {r['kaoshi_mib']:>10.0f} {r['lmeval_mib']:>11.0f} "
+            f"{r['same_prompt']!s:>11}"
         )
 
 
