@@ -41,8 +41,10 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check src tests $(wildcard benchmarks)
 	$(BIN)/mypy
 
+BENCHMARKS := benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py
+
 bench: $(VENV)/.dev
-	@for f in benchmarks/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) kaoshi_runs build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
