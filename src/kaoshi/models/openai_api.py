@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
+from kaoshi.models.chat import as_dicts
 from kaoshi.models.retry import RETRYABLE_STATUS, Backoff, parse_retry_after
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -108,7 +109,7 @@ class OpenAIModel(Model):
     ) -> tuple[str, dict[str, Any]]:
         body: dict[str, Any] = {"model": self.model_name, **extra}
         if messages is not None:
-            body["messages"] = [{"role": role, "content": content} for role, content in messages]
+            body["messages"] = as_dicts(messages)
             return "/chat/completions", body
         body["prompt"] = prompt
         return "/completions", body

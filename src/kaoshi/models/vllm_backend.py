@@ -18,6 +18,7 @@ from kaoshi.models.base import (
     ModelOptions,
     ModelOutput,
 )
+from kaoshi.models.chat import render_with_template
 
 TOP_LOGPROBS = 20
 
@@ -52,11 +53,7 @@ class VLLMModel(Model):
         self.default_chat = bool(getattr(self.tokenizer, "chat_template", None))
 
     def render(self, prompt: str, messages: tuple[Message, ...] | None) -> str:
-        if messages is None:
-            return prompt
-        chat = [{"role": role, "content": content} for role, content in messages]
-        rendered: str = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-        return rendered
+        return render_with_template(self.tokenizer, prompt, messages)
 
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         by_budget: dict[tuple[int, tuple[str, ...]], list[GenerateRequest]] = {}
