@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 # Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open).
@@ -154,14 +155,18 @@ class Exam:
         digests = sorted(q.fingerprint() for q in self.questions)
         return hashlib.sha256("\n".join(digests).encode()).hexdigest()
 
+    @cached_property
+    def _by_id(self) -> dict[str, Question]:
+        # Evaluated questions win over a few-shot question with the same id (C-Eval reuses ids per split).
+        index = {q.id: q for q in self.fewshot}
+        index.update((q.id, q) for q in self.questions)
+        return index
+
     def question(self, question_id: str) -> Question:
-        for q in self.questions:
-            if q.id == question_id:
-                return q
-        for q in self.fewshot:
-            if q.id == question_id:
-                return q
-        raise KeyError(question_id)
+        try:
+            return self._by_id[question_id]
+        except KeyError:
+            raise KeyError(f"no question {question_id!r} in exam {self.name!r}") from None
 
     def limited(self, limit: int | None) -> Exam:
         if limit is None or limit >= len(self.questions):
