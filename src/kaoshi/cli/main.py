@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 import kaoshi
-from kaoshi.cli import inspect_cmds, prompt_cmd, run_cmd, validate_cmd
+from kaoshi.cli import inspect_cmds, prompt_cmd, rescore_cmd, run_cmd, validate_cmd
 from kaoshi.cli.common import (
     BAD_INPUT_ERRORS,
     EXIT_BAD_INPUT,
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect_cmds.register(subparsers)
     validate_cmd.register(subparsers)
     prompt_cmd.register(subparsers)
+    rescore_cmd.register(subparsers)
     return parser
 
 

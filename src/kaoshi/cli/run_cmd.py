@@ -17,6 +17,7 @@ from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.prompts import Template, default_template_name, get_template
 from kaoshi.report import render_summary, summarize
 from kaoshi.runner import METHODS, execute_run
+from kaoshi.scoring import MULTI_POLICIES
 from kaoshi.store import RunSpec, SampleRecord
 
 
@@ -48,6 +49,26 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--system", help="a system prompt (chat) or text before the prompt (completion)")
     parser.add_argument("--exemplars", help="comma-separated question ids to use as the solved exemplars")
+
+
+def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--multi-policy",
+        choices=MULTI_POLICIES,
+        default="exact",
+        help="multiple choice: exact set (default), partial credit for a correct subset, or per-option F1",
+    )
+    parser.add_argument(
+        "--partial-credit",
+        type=float,
+        default=0.5,
+        help="share of the points a correct subset earns (partial)",
+    )
+
+
+def check_scoring(args: argparse.Namespace) -> None:
+    if not 0 <= args.partial_credit <= 1:
+        raise ValueError("--partial-credit must be between 0 and 1")
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -140,6 +161,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
+    add_scoring_options(parser)
     add_backend_options(parser)
     parser.add_argument(
         "--llm-extractor",
@@ -159,6 +181,7 @@ def default_run_name(exam_name: str, model: str, method: str, shots: int) -> str
 def run_command(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit <= 0:
         raise ValueError("--limit must be > 0")
+    check_scoring(args)
     result = load_from_args(args)
     report_load(result)
     exam = result.exam.limited(args.limit)
@@ -187,6 +210,8 @@ def run_command(args: argparse.Namespace) -> int:
         exemplars=exemplar_ids(args),
         llm_extractor=args.llm_extractor,
         model_settings=recorded_settings(options),
+        multi_policy=args.multi_policy,
+        partial_credit=args.partial_credit,
         kaoshi_version=kaoshi.__version__,
     )
     extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None

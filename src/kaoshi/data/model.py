@@ -112,6 +112,23 @@ class Question:
     def fingerprint(self) -> str:
         return _sha256(self.content())
 
+    @classmethod
+    def from_content(cls, content: dict[str, Any]) -> Question:
+        """The inverse of `content()`: a question rebuilt from what the store keeps."""
+        return cls(
+            id=content["id"],
+            type=QuestionType(content["type"]),
+            stem=content["stem"],
+            options=tuple((letter, text) for letter, text in content["options"]),
+            answer=gold_from_json(content["answer"]),
+            explanation=content["explanation"],
+            points=content["points"],
+            subject=content["subject"],
+            domain=content["domain"],
+            category=content["category"],
+            split=content["split"],
+        )
+
 
 def gold_to_json(gold: Gold) -> Any:
     """JSON form of a gold answer: letters as a sorted string list, bools and text as themselves."""

@@ -8,9 +8,9 @@ from kaoshi.data.model import Question, QuestionType
 from kaoshi.models.base import GenerateRequest, Model
 from kaoshi.prompts import answer_candidates
 from kaoshi.prompts.plain import format_body
+from kaoshi.runner.samples import grade_for
 from kaoshi.scoring.extract import extract_answer
-from kaoshi.scoring.grade import grade_answer
-from kaoshi.store.records import SampleRecord
+from kaoshi.store.records import RunSpec, SampleRecord
 
 _ASK = {
     QuestionType.SINGLE: "只输出它最终选择的一个选项字母",
@@ -28,7 +28,9 @@ def extractor_prompt(question: Question, response: str) -> str:
     )
 
 
-def rescue_unparsed(extractor: Model, items: list[tuple[Question, SampleRecord]]) -> list[SampleRecord]:
+def rescue_unparsed(
+    extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
+) -> list[SampleRecord]:
     """Ask the extractor about each unparsed objective sample; samples it cannot read stay unparsed."""
     asked = [(q, s) for q, s in items if s.status == "unparsed" and q.type.is_objective and s.response]
     if not asked:
@@ -46,7 +48,7 @@ def rescue_unparsed(extractor: Model, items: list[tuple[Question, SampleRecord]]
         extraction = extract_answer(question, output.text)
         updated = replace(sample, extractor_response=output.text)
         if extraction.status == "ok":
-            grade = grade_answer(question, extraction.answer)
+            grade = grade_for(question, extraction.answer, spec)
             updated = replace(
                 updated,
                 status="ok",

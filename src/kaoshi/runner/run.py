@@ -64,9 +64,9 @@ def execute_run(
     errors = 0
     for chunk in _chunks(pending, model.chunk_size(spec.method)):
         for pending_question, output in _ask(model, chunk, spec):
-            sample = build_sample(pending_question, output, spec.method)
+            sample = build_sample(pending_question, output, spec)
             if extractor is not None and sample.status == "unparsed":
-                sample = rescue_unparsed(extractor, [(pending_question.question, sample)])[0]
+                sample = rescue_unparsed(extractor, [(pending_question.question, sample)], spec)[0]
             store.add_sample(name, sample)
             errors += sample.status == "error"
             if on_sample is not None:

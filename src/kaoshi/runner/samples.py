@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kaoshi.data.model import Question
+from kaoshi.data.model import Gold, Question
 from kaoshi.models.base import ModelOutput
 from kaoshi.prompts import Prompt, candidate_answer
 from kaoshi.scoring.extract import Extraction, extract_answer
-from kaoshi.scoring.grade import grade_answer
-from kaoshi.store.records import SampleRecord
+from kaoshi.scoring.grade import MULTI_POLICIES, Grade, grade_answer
+from kaoshi.store.records import RunSpec, SampleRecord
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class PendingQuestion:
     prompt: Prompt
 
 
-def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> SampleRecord:
+def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -> SampleRecord:
     question = pending.question
     record = SampleRecord(
         question_id=question.id,
@@ -44,8 +44,16 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> 
     if output.error is not None:
         return record
     echo = pending.prompt.text if pending.prompt.messages is None else None
+    return score_record(record, question, output, spec, echo)
+
+
+def score_record(
+    record: SampleRecord, question: Question, output: ModelOutput, spec: RunSpec, echo: str | None
+) -> SampleRecord:
+    """Extraction and grading of one output under the run's method and scoring policy."""
+    method = spec.method
     extraction = read_output(question, output, method, echo)
-    grade = grade_answer(question, extraction.answer if extraction.status == "ok" else None)
+    grade = grade_for(question, extraction.answer if extraction.status == "ok" else None, spec)
     extracted_by = "loglik" if method == "loglik" and question.type.is_objective else "rules"
     return replace(
         record,
@@ -55,6 +63,11 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, method: str) -> 
         score=grade.points,
         extracted_by=extracted_by,
     )
+
+
+def grade_for(question: Question, answer: Gold, spec: RunSpec) -> Grade:
+    policy = spec.multi_policy if spec.multi_policy in MULTI_POLICIES else "exact"
+    return grade_answer(question, answer, policy, spec.partial_credit)
 
 
 def read_output(

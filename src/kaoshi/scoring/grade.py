@@ -1,10 +1,22 @@
-"""Grading an extracted answer against the gold answer."""
+"""Grading an extracted answer against the gold answer, exam style.
+
+Multiple-choice policies (recorded in the run spec):
+- exact: the chosen set must equal the gold set (the QualBench rule);
+- partial: the common Chinese exam rule: a non-empty subset of the gold set with no wrong option earns
+  `partial_credit` of the points, any wrong option earns nothing;
+- f1: per-option F1 between the chosen and the gold set, times the points.
+`correct` is always exact equality (accuracy); the policy changes the points earned.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from kaoshi.data.model import Gold, Question, QuestionType
+
+MultiPolicy = Literal["exact", "partial", "f1"]
+MULTI_POLICIES: tuple[MultiPolicy, ...] = ("exact", "partial", "f1")
 
 
 @dataclass(frozen=True)
@@ -15,9 +27,31 @@ class Grade:
     points: float | None
 
 
-def grade_answer(question: Question, answer: Gold) -> Grade:
-    """Exact grading: choice answers must equal the gold letter set (the QualBench rule)."""
+def grade_answer(
+    question: Question, answer: Gold, policy: MultiPolicy = "exact", partial_credit: float = 0.5
+) -> Grade:
     if question.type is QuestionType.OPEN or question.answer is None:
         return Grade(None, None)
     correct = answer is not None and answer == question.answer
-    return Grade(correct, question.points if correct else 0.0)
+    if question.type is not QuestionType.MULTI or policy == "exact" or not isinstance(answer, frozenset):
+        return Grade(correct, question.points if correct else 0.0)
+    gold = question.answer
+    assert isinstance(gold, frozenset)
+    return Grade(correct, question.points * multi_credit(answer, gold, policy, partial_credit))
+
+
+def multi_credit(
+    chosen: frozenset[str], gold: frozenset[str], policy: MultiPolicy, partial_credit: float
+) -> float:
+    """The fraction of a multiple-choice question's points that `chosen` earns under `policy`."""
+    if chosen == gold:
+        return 1.0
+    if policy == "partial":
+        return partial_credit if chosen and chosen < gold else 0.0
+    if policy == "f1":
+        hits = len(chosen & gold)
+        if not hits:
+            return 0.0
+        precision, recall = hits / len(chosen), hits / len(gold)
+        return 2 * precision * recall / (precision + recall)
+    return 0.0

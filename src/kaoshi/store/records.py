@@ -31,6 +31,9 @@ class RunSpec:
     system: str | None = None
     exemplars: tuple[str, ...] = ()  # pinned exemplar ids (--exemplars)
     llm_extractor: str | None = None  # model spec asked to read answers the rules left unparsed
+    multi_policy: str = "exact"  # multiple-choice scoring: exact / partial / f1
+    partial_credit: float = 0.5  # fraction of the points a correct subset earns under "partial"
+    rescored_from: str | None = None  # the run whose stored responses this run re-scored
     # Backend settings that can change results (base URL, dtype, context length); never an API key.
     model_settings: dict[str, Any] = field(default_factory=dict)
     kaoshi_version: str = ""

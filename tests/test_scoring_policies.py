@@ -1,0 +1,140 @@
+"""Multiple-choice scoring policies on hand-computed cases, and re-scoring stored runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kaoshi.cli.main import main
+from kaoshi.data import Question, QuestionType
+from kaoshi.scoring import grade_answer, multi_credit
+from tests.conftest import write_jsonl
+
+OPTIONS = tuple((letter, letter.lower()) for letter in "ABCDE")
+MULTI = Question("m", QuestionType.MULTI, "q", OPTIONS, frozenset("ABD"), points=2.0)
+
+# chosen, (correct, exact points, partial points, f1 points) — points are 2 x credit
+CASES = [
+    ("ABD", (True, 2.0, 2.0, 2.0)),
+    ("AB", (False, 0.0, 1.0, 2 * 0.8)),  # P=1, R=2/3 -> F1=0.8
+    ("A", (False, 0.0, 1.0, 2 * 0.5)),  # P=1, R=1/3 -> F1=0.5
+    ("ABC", (False, 0.0, 0.0, 2 * (2 / 3))),  # a wrong option: partial 0; P=R=2/3 -> F1=2/3
+    ("ABCDE", (False, 0.0, 0.0, 2 * 0.75)),  # P=3/5, R=1 -> F1=0.75
+    ("CE", (False, 0.0, 0.0, 0.0)),
+]
+
+
+@pytest.mark.parametrize(("chosen", "expected"), CASES)
+def test_multi_policies(chosen: str, expected: tuple[bool, float, float, float]) -> None:
+    correct, exact, partial, f1 = expected
+    answer = frozenset(chosen)
+    assert grade_answer(MULTI, answer, "exact") == pytest.approx(
+        type(grade_answer(MULTI, answer))(correct, exact)
+    )
+    assert grade_answer(MULTI, answer, "partial").points == pytest.approx(partial)
+    assert grade_answer(MULTI, answer, "partial").correct is correct
+    assert grade_answer(MULTI, answer, "f1").points == pytest.approx(f1)
+
+
+def test_partial_credit_fraction_and_other_types() -> None:
+    assert grade_answer(MULTI, frozenset("A"), "partial", partial_credit=0.25).points == 0.5
+    assert multi_credit(frozenset(), frozenset("AB"), "partial", 0.5) == 0.0
+    single = Question("s", QuestionType.SINGLE, "q", OPTIONS, frozenset("B"), points=1.0)
+    assert grade_answer(single, frozenset("B"), "partial").points == 1.0
+    assert grade_answer(single, frozenset("A"), "f1").points == 0.0
+    assert grade_answer(MULTI, None, "f1").points == 0.0
+
+
+def test_rescore_makes_a_new_run_without_model_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "s.sqlite")
+    # s-safe-5 gold ABC, s-safe-6 gold ACD: answer a correct subset and a set with a wrong option
+    script = write_jsonl(
+        tmp_path / "mock.jsonl",
+        [{"id": "s-safe-5", "response": "答案：AB"}, {"id": "s-safe-6", "response": "答案：ABCD"}],
+    )
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "sample",
+                "--model",
+                f"mock:{script}",
+                "--run-name",
+                "orig",
+                "--store",
+                store,
+            ]
+        )
+        == 0
+    )
+    script.unlink()  # proves the rescore asks no model
+    assert (
+        main(["rescore", "orig", "--run-name", "partial", "--multi-policy", "partial", "--store", store]) == 0
+    )
+    assert "no model calls" in capsys.readouterr().err
+    assert main(["rescore", "orig", "--run-name", "partial", "--store", store]) == 2  # name taken
+
+    def scores(run: str) -> dict[str, float | None]:
+        capsys.readouterr()
+        assert main(["samples", run, "--format", "jsonl", "--store", store]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        return {r["id"]: r["score"] for r in rows if r["id"] in ("s-safe-5", "s-safe-6")}
+
+    assert scores("orig") == {"s-safe-5": 0.0, "s-safe-6": 0.0}
+    assert scores("partial") == {"s-safe-5": 1.0, "s-safe-6": 0.0}  # 2 points x 0.5; a wrong option earns 0
+    assert main(["runs", "--format", "json", "--store", store]) == 0
+    runs = {r["run"]: r for r in json.loads(capsys.readouterr().out)}
+    assert runs["partial"]["samples"] == runs["orig"]["samples"] == 44
+    assert main(["report", "partial", "--format", "json", "--store", store]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["points"] == 1.0 and report["correct"] == 0  # accuracy stays exact-match
+
+
+def test_run_records_the_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kaoshi.store import Store
+
+    store = tmp_path / "s.sqlite"
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "sample",
+                "--model",
+                "random",
+                "--multi-policy",
+                "f1",
+                "--limit",
+                "3",
+                "--run-name",
+                "f1",
+                "--store",
+                str(store),
+            ]
+        )
+        == 0
+    )
+    with Store(store) as opened:
+        spec = opened.get_run("f1").spec
+    assert (spec.multi_policy, spec.partial_credit) == ("f1", 0.5)
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "sample",
+                "--model",
+                "random",
+                "--partial-credit",
+                "2",
+                "--store",
+                str(store),
+            ]
+        )
+        == 2
+    )
