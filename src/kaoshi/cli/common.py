@@ -15,13 +15,8 @@ EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 
 
-class UsageError(Exception):
-    """A command-line combination that cannot work; exit 2."""
-
-
 # Exceptions that mean the user's input is wrong: exit 2 with the message, no traceback.
 BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (
-    UsageError,
     DataError,
     StoreError,
     ModelError,

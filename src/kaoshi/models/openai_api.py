@@ -88,8 +88,6 @@ class OpenAIModel(Model):
         self.stats = ApiStats()
         self.backoff = Backoff()
         self._rng = random.Random(options.seed)
-        # Whether chat-form requests go to /chat/completions; completion text goes to /completions.
-        self.use_chat = True
 
     @property
     def batch_size(self) -> int:
