@@ -87,15 +87,15 @@ def runs_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
         store.get_run(args.run)
-        summary = summarize(args.run, store.iter_samples(args.run), args.by or tuple(GROUP_KEYS))
+        samples = store.samples(args.run)
+    summary = summarize(args.run, samples, args.by or tuple(GROUP_KEYS))
     if args.format != "json" and not args.by:
         # Without an explicit --by, leave out groupings the exam does not use.
         groups = {k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}}
         summary = type(summary)(summary.run, summary.overall, groups)
     print(render_summary(summary, args.format))
     if args.show:
-        with open_existing_store(args) as store:
-            shown = [s for s in store.iter_samples(args.run) if s.status == args.show]
+        shown = [s for s in samples if s.status == args.show]
         print_sample_table(f"{args.run}: {len(shown)} {args.show} sample(s)", shown)
     return 0
 
