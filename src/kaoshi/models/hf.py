@@ -230,7 +230,10 @@ class HFModel(Model):
                 continue
             prepared.append((request, context_ids, continuations))
         for group, prefix_len in _prefix_groups(prepared):
-            if prefix_len >= PREFIX_MIN_TOKENS and len(group) > 1 and self.reuse_prefix:
+            # A lone question gains too when several of its candidates span tokens: its own context is
+            # then the prefix, prefilled once instead of once per candidate.
+            shared = len(group) > 1 or any(len(ids) > 1 for _, _, conts in group for ids in conts)
+            if prefix_len >= PREFIX_MIN_TOKENS and shared and self.reuse_prefix:
                 yield from self._loglik_with_prefix(group, prefix_len)
                 continue
             group.sort(key=lambda item: len(item[1]), reverse=True)
