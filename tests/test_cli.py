@@ -73,7 +73,7 @@ def test_run_report_samples_runs(capsys: pytest.CaptureFixture[str], store_path:
         "n": 20,
         "accuracy": 1.0,
     }
-    assert set(report["groups"]) == {"domain", "type", "subject", "category"}
+    assert set(report["groups"]) == {"domain", "type", "subject", "category", "group"}
     assert set(report["groups"]["domain"]) == {"安全生产", "经济金融", "建筑工程", "信息技术"}
 
     code, out, _ = kaoshi(capsys, "samples", "m", "--format", "jsonl", "--store", str(store_path))

@@ -51,8 +51,8 @@ def test_split_selection(tmp_path: Path) -> None:
 BAD = [
     (
         {"id": "x", "type": "single", "question": "q", "options": {"A": "a", "B": "b"}, "anwser": "A"},
-        "field 'anwser': unknown field (known: answer, category, domain, explanation, id, meta, options, "
-        "points, question, split, subject, type)",
+        "field 'anwser': unknown field (known: answer, category, domain, explanation, group, id, meta, "
+        "options, points, question, split, subject, type)",
     ),
     (
         {"id": "x", "type": "single", "question": "q", "options": {"A": "a", "B": "b"}, "answer": "C"},

@@ -11,9 +11,11 @@ from rich.console import Console
 from rich.table import Table
 
 from kaoshi.cli.common import add_store_option, open_existing_store
+from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.data.model import format_gold
-from kaoshi.report import FORMATS, GROUP_KEYS, render_summary, summarize
+from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
 from kaoshi.report.aggregate import UNKNOWN_GROUP
+from kaoshi.report.compare import render_comparison
 from kaoshi.store import SampleRecord
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
@@ -26,12 +28,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     runs.set_defaults(handler=runs_command)
 
     report = subparsers.add_parser(
-        "report", help="accuracy overall and by domain / type / subject / category"
+        "report",
+        help="accuracy overall and by domain / type / subject / category / group; several runs side by side",
     )
-    report.add_argument("run")
+    report.add_argument(
+        "runs", nargs="+", metavar="RUN", help="one run, or several to compare (first = baseline)"
+    )
     report.add_argument("--by", action="append", choices=tuple(GROUP_KEYS), help="grouping (repeatable)")
     report.add_argument("--format", choices=FORMATS, default="table")
     report.add_argument("--show", choices=SAMPLE_STATUSES[1:], help="also list the samples with this status")
+    report.add_argument(
+        "--resamples", type=int, default=10_000, help="paired bootstrap resamples when comparing runs"
+    )
+    add_standard_score_option(report)
     add_store_option(report)
     report.set_defaults(handler=report_command)
 
@@ -85,19 +94,35 @@ def runs_command(args: argparse.Namespace) -> int:
 
 
 def report_command(args: argparse.Namespace) -> int:
+    if args.resamples < 100:
+        raise ValueError("--resamples must be at least 100")
     with open_existing_store(args) as store:
-        store.get_run(args.run)
-        samples = store.samples(args.run)
-    summary = summarize(args.run, samples, args.by or tuple(GROUP_KEYS))
+        loaded = [(store.get_run(name), store.samples(name)) for name in args.runs]
+    summaries = [
+        summarize(
+            run.name,
+            samples,
+            args.by or tuple(GROUP_KEYS),
+            standards={**run.spec.standard_scores, **(args.standard_score or {})},
+        )
+        for run, samples in loaded
+    ]
     if args.format != "json" and not args.by:
-        # Without an explicit --by, leave out groupings the exam does not use.
-        groups = {k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}}
-        summary = type(summary)(summary.run, summary.overall, groups)
-    print(render_summary(summary, args.format))
+        summaries = [drop_unused_groups(s) for s in summaries]
+    if len(summaries) == 1:
+        print(render_summary(summaries[0], args.format))
+    else:
+        print(render_comparison(summaries, args.format, resamples=args.resamples))
     if args.show:
-        shown = [s for s in samples if s.status == args.show]
-        print_sample_table(f"{args.run}: {len(shown)} {args.show} sample(s)", shown)
+        for run, samples in loaded:
+            shown = [s for s in samples if s.status == args.show]
+            print_sample_table(f"{run.name}: {len(shown)} {args.show} sample(s)", shown)
     return 0
+
+
+def drop_unused_groups(summary: RunSummary) -> RunSummary:
+    """Without an explicit --by, leave out groupings the exam does not use."""
+    return summary.with_groups({k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}})
 
 
 def sample_to_json(sample: SampleRecord) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from kaoshi.data import LoadResult, load_exam
 from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.prompts import Template, default_template_name, get_template
 from kaoshi.report import render_summary, summarize
+from kaoshi.report.standard import parse_standard_scores
 from kaoshi.runner import METHODS, execute_run
 from kaoshi.scoring import MULTI_POLICIES
 from kaoshi.store import RunSpec, SampleRecord
@@ -64,6 +65,22 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
         default=0.5,
         help="share of the points a correct subset earns (partial)",
     )
+
+
+def add_standard_score_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--standard-score",
+        metavar="SUBJECT=N,...",
+        type=standard_scores_arg,
+        help="scale each subject's points to a standard score (overrides the exam file's standard_scores)",
+    )
+
+
+def standard_scores_arg(text: str) -> dict[str, float]:
+    try:
+        return parse_standard_scores(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def check_scoring(args: argparse.Namespace) -> None:
@@ -162,6 +179,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
     add_scoring_options(parser)
+    add_standard_score_option(parser)
     add_backend_options(parser)
     parser.add_argument(
         "--llm-extractor",
@@ -212,6 +230,7 @@ def run_command(args: argparse.Namespace) -> int:
         model_settings=recorded_settings(options),
         multi_policy=args.multi_policy,
         partial_credit=args.partial_credit,
+        standard_scores={**exam.metadata.get("standard_scores", {}), **(args.standard_score or {})},
         kaoshi_version=kaoshi.__version__,
     )
     extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None

@@ -33,6 +33,7 @@ QUESTION_FIELDS = frozenset(
         "domain",
         "category",
         "split",
+        "group",
         "meta",
     }
 )
@@ -63,6 +64,7 @@ def kaoshi_question(record: Any, file: str, line: int | None) -> Question:
         domain=optional_text(record, "domain").strip() or None,
         category=optional_text(record, "category").strip() or None,
         split=optional_text(record, "split").strip() or "test",
+        group=optional_text(record, "group").strip() or None,
         source=Source(file, line) if line is not None else None,
     )
 

@@ -79,6 +79,7 @@ class Question:
     domain: str | None = None
     category: str | None = None
     split: str | None = None
+    group: str | None = None  # a set of subjects reported together (LHMKE: school / college / career)
     source: Source | None = field(default=None, compare=False)
 
     @property
@@ -95,7 +96,7 @@ class Question:
 
     def content(self) -> dict[str, Any]:
         """Canonical JSON-ready content; the source location is not content."""
-        return {
+        content: dict[str, Any] = {
             "id": self.id,
             "type": self.type.value,
             "stem": self.stem,
@@ -108,6 +109,9 @@ class Question:
             "category": self.category,
             "split": self.split,
         }
+        if self.group is not None:  # only when set, so exams without groups keep their fingerprints
+            content["group"] = self.group
+        return content
 
     def fingerprint(self) -> str:
         return _sha256(self.content())
@@ -127,6 +131,7 @@ class Question:
             domain=content["domain"],
             category=content["category"],
             split=content["split"],
+            group=content.get("group"),
         )
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
+from kaoshi.data.model import format_gold
+from kaoshi.report.metrics import category_averages, macro_accuracy, weighted_f1
+from kaoshi.report.standard import GroupPoints, SubjectPoints, group_points, subject_points
+from kaoshi.report.stats import wilson_interval
 from kaoshi.store.records import SampleRecord
 
 GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
@@ -12,6 +16,7 @@ GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
     "type": lambda s: s.qtype,
     "subject": lambda s: s.subject,
     "category": lambda s: s.category,
+    "group": lambda s: s.question.get("group"),
 }
 UNKNOWN_GROUP = "(none)"
 
@@ -21,7 +26,8 @@ class Tally:
     """Counts over a set of samples.
 
     graded: objective samples with a gold answer and no error; unparsed answers are graded (as wrong)
-    because the model did answer. accuracy = correct / graded.
+    because the model did answer. accuracy = correct / graded. points / max_points: over every sample
+    that has a score (objective ones, and open ones once a judge has graded them).
     """
 
     n: int = 0
@@ -42,6 +48,7 @@ class Tally:
         is_error = sample.status == "error"
         is_graded = not is_error and sample.correct is not None
         is_ungraded = not is_error and sample.correct is None
+        has_score = not is_error and sample.score is not None
         return Tally(
             n=self.n + 1,
             graded=self.graded + is_graded,
@@ -50,14 +57,20 @@ class Tally:
             ambiguous=self.ambiguous + (sample.status == "ambiguous"),
             errors=self.errors + is_error,
             ungraded=self.ungraded + is_ungraded,
-            points=self.points + ((sample.score or 0.0) if is_graded else 0.0),
-            max_points=self.max_points + (sample.points if is_graded else 0.0),
+            points=self.points + (sample.score or 0.0 if has_score else 0.0),
+            max_points=self.max_points + (sample.points if has_score else 0.0),
         )
 
-    def to_json(self) -> dict[str, float | int | None]:
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """95% Wilson interval of the accuracy."""
+        return wilson_interval(self.correct, self.graded) if self.graded else None
+
+    def to_json(self) -> dict[str, object]:
         return {
             "n": self.n,
             "accuracy": self.accuracy,
+            "interval": list(self.interval) if self.interval else None,
             "correct": self.correct,
             "graded": self.graded,
             "unparsed": self.unparsed,
@@ -71,14 +84,33 @@ class Tally:
 
 @dataclass(frozen=True)
 class RunSummary:
+    """A run's tallies, overall and per grouping, with the metrics tables are made of.
+
+    outcomes: question id -> 1.0 / 0.0 for every graded question, for paired comparisons between runs.
+    """
+
     run: str
     overall: Tally
     groups: dict[str, dict[str, Tally]]
+    macro: dict[str, float | None] = field(default_factory=dict)
+    weighted_f1: float | None = None
+    category_averages: dict[str, float] = field(default_factory=dict)
+    subject_points: list[SubjectPoints] = field(default_factory=list)
+    group_points: list[GroupPoints] = field(default_factory=list)
+    outcomes: dict[str, float] = field(default_factory=dict, repr=False)
+
+    def with_groups(self, groups: dict[str, dict[str, Tally]]) -> RunSummary:
+        return replace(self, groups=groups)
 
     def to_json(self) -> dict[str, object]:
         return {
             "run": self.run,
             **self.overall.to_json(),
+            "macro_accuracy": self.macro,
+            "weighted_f1": self.weighted_f1,
+            "category_averages": self.category_averages,
+            "subject_points": [row.to_json() for row in self.subject_points],
+            "group_points": [row.to_json() for row in self.group_points],
             "groups": {
                 key: {name: tally.to_json() for name, tally in table.items()}
                 for key, table in self.groups.items()
@@ -87,19 +119,53 @@ class RunSummary:
 
 
 def summarize(
-    run: str, samples: Iterable[SampleRecord], group_by: Iterable[str] = tuple(GROUP_KEYS)
+    run: str,
+    samples: Iterable[SampleRecord],
+    group_by: Iterable[str] = tuple(GROUP_KEYS),
+    standards: Mapping[str, float] | None = None,
 ) -> RunSummary:
+    """Tally a run's samples. Macro accuracies are over subjects and domains whether or not they are
+    among `group_by`; `standards` (subject -> standard score) scales each subject's points."""
     keys = list(group_by)
     unknown = [k for k in keys if k not in GROUP_KEYS]
     if unknown:
         raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
+    samples = list(samples)
     overall = Tally()
-    groups: dict[str, dict[str, Tally]] = {key: {} for key in keys}
+    tallied = {*keys, "subject", "domain"}
+    groups: dict[str, dict[str, Tally]] = {key: {} for key in tallied}
+    category_of: dict[str, str] = {}
+    answer_pairs: list[tuple[str, str]] = []
+    outcomes: dict[str, float] = {}
     for sample in samples:
         overall = overall.add(sample)
-        for key in keys:
-            name = GROUP_KEYS[key](sample) or UNKNOWN_GROUP
+        for key in tallied:
+            name = GROUP_KEYS[key](sample)
+            if name is None:
+                if key not in keys:
+                    continue
+                name = UNKNOWN_GROUP
             table = groups[key]
             table[name] = table.get(name, Tally()).add(sample)
-    ordered = {key: dict(sorted(table.items())) for key, table in groups.items()}
-    return RunSummary(run, overall, ordered)
+        if sample.subject and sample.category:
+            category_of[sample.subject] = sample.category
+        if sample.status != "error" and sample.correct is not None:
+            outcomes[sample.question_id] = float(sample.correct)
+            answer = format_gold(sample.answer) if sample.answer is not None else ""
+            answer_pairs.append((format_gold(sample.gold), answer))
+    named = {
+        key: {n: t for n, t in groups[key].items() if n != UNKNOWN_GROUP} for key in ("subject", "domain")
+    }
+    macro = {key: macro_accuracy(table) for key, table in named.items() if table}
+    subjects = subject_points(samples, standards or {})
+    return RunSummary(
+        run,
+        overall,
+        {key: dict(sorted(groups[key].items())) for key in keys},
+        macro=macro,
+        weighted_f1=weighted_f1(answer_pairs),
+        category_averages=category_averages(named["subject"], category_of) if category_of else {},
+        subject_points=subjects,
+        group_points=group_points(subjects),
+        outcomes=outcomes,
+    )

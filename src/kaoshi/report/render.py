@@ -1,69 +1,140 @@
-"""Render run summaries as a terminal table, Markdown, CSV or JSON."""
+"""A run's summary as tables: grouped tallies, metrics, the C-Eval averages and exam points."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
-from rich.console import Console
-from rich.table import Table
-
+from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES
 from kaoshi.report.aggregate import RunSummary, Tally
+from kaoshi.report.metrics import CEVAL_AVERAGE
+from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
 
-FORMATS = ("table", "md", "csv", "json")
-_HEADERS = ("group", "n", "accuracy", "correct", "graded", "unparsed", "errors", "ungraded", "points")
+FORMATS = (*TEXT_FORMATS, "json")
+_HEADERS = (
+    "n",
+    "accuracy",
+    "95% CI",
+    "correct",
+    "graded",
+    "unparsed",
+    "errors",
+    "ungraded",
+    "points",
+)
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def interval_text(tally: Tally) -> str:
+    interval = tally.interval
+    return "—" if interval is None else f"{100 * interval[0]:.1f}–{100 * interval[1]:.1f}"
 
 
 def _row(label: str, tally: Tally) -> list[str]:
-    accuracy = "—" if tally.accuracy is None else f"{100 * tally.accuracy:.1f}%"
-    points = f"{tally.points:g}/{tally.max_points:g}"
     return [
         label,
         str(tally.n),
-        accuracy,
+        percent(tally.accuracy),
+        interval_text(tally),
         str(tally.correct),
         str(tally.graded),
         str(tally.unparsed),
         str(tally.errors),
         str(tally.ungraded),
-        points,
+        f"{tally.points:g}/{tally.max_points:g}",
     ]
 
 
-def _rows(summary: RunSummary) -> list[tuple[str, list[list[str]]]]:
-    """Sections: the overall line, then one section per grouping."""
-    sections = [("overall", [_row("all", summary.overall)])]
+def rate(count: int, total: int) -> float | None:
+    return count / total if total else None
+
+
+def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
+    """(label, value, higher is better) for the headline metrics."""
+    overall = summary.overall
+    rows: list[tuple[str, float | None, bool]] = [
+        ("accuracy (micro, over questions)", overall.accuracy, True)
+    ]
+    for key, value in summary.macro.items():
+        rows.append((f"accuracy (macro, mean over {key}s)", value, True))
+    rows.append(("weighted F1 over answers", summary.weighted_f1, True))
+    if overall.max_points:
+        rows.append(("points earned / available", overall.points / overall.max_points, True))
+    rows.append(("unparsed rate", rate(overall.unparsed, overall.graded), False))
+    rows.append(("error rate", rate(overall.errors, overall.n), False))
+    return rows
+
+
+def ceval_columns(summary: RunSummary) -> list[str]:
+    known = [c for c in CEVAL_CATEGORIES if c in summary.category_averages]
+    others = sorted(c for c in summary.category_averages if c not in CEVAL_CATEGORIES and c != CEVAL_AVERAGE)
+    return [*known, *others, CEVAL_AVERAGE]
+
+
+def run_tables(summary: RunSummary) -> list[TextTable]:
+    tables = [TextTable(f"{summary.run} — overall", ("", *_HEADERS), [_row("all", summary.overall)])]
     for key, table in summary.groups.items():
-        sections.append((key, [_row(name, tally) for name, tally in table.items()]))
-    return sections
+        tables.append(
+            TextTable(f"{summary.run} — by {key}", (key, *_HEADERS), [_row(n, t) for n, t in table.items()])
+        )
+    tables.append(
+        TextTable(
+            f"{summary.run} — metrics",
+            ("metric", "value"),
+            [[label, percent(value)] for label, value, _ in metric_rows(summary)],
+        )
+    )
+    if summary.category_averages:
+        columns = ceval_columns(summary)
+        tables.append(
+            TextTable(
+                f"{summary.run} — C-Eval averages",
+                ("", *columns),
+                [["accuracy", *(percent(summary.category_averages.get(c)) for c in columns)]],
+                note="each category is the mean of its subjects' accuracies; Average is over all subjects",
+            )
+        )
+    if any(row.standard is not None for row in summary.subject_points):
+        tables.append(_points_table(summary))
+    if summary.group_points:
+        tables.append(
+            TextTable(
+                f"{summary.run} — group totals",
+                ("group", "subjects", "score", "standard"),
+                [
+                    [g.group, str(g.subjects), f"{g.scaled:.1f}", f"{g.standard:g}"]
+                    for g in summary.group_points
+                ],
+            )
+        )
+    return tables
+
+
+def _points_table(summary: RunSummary) -> TextTable:
+    rows = []
+    for row in summary.subject_points:
+        scaled = row.scaled
+        rows.append(
+            [
+                row.subject,
+                row.group or "",
+                f"{row.points:g}/{row.max_points:g}",
+                f"{row.scored}/{row.questions}",
+                "—" if row.standard is None else f"{row.standard:g}",
+                "—" if scaled is None else f"{scaled:.1f}",
+            ]
+        )
+    return TextTable(
+        f"{summary.run} — points by subject",
+        ("subject", "group", "points", "scored", "standard", "score"),
+        rows,
+        note="score = standard × points / points available over the scored questions",
+    )
 
 
 def render_summary(summary: RunSummary, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(summary.to_json(), ensure_ascii=False, indent=2)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["run", "by", *_HEADERS])
-        for key, rows in _rows(summary):
-            for row in rows:
-                writer.writerow([summary.run, key, *row])
-        return buffer.getvalue().rstrip("\n")
-    if fmt == "md":
-        lines = [f"## {summary.run}"]
-        for key, rows in _rows(summary):
-            lines += ["", f"| {key} | " + " | ".join(_HEADERS[1:]) + " |", "|" + "---|" * len(_HEADERS)]
-            lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines)
-    if fmt == "table":
-        console = Console(record=True, width=120, file=io.StringIO(), force_terminal=False)
-        for key, rows in _rows(summary):
-            table = Table(title=f"{summary.run} — {key}", title_justify="left")
-            for i, header in enumerate((key, *_HEADERS[1:])):
-                table.add_column(header, justify="left" if i == 0 else "right")
-            for row in rows:
-                table.add_row(*row)
-            console.print(table)
-        return console.export_text().rstrip("\n")
-    raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    return render_tables(run_tables(summary), fmt)

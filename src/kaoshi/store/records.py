@@ -34,12 +34,15 @@ class RunSpec:
     multi_policy: str = "exact"  # multiple-choice scoring: exact / partial / f1
     partial_credit: float = 0.5  # fraction of the points a correct subset earns under "partial"
     rescored_from: str | None = None  # the run whose stored responses this run re-scored
+    # subject -> standard score (LHMKE): reports scale each subject's points to it. Only reporting
+    # depends on it, so it may change when a run resumes.
+    standard_scores: dict[str, float] = field(default_factory=dict)
     # Backend settings that can change results (base URL, dtype, context length); never an API key.
     model_settings: dict[str, Any] = field(default_factory=dict)
     kaoshi_version: str = ""
 
     # Fields that may change between a run and its resumption without changing its numbers.
-    RESUMABLE_CHANGES = frozenset({"kaoshi_version"})
+    RESUMABLE_CHANGES = frozenset({"kaoshi_version", "standard_scores"})
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

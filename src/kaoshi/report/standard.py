@@ -1,0 +1,111 @@
+"""Exam-style points: each subject's points scaled to its standard score (LHMKE), and group totals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kaoshi.store.records import SampleRecord
+
+
+@dataclass(frozen=True)
+class SubjectPoints:
+    """Points earned in one subject, over the questions that have been scored.
+
+    `scored` < `questions` means some questions (errors, open questions nobody graded yet) are not in
+    the total, and the scaled score covers only the scored part of the paper.
+    """
+
+    subject: str
+    group: str | None
+    points: float
+    max_points: float
+    scored: int
+    questions: int
+    standard: float | None
+
+    @property
+    def scaled(self) -> float | None:
+        """Points on the subject's standard scale, e.g. 73.5 of 100."""
+        if self.standard is None or not self.max_points:
+            return None
+        return self.standard * self.points / self.max_points
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "subject": self.subject,
+            "group": self.group,
+            "points": self.points,
+            "max_points": self.max_points,
+            "scored": self.scored,
+            "questions": self.questions,
+            "standard": self.standard,
+            "scaled": self.scaled,
+        }
+
+
+@dataclass(frozen=True)
+class GroupPoints:
+    group: str
+    scaled: float
+    standard: float
+    subjects: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "group": self.group,
+            "scaled": self.scaled,
+            "standard": self.standard,
+            "subjects": self.subjects,
+        }
+
+
+def parse_standard_scores(text: str) -> dict[str, float]:
+    """`数学=100,语文=150` -> {'数学': 100.0, '语文': 150.0}; ValueError naming the bad item."""
+    scores: dict[str, float] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        subject, sep, value = item.rpartition("=")
+        try:
+            score = float(value)
+        except ValueError:
+            score = -1.0
+        if not sep or not subject.strip() or not score > 0:
+            raise ValueError(f"--standard-score wants SUBJECT=POSITIVE_NUMBER items, got {item!r}")
+        scores[subject.strip()] = score
+    return scores
+
+
+def subject_points(samples: Iterable[SampleRecord], standards: Mapping[str, float]) -> list[SubjectPoints]:
+    """One row per subject (samples without a subject are left out), in subject order."""
+    rows: dict[str, list[float]] = {}  # subject -> [points, max_points, scored, questions]
+    groups: dict[str, str | None] = {}
+    for sample in samples:
+        if not sample.subject:
+            continue
+        row = rows.setdefault(sample.subject, [0.0, 0.0, 0, 0])
+        groups.setdefault(sample.subject, sample.question.get("group"))
+        row[3] += 1
+        if sample.status != "error" and sample.score is not None:
+            row[0] += sample.score
+            row[1] += sample.points
+            row[2] += 1
+    return [
+        SubjectPoints(
+            subject, groups[subject], points, max_points, int(scored), int(n), standards.get(subject)
+        )
+        for subject, (points, max_points, scored, n) in sorted(rows.items())
+    ]
+
+
+def group_points(subjects: Iterable[SubjectPoints]) -> list[GroupPoints]:
+    """Group totals: the sum of the group's scaled subject scores against the sum of their standards."""
+    totals: dict[str, list[float]] = {}
+    for row in subjects:
+        scaled = row.scaled
+        if row.group is None or scaled is None or row.standard is None:
+            continue
+        total = totals.setdefault(row.group, [0.0, 0.0, 0])
+        total[0] += scaled
+        total[1] += row.standard
+        total[2] += 1
+    return [GroupPoints(name, s, std, int(k)) for name, (s, std, k) in sorted(totals.items())]
