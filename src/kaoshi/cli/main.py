@@ -7,7 +7,15 @@ import sys
 from collections.abc import Sequence
 
 import kaoshi
-from kaoshi.cli import inspect_cmds, prompt_cmd, rescore_cmd, run_cmd, validate_cmd
+from kaoshi.cli import (
+    export_cmd,
+    inspect_cmds,
+    leaderboard_cmd,
+    prompt_cmd,
+    rescore_cmd,
+    run_cmd,
+    validate_cmd,
+)
 from kaoshi.cli.common import (
     BAD_INPUT_ERRORS,
     EXIT_BAD_INPUT,
@@ -29,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate_cmd.register(subparsers)
     prompt_cmd.register(subparsers)
     rescore_cmd.register(subparsers)
+    leaderboard_cmd.register(subparsers)
+    export_cmd.register(subparsers)
     return parser
 
 

@@ -1,0 +1,46 @@
+"""kaoshi leaderboard: every run in the store on a benchmark, ranked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from kaoshi.cli.common import add_store_option, open_existing_store
+from kaoshi.report import summarize
+from kaoshi.report.leaderboard import Entry, leaderboard_table
+from kaoshi.report.tables import TEXT_FORMATS, render_tables
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "leaderboard", help="all runs on a benchmark, ranked (C-Eval layout for C-Eval)"
+    )
+    parser.add_argument("--benchmark", help="only this benchmark (default: one table per benchmark)")
+    parser.add_argument("--split", help="only runs on this split")
+    parser.add_argument("--format", choices=(*TEXT_FORMATS, "json"), default="table")
+    add_store_option(parser)
+    parser.set_defaults(handler=leaderboard_command)
+
+
+def leaderboard_command(args: argparse.Namespace) -> int:
+    by_benchmark: dict[str, list[Entry]] = {}
+    with open_existing_store(args) as store:
+        for run in store.runs():
+            spec = run.spec
+            if args.benchmark not in (None, spec.benchmark) or args.split not in (None, spec.split):
+                continue
+            summary = summarize(run.name, store.iter_samples(run.name), ["subject", "domain"])
+            by_benchmark.setdefault(spec.benchmark, []).append(Entry(run, summary))
+    if not by_benchmark:
+        wanted = f" on benchmark {args.benchmark!r}" if args.benchmark else ""
+        raise ValueError(f"no runs{wanted} in the store")
+    tables = [leaderboard_table(name, entries) for name, entries in sorted(by_benchmark.items())]
+    if args.format == "json":
+        document = [
+            {"benchmark": t.title.removeprefix("leaderboard — "), "columns": list(t.headers), "rows": t.rows}
+            for t in tables
+        ]
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    else:
+        print(render_tables(tables, args.format))
+    return 0

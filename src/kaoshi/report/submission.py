@@ -1,0 +1,116 @@
+"""The C-Eval test submission file: {subject: {"<id>": "A", ...}} for all 52 subjects, validated."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
+from kaoshi.data.model import format_gold
+from kaoshi.store.records import RunRecord, SampleRecord
+
+CEVAL_LETTERS = frozenset("ABCD")
+
+
+class SubmissionError(ValueError):
+    """The run cannot make a valid submission; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    answers: dict[str, dict[str, str]]
+    unanswered: int  # questions with no readable answer, submitted as "" (graded wrong)
+
+
+def _list(items: Iterable[str], limit: int = 10) -> str:
+    items = list(items)
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def ceval_submission(run: RunRecord, samples: Iterable[SampleRecord]) -> Submission:
+    """Build and validate the submission; SubmissionError names every reason it cannot be complete."""
+    spec = run.spec
+    samples = list(samples)
+    # Runs record the split asked for; without --split the loader's default applies, which the
+    # stored questions carry.
+    split = spec.split or next((s.question.get("split") for s in samples), None)
+    if spec.benchmark != "ceval":
+        raise SubmissionError(
+            f"run {run.name!r} is on {spec.benchmark!r}; a C-Eval submission needs a ceval run"
+        )
+    if split != "test":
+        raise SubmissionError(
+            f"run {run.name!r} is on the {split!r} split; the submission needs --split test"
+        )
+    problems: list[str] = []
+    if spec.limit is not None:
+        problems.append(f"the run was limited to {spec.limit} questions (--limit)")
+    by_subject: dict[str, dict[str, str]] = {}
+    errors: list[str] = []
+    unanswered = 0
+    n = 0
+    for sample in samples:
+        n += 1
+        subject, _, row_id = sample.question_id.rpartition("/")
+        if sample.status == "error":
+            errors.append(sample.question_id)
+            continue
+        answer = format_gold(sample.answer) if isinstance(sample.answer, frozenset) else ""
+        if answer and answer not in CEVAL_LETTERS:
+            raise SubmissionError(f"{sample.question_id}: answer {answer!r} is not one of A, B, C, D")
+        unanswered += not answer
+        by_subject.setdefault(subject, {})[row_id] = answer
+    if n < spec.n_questions:
+        problems.append(f"{spec.n_questions - n} of {spec.n_questions} questions have no stored answer yet")
+    if errors:
+        problems.append(
+            f"{len(errors)} question(s) ended in an error: {_list(errors)} (resume the run to retry)"
+        )
+    missing_subjects = [s for s in CEVAL_SUBJECTS if s not in by_subject]
+    if missing_subjects:
+        problems.append(f"{len(missing_subjects)} subject(s) missing: {_list(missing_subjects)}")
+    unknown = sorted(set(by_subject) - set(CEVAL_SUBJECTS))
+    if unknown:
+        problems.append(f"not C-Eval subjects: {_list(unknown)}")
+    for subject, answers in by_subject.items():
+        gaps = _missing_ids(answers)
+        if gaps:
+            problems.append(f"{subject}: ids {_list(gaps)} missing")
+    if problems:
+        raise SubmissionError(
+            f"run {run.name!r} cannot make a complete C-Eval submission:\n  - " + "\n  - ".join(problems)
+        )
+    ordered = {
+        subject: dict(sorted(by_subject[subject].items(), key=lambda item: int(item[0])))
+        for subject in CEVAL_SUBJECTS
+    }
+    return Submission(ordered, unanswered)
+
+
+def _missing_ids(answers: dict[str, str]) -> list[str]:
+    """C-Eval ids run 0..n-1 within a subject; a gap means a question was not evaluated."""
+    try:
+        ids = sorted(int(i) for i in answers)
+    except ValueError:
+        raise SubmissionError(f"ids must be integers, got {sorted(answers)[:3]}") from None
+    present = set(ids)
+    return [str(i) for i in range(ids[-1] + 1) if i not in present] if ids else []
+
+
+def write_submission(submission: Submission, path: Path) -> None:
+    """Write UTF-8 JSON atomically: a failed write never leaves half a file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(submission.answers, handle, ensure_ascii=False, indent=1)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
