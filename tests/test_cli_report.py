@@ -9,47 +9,12 @@ from pathlib import Path
 import pytest
 
 from kaoshi.cli.main import main
-from kaoshi.data import load_exam
-from tests.conftest import write_jsonl
-
-EXAM = load_exam("sample").exam
 
 
 def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def mock_script(path: Path, right: set[str]) -> Path:
-    """A mock model that is right on the questions in `right` and answers wrongly elsewhere."""
-    rows = []
-    for q in EXAM.questions:
-        if q.type.value == "open":
-            rows.append({"id": q.id, "response": "参考回答"})
-        elif q.type.value == "judge":
-            good = q.answer if q.id in right else not q.answer
-            rows.append({"id": q.id, "response": f"答案：{'正确' if good else '错误'}"})
-        else:
-            gold = "".join(sorted(q.answer))  # type: ignore[arg-type]
-            # a letter outside the gold set, or (all options right) a strict subset
-            wrong = next((letter for letter in q.letters if letter not in gold), gold[:-1])
-            rows.append({"id": q.id, "response": f"答案：{gold if q.id in right else wrong}"})
-    return write_jsonl(path, rows)
-
-
-@pytest.fixture
-def two_runs(capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path) -> Path:
-    objective = [q.id for q in EXAM.questions if q.type.value != "open"]
-    strong = mock_script(tmp_path / "strong.jsonl", set(objective))  # right on all 40
-    weak = mock_script(tmp_path / "weak.jsonl", set(objective[:10]))  # right on 10 of 40
-    for name, script in (("strong", strong), ("weak", weak)):
-        code, _, err = kaoshi(
-            capsys, "run", "--benchmark", "sample", "--model", f"mock:{script}", "--run-name", name,
-            "--store", str(store_path),
-        )  # fmt: skip
-        assert code == 0, err
-    return store_path
 
 
 def test_report_compares_runs_with_best_marked_and_bootstrap(

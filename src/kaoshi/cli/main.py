@@ -9,8 +9,10 @@ from collections.abc import Sequence
 import kaoshi
 from kaoshi.cli import (
     export_cmd,
+    html_cmd,
     inspect_cmds,
     leaderboard_cmd,
+    plot_cmd,
     prompt_cmd,
     rescore_cmd,
     run_cmd,
@@ -39,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     rescore_cmd.register(subparsers)
     leaderboard_cmd.register(subparsers)
     export_cmd.register(subparsers)
+    plot_cmd.register(subparsers)
+    html_cmd.register(subparsers)
     return parser
 
 

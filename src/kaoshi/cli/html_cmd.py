@@ -1,0 +1,65 @@
+"""kaoshi html: one self-contained HTML file with tables, plots and a per-question browser."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.report import GROUP_KEYS, RunSummary, summarize
+from kaoshi.report.aggregate import UNKNOWN_GROUP
+from kaoshi.report.html import Figure, ReportRun, build_html
+from kaoshi.report.plot import PlotError, draw, png_bytes
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("html", help="a self-contained HTML report of one or more runs")
+    parser.add_argument("runs", nargs="+", metavar="RUN")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the .html file to write")
+    parser.add_argument("--by", choices=tuple(GROUP_KEYS), default="domain", help="grouping of the plots")
+    parser.add_argument("--title", default="kaoshi report")
+    parser.add_argument("--no-prompts", action="store_true", help="leave the prompts out (smaller file)")
+    add_store_option(parser)
+    parser.set_defaults(handler=html_command)
+
+
+def html_command(args: argparse.Namespace) -> int:
+    runs: list[ReportRun] = []
+    with open_existing_store(args) as store:
+        for name in args.runs:
+            record = store.get_run(name)
+            samples = store.samples(name)
+            summary = summarize(name, samples, GROUP_KEYS)
+            summary = summary.with_groups(
+                {k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}}
+            )
+            runs.append(ReportRun(record, summary, samples))
+        store_path = str(args.store or "")
+    figures, note = _figures([r.summary for r in runs], args.by)
+    html = build_html(
+        runs, figures, title=args.title, store=store_path, with_prompts=not args.no_prompts, figures_note=note
+    )
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(html, encoding="utf-8")
+    eprint(f"wrote {args.output} ({len(html.encode()) / 1024:.0f} KiB, {len(figures)} plot(s))")
+    return 0
+
+
+def _figures(summaries: Sequence[RunSummary], key: str) -> tuple[list[Figure], str]:
+    """The bar chart and, with three or more groups, the radar; notes say why any is missing."""
+    figures: list[Figure] = []
+    notes: list[str] = []
+    for kind in ("bar", "radar"):
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                figure = draw(summaries, key, kind)
+                figures.append(Figure(f"accuracy by {key} ({kind})", png_bytes(figure)))
+            notes += [str(w.message) for w in caught]
+        except PlotError as exc:
+            notes.append(str(exc))
+    for note in dict.fromkeys(notes):
+        eprint(f"note: {note}")
+    return figures, "; ".join(dict.fromkeys(notes))

@@ -1,0 +1,31 @@
+"""kaoshi plot: a figure of one or more runs, by a grouping."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.report import GROUP_KEYS, summarize
+from kaoshi.report.plot import PLOT_KINDS, draw, save_figure
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("plot", help="bar chart with 95%% intervals, or radar profile, of runs")
+    parser.add_argument("runs", nargs="+", metavar="RUN")
+    parser.add_argument("--by", choices=tuple(GROUP_KEYS), default="domain")
+    parser.add_argument("--kind", choices=PLOT_KINDS, default="bar")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="image file: .png, .svg or .pdf")
+    add_store_option(parser)
+    parser.set_defaults(handler=plot_command)
+
+
+def plot_command(args: argparse.Namespace) -> int:
+    with open_existing_store(args) as store:
+        summaries = [
+            summarize(name, store.samples(store.get_run(name).name), [args.by]) for name in args.runs
+        ]
+    figure = draw(summaries, args.by, args.kind)
+    save_figure(figure, args.output)
+    eprint(f"wrote {args.output}")
+    return 0

@@ -1,0 +1,111 @@
+"use strict";
+// The per-question browser. Model output is only ever placed with textContent, never parsed as HTML.
+(function () {
+  const data = JSON.parse(document.getElementById("kaoshi-data").textContent);
+  const PAGE = 50;
+  const $ = (id) => document.getElementById(id);
+  const controls = {
+    run: $("f-run"), domain: $("f-domain"), type: $("f-type"), result: $("f-result"), search: $("f-search"),
+  };
+  let page = 0;
+
+  function node(tag, text, className) {
+    const element = document.createElement(tag);
+    if (text !== undefined && text !== null) element.textContent = String(text);
+    if (className) element.className = className;
+    return element;
+  }
+
+  function option(select, value, label) {
+    const element = node("option", label);
+    element.value = value;
+    select.appendChild(element);
+  }
+
+  function refillChoices() {
+    const samples = currentRun().samples;
+    for (const [key, select] of [["domain", controls.domain], ["type", controls.type]]) {
+      const previous = select.value;
+      select.replaceChildren();
+      option(select, "", "all");
+      const values = [...new Set(samples.map((s) => s[key] || ""))].filter((v) => v !== "").sort();
+      values.forEach((v) => option(select, v, v));
+      select.value = values.includes(previous) ? previous : "";
+    }
+  }
+
+  function currentRun() {
+    return data.runs[Number(controls.run.value) || 0];
+  }
+
+  function matches(sample) {
+    const query = controls.search.value.trim().toLowerCase();
+    if (controls.domain.value && sample.domain !== controls.domain.value) return false;
+    if (controls.type.value && sample.type !== controls.type.value) return false;
+    const result = controls.result.value;
+    if (result === "wrong" && !(sample.outcome === "wrong" || sample.outcome === "unparsed")) return false;
+    if (result && result !== "wrong" && sample.outcome !== result) return false;
+    if (query) {
+      const haystack = [sample.id, sample.prompt, sample.response, sample.answer, sample.gold]
+        .map((v) => String(v || "").toLowerCase()).join("\n");
+      if (!haystack.includes(query)) return false;
+    }
+    return true;
+  }
+
+  function detailRow(sample, columns) {
+    const row = node("tr", null, "detail");
+    const cell = node("td");
+    cell.colSpan = columns;
+    const parts = [
+      ["prompt", sample.prompt], ["raw output", sample.response], ["extracted answer", sample.answer],
+      ["gold answer", sample.gold], ["error", sample.error],
+    ];
+    for (const [label, value] of parts) {
+      if (value === null || value === undefined || value === "") continue;
+      cell.appendChild(node("strong", label));
+      cell.appendChild(node("pre", value));
+    }
+    row.appendChild(cell);
+    return row;
+  }
+
+  function render() {
+    const body = $("question-rows");
+    const selected = currentRun().samples.filter(matches);
+    const pages = Math.max(1, Math.ceil(selected.length / PAGE));
+    page = Math.min(page, pages - 1);
+    $("count").textContent = `${selected.length} question(s)`;
+    $("page").textContent = `page ${page + 1} of ${pages}`;
+    $("prev").disabled = page === 0;
+    $("next").disabled = page >= pages - 1;
+    const rows = [];
+    for (const sample of selected.slice(page * PAGE, (page + 1) * PAGE)) {
+      const row = node("tr", null, "item");
+      row.dataset.id = sample.id;
+      const cells = [sample.id, sample.type, sample.domain || "", sample.gold, sample.answer, sample.outcome];
+      cells.forEach((value, i) => {
+        const cell = node("td", value, i === 5 ? `status-${sample.outcome === "correct" ? "ok" : sample.outcome}` : "");
+        row.appendChild(cell);
+      });
+      row.addEventListener("click", () => {
+        const next = row.nextElementSibling;
+        if (next && next.classList.contains("detail")) next.remove();
+        else row.after(detailRow(sample, cells.length));
+      });
+      rows.push(row);
+    }
+    body.replaceChildren(...rows);
+  }
+
+  data.runs.forEach((run, i) => option(controls.run, String(i), run.name));
+  controls.run.addEventListener("change", () => { page = 0; refillChoices(); render(); });
+  for (const key of ["domain", "type", "result"]) {
+    controls[key].addEventListener("change", () => { page = 0; render(); });
+  }
+  controls.search.addEventListener("input", () => { page = 0; render(); });
+  $("prev").addEventListener("click", () => { page -= 1; render(); });
+  $("next").addEventListener("click", () => { page += 1; render(); });
+  refillChoices();
+  render();
+})();

@@ -1,0 +1,141 @@
+"""The self-contained HTML report: summary tables, plots and a per-question browser in one file.
+
+Everything the model wrote is data, never markup: Jinja autoescapes the tables, the question data is
+embedded as JSON with `<`, `>` and `&` escaped (so no `</script>` can end the block), the browser code
+places it with textContent only, and a Content-Security-Policy allows only our own script and style
+(by hash), so even a slip elsewhere could not run an injected script or handler.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+import kaoshi
+from kaoshi.data.model import format_gold
+from kaoshi.report.aggregate import RunSummary
+from kaoshi.report.compare import compare_to_baseline, comparison_tables
+from kaoshi.report.render import run_tables
+from kaoshi.report.tables import TextTable
+from kaoshi.store.records import RunRecord, SampleRecord
+
+_JSON_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    record: RunRecord
+    summary: RunSummary
+    samples: Sequence[SampleRecord]
+
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    png: bytes
+
+
+def outcome(sample: SampleRecord) -> str:
+    """correct / wrong / unparsed / ambiguous / error / ungraded, as the browser filters them."""
+    if sample.status == "error":
+        return "error"
+    if sample.correct is None:
+        return "ungraded"
+    if sample.correct:
+        return "correct"
+    return sample.status if sample.status in ("unparsed", "ambiguous") else "wrong"
+
+
+def sample_view(sample: SampleRecord, with_prompts: bool) -> dict[str, Any]:
+    return {
+        "id": sample.question_id,
+        "type": sample.qtype,
+        "domain": sample.domain,
+        "subject": sample.subject,
+        "outcome": outcome(sample),
+        "gold": format_gold(sample.gold),
+        "answer": format_gold(sample.answer) if sample.answer is not None else "",
+        "response": sample.response,
+        "prompt": _readable_prompt(sample.prompt) if with_prompts else None,
+        "error": sample.error,
+        "score": sample.score,
+        "points": sample.points,
+    }
+
+
+def _readable_prompt(prompt: str) -> str:
+    """Chat prompts are stored as a JSON message list; show them as role-labelled turns."""
+    if not prompt.startswith("[{"):
+        return prompt
+    try:
+        messages = json.loads(prompt)
+        return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+    except (ValueError, KeyError, TypeError):
+        return prompt
+
+
+def embed_json(value: Any) -> str:
+    """JSON safe to place inside a <script> element."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_JSON_ESCAPES)
+
+
+def _sha256_b64(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def summary_tables(runs: Sequence[ReportRun]) -> list[TextTable]:
+    summaries = [run.summary for run in runs]
+    if len(summaries) == 1:
+        return run_tables(summaries[0])
+    return comparison_tables(summaries, compare_to_baseline(summaries))
+
+
+def build_html(
+    runs: Sequence[ReportRun],
+    figures: Sequence[Figure],
+    *,
+    title: str = "kaoshi report",
+    store: str = "",
+    with_prompts: bool = True,
+    figures_note: str = "",
+) -> str:
+    assets = resources.files("kaoshi.report") / "assets"
+    style = (assets / "report.css").read_text(encoding="utf-8")
+    script = (assets / "report.js").read_text(encoding="utf-8")
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    template = environment.from_string((assets / "report.html.j2").read_text(encoding="utf-8"))
+    data = {
+        "runs": [
+            {"name": r.record.name, "samples": [sample_view(s, with_prompts) for s in r.samples]}
+            for r in runs
+        ]
+    }
+    return template.render(
+        title=title,
+        version=kaoshi.__version__,
+        generated=dt.datetime.now().isoformat(timespec="seconds"),
+        store=store,
+        runs=[r.record for r in runs],
+        tables=summary_tables(runs),
+        figures=[{"title": f.title, "png": base64.b64encode(f.png).decode()} for f in figures],
+        figures_note=figures_note or "no plots",
+        data_json=embed_json(data),
+        style=style,
+        style_hash=_sha256_b64(style),
+        script=script,
+        script_hash=_sha256_b64(script),
+    )

@@ -1,0 +1,123 @@
+"""Figures of runs: grouped bars with 95% intervals, and the radar profile papers show per domain.
+
+matplotlib is optional (`pip install 'kaoshi[plot]'`); figures are drawn on the Agg canvas without
+pyplot, so no global figure state is touched.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kaoshi.report.aggregate import UNKNOWN_GROUP, RunSummary
+from kaoshi.report.fonts import INSTALL_HINT, cjk_font_family
+
+PLOT_KINDS = ("bar", "radar")
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+class PlotError(ValueError):
+    pass
+
+
+def _matplotlib() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise PlotError("plots need matplotlib: pip install 'kaoshi[plot]'") from None
+    return matplotlib
+
+
+def _figure(width: float, height: float, polar: bool = False) -> tuple[Any, Any, list[str]]:
+    """A white Agg figure with one axes, and the font families to draw text with (CJK first)."""
+    _matplotlib()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    family = cjk_font_family()
+    if family is None:
+        warnings.warn(INSTALL_HINT, stacklevel=3)
+    fonts = [family, "DejaVu Sans"] if family else ["DejaVu Sans"]
+    figure = Figure(figsize=(width, height), dpi=120, layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot(projection="polar" if polar else None)
+    figure.set_facecolor("white")
+    return figure, axes, fonts
+
+
+def group_names(summaries: Sequence[RunSummary], key: str) -> list[str]:
+    names = sorted({name for s in summaries for name in s.groups.get(key, {}) if name != UNKNOWN_GROUP})
+    if not names:
+        raise PlotError(f"the runs have no {key} to plot (questions carry no {key})")
+    return names
+
+
+def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any:
+    """One group of bars per `key` value, one bar per run, whiskers at the 95% Wilson interval."""
+    names = group_names(summaries, key)
+    figure, axes, fonts = _figure(max(6.0, 1.2 * len(names) * max(1, len(summaries)) ** 0.5 + 2), 4.5)
+    width = 0.8 / len(summaries)
+    for i, summary in enumerate(summaries):
+        heights, low, high = [], [], []
+        for name in names:
+            tally = summary.groups.get(key, {}).get(name)
+            accuracy = tally.accuracy if tally else None
+            interval = tally.interval if tally else None
+            heights.append(100 * accuracy if accuracy is not None else 0.0)
+            low.append(100 * (accuracy - interval[0]) if accuracy is not None and interval else 0.0)
+            high.append(100 * (interval[1] - accuracy) if accuracy is not None and interval else 0.0)
+        positions = [j + (i - (len(summaries) - 1) / 2) * width for j in range(len(names))]
+        axes.bar(positions, heights, width, label=summary.run, yerr=[low, high], capsize=3)
+    axes.set_xticks(range(len(names)), names, fontfamily=fonts)
+    axes.set_ylabel("accuracy (%)", fontfamily=fonts)
+    axes.set_ylim(0, 100)
+    axes.grid(axis="y", alpha=0.3)
+    axes.set_title(title or f"accuracy by {key} (95% Wilson intervals)", fontfamily=fonts)
+    axes.legend(prop={"family": fonts})
+    return figure
+
+
+def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any:
+    """Each run's accuracy profile over the `key` values on a polar chart (needs three or more)."""
+    names = group_names(summaries, key)
+    if len(names) < 3:
+        raise PlotError(f"a radar chart needs at least 3 {key} values, the runs have {len(names)}")
+    figure, axes, fonts = _figure(6.0, 6.0, polar=True)
+    axes.set_theta_offset(math.pi / 2)  # first value at the top, then clockwise, as papers draw them
+    axes.set_theta_direction(-1)
+    angles = [2 * math.pi * i / len(names) for i in range(len(names))]
+    for summary in summaries:
+        table = summary.groups.get(key, {})
+        values = [100 * (table[n].accuracy or 0.0) if n in table else 0.0 for n in names]
+        axes.plot([*angles, angles[0]], [*values, values[0]], label=summary.run, linewidth=1.5)
+        axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.15)
+    axes.set_xticks(angles, names, fontfamily=fonts)
+    axes.set_ylim(0, 100)
+    axes.set_title(title or f"accuracy by {key}", fontfamily=fonts)
+    axes.legend(loc="upper right", bbox_to_anchor=(1.15, 1.1), prop={"family": fonts})
+    return figure
+
+
+def draw(summaries: Sequence[RunSummary], key: str, kind: str) -> Any:
+    if kind == "bar":
+        return bar_chart(summaries, key)
+    if kind == "radar":
+        return radar_chart(summaries, key)
+    raise PlotError(f"unknown plot kind {kind!r} (choose from {', '.join(PLOT_KINDS)})")
+
+
+def save_figure(figure: Any, path: Path) -> None:
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise PlotError(f"{path}: the output must end in {', '.join(IMAGE_SUFFIXES)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, facecolor="white")
+
+
+def png_bytes(figure: Any) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", facecolor="white")
+    return buffer.getvalue()
