@@ -138,3 +138,48 @@ def test_run_records_the_policy(tmp_path: Path, capsys: pytest.CaptureFixture[st
         )
         == 2
     )
+
+
+def test_rescore_keeps_llm_extracted_answers_and_can_swap_the_extractor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "s.sqlite")
+    ids = ["s-safe-1", "s-safe-2", "s-safe-3"]  # golds C, A, B
+    rambling = write_jsonl(tmp_path / "model.jsonl", [{"id": i, "response": "嗯，我想想看……"} for i in ids])
+    reader = write_jsonl(tmp_path / "reader.jsonl", [{"id": "s-safe-1", "response": "C"}])
+    base = ["--benchmark", "sample", "--model", f"mock:{rambling}", "--limit", "3", "--store", store]
+    assert main(["run", *base, "--run-name", "llm", "--llm-extractor", f"mock:{reader}"]) == 0
+    assert main(["run", *base, "--run-name", "plain"]) == 0
+    reader.unlink()  # re-reading the stored extractor reply calls nothing
+
+    def answers(run: str) -> dict[str, tuple[str, str | None, str]]:
+        capsys.readouterr()
+        assert main(["samples", run, "--format", "jsonl", "--store", store]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        return {r["id"]: (r["status"], r["answer"], r["extracted_by"]) for r in rows}
+
+    assert main(["rescore", "llm", "--run-name", "again", "--multi-policy", "partial", "--store", store]) == 0
+    assert answers("again")["s-safe-1"] == ("ok", "C", "llm")
+    assert main(["rescore", "llm", "--run-name", "rules-only", "--no-llm-extractor", "--store", store]) == 0
+    assert answers("rules-only")["s-safe-1"] == ("unparsed", None, "rules")
+
+    new_reader = write_jsonl(tmp_path / "reader2.jsonl", [{"id": "s-safe-2", "response": "A"}])
+    assert (
+        main(
+            [
+                "rescore",
+                "plain",
+                "--run-name",
+                "late",
+                "--llm-extractor",
+                f"mock:{new_reader}",
+                "--store",
+                store,
+            ]
+        )
+        == 0
+    )
+    late = answers("late")
+    assert late["s-safe-2"] == ("ok", "A", "llm") and late["s-safe-1"][0] == "unparsed"
+    with pytest.raises(SystemExit):  # argparse: the two options exclude each other
+        main(["rescore", "plain", "--run-name", "x", "--llm-extractor", "mock:/nope", "--no-llm-extractor"])

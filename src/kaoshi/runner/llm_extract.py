@@ -45,17 +45,24 @@ def rescue_unparsed(
         output = replies.get(question.id)
         if output is None or output.error is not None or output.text is None:
             continue
-        extraction = extract_answer(question, output.text)
-        updated = replace(sample, extractor_response=output.text)
-        if extraction.status == "ok":
-            grade = grade_for(question, extraction.answer, spec)
-            updated = replace(
-                updated,
-                status="ok",
-                answer=extraction.answer,
-                correct=grade.correct,
-                score=grade.points,
-                extracted_by="llm",
-            )
-        rescued[question.id] = updated
+        rescued[question.id] = apply_extractor_reply(question, sample, output.text, spec)
     return [rescued.get(q.id, s) for q, s in items]
+
+
+def apply_extractor_reply(
+    question: Question, sample: SampleRecord, reply: str, spec: RunSpec
+) -> SampleRecord:
+    """The sample with the extractor's reply stored and, when the reply names an answer, graded on it."""
+    extraction = extract_answer(question, reply)
+    updated = replace(sample, extractor_response=reply)
+    if extraction.status != "ok":
+        return updated
+    grade = grade_for(question, extraction.answer, spec)
+    return replace(
+        updated,
+        status="ok",
+        answer=extraction.answer,
+        correct=grade.correct,
+        score=grade.points,
+        extracted_by="llm",
+    )

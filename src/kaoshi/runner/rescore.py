@@ -10,9 +10,10 @@ import time
 from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Question
-from kaoshi.models.base import ModelOutput
+from kaoshi.models.base import Model, ModelOutput
+from kaoshi.runner.llm_extract import apply_extractor_reply, rescue_unparsed
 from kaoshi.runner.samples import score_record
-from kaoshi.store.records import RunSpec
+from kaoshi.store.records import RunSpec, SampleRecord
 from kaoshi.store.sqlite import Store, StoreError
 
 
@@ -23,9 +24,15 @@ class RescoreOutcome:
     seconds: float
 
 
-def rescore_run(store: Store, source: str, target: str, **changes: object) -> RescoreOutcome:
+def rescore_run(
+    store: Store, source: str, target: str, extractor: Model | None = None, **changes: object
+) -> RescoreOutcome:
     """Copy `source` into `target` with spec `changes` (e.g. multi_policy="partial"), re-extracting and
-    re-grading every sample. Errored samples stay errors (there is no response to read)."""
+    re-grading every sample. Errored samples stay errors (there is no response to read).
+
+    LLM extraction: with the same `llm_extractor` as the source, its stored replies are read again (no
+    call); with a new one, `extractor` (that model) is asked about the samples the rules leave unparsed;
+    with none, only the rules apply. The evaluated model is never called."""
     original = store.get_run(source)
     if store.find_run(target) is not None:
         raise StoreError(f"run {target!r} already exists; choose another --run-name")
@@ -35,20 +42,31 @@ def rescore_run(store: Store, source: str, target: str, **changes: object) -> Re
     spec: RunSpec = replace(original.spec, rescored_from=source, **changes)  # type: ignore[arg-type]
     started = time.perf_counter()
     store.open_run(target, spec)
-    changed = 0
+    reuse_replies = spec.llm_extractor is not None and spec.llm_extractor == original.spec.llm_extractor
+    if spec.llm_extractor is not None and not reuse_replies and extractor is None:
+        raise StoreError(f"a new --llm-extractor {spec.llm_extractor!r} needs its model to re-score")
     samples = store.samples(source)
+    rescored: list[SampleRecord] = []
+    to_ask: list[tuple[Question, SampleRecord]] = []
     for sample in samples:
-        if sample.status != "error":
-            question = Question.from_content(sample.question)
-            output = ModelOutput(sample.question_id, text=sample.response, logprobs=sample.logprobs)
-            echo = None if spec.chat else sample.prompt  # chat prompts are stored as messages JSON
-            updated = score_record(sample, question, output, spec, echo)
-            changed += (updated.answer, updated.status, updated.score) != (
-                sample.answer,
-                sample.status,
-                sample.score,
-            )
-            sample = updated
-        store.add_sample(target, sample)
+        if sample.status == "error":
+            rescored.append(sample)
+            continue
+        question = Question.from_content(sample.question)
+        output = ModelOutput(sample.question_id, text=sample.response, logprobs=sample.logprobs)
+        echo = None if spec.chat else sample.prompt  # chat prompts are stored as messages JSON
+        updated = replace(score_record(sample, question, output, spec, echo), extractor_response=None)
+        if updated.status == "unparsed" and reuse_replies and sample.extractor_response is not None:
+            updated = apply_extractor_reply(question, updated, sample.extractor_response, spec)
+        elif updated.status == "unparsed" and extractor is not None and not reuse_replies:
+            to_ask.append((question, updated))
+        rescored.append(updated)
+    if to_ask and extractor is not None:
+        answered = {s.question_id: s for s in rescue_unparsed(extractor, to_ask, spec)}
+        rescored = [answered.get(s.question_id, s) for s in rescored]
+    changed = 0
+    for before, after in zip(samples, rescored, strict=True):
+        changed += (after.answer, after.status, after.score) != (before.answer, before.status, before.score)
+        store.add_sample(target, after)
     store.finish_run(target)
     return RescoreOutcome(len(samples), changed, time.perf_counter() - started)
