@@ -42,7 +42,10 @@ demo: $(VENV)/.models
 	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method generate --max-new-tokens 48 --run-name smollm2-generate
 	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model random --seed 7 --run-name random-baseline
 	$(BIN)/kaoshi report --store $(STORE) smollm2-loglik --by domain --by type
-	$(BIN)/kaoshi report --store $(STORE) smollm2-generate --by type
+	$(BIN)/kaoshi report --store $(STORE) random-baseline smollm2-loglik smollm2-generate --by type
+	$(BIN)/kaoshi leaderboard --store $(STORE)
+	$(BIN)/kaoshi plot --store $(STORE) random-baseline smollm2-loglik smollm2-generate --by domain -o kaoshi_runs/demo-domains.png
+	$(BIN)/kaoshi html --store $(STORE) random-baseline smollm2-loglik smollm2-generate -o kaoshi_runs/demo-report.html
 	$(BIN)/kaoshi runs --store $(STORE)
 
 test: $(VENV)/.dev $(VENV)/.system

@@ -67,7 +67,6 @@ def comparison_tables(summaries: Sequence[RunSummary], comparisons: Sequence[Com
                 (key, *runs),
                 rows,
                 frozenset(mark_best(values)),
-                note="* best in row",
             )
         )
     if comparisons:
@@ -86,9 +85,7 @@ def _metrics_table(summaries: Sequence[RunSummary]) -> TextTable:
         higher = next(run[label][1] for run in lookup if label in run)
         text_rows.append([label, *(percent(v) for v in values)])
         best.update((r, c) for _, c in mark_best([[None, *values]], lower_is_better=not higher))
-    return TextTable(
-        "overall", ("metric", *(s.run for s in summaries)), text_rows, frozenset(best), note="* best in row"
-    )
+    return TextTable("overall", ("metric", *(s.run for s in summaries)), text_rows, frozenset(best))
 
 
 def _bootstrap_table(comparisons: Sequence[Comparison]) -> TextTable:

@@ -76,12 +76,14 @@ def leaderboard_table(benchmark: str, entries: Sequence[Entry]) -> TextTable:
         numbers.append(blanks + [values[i][c] for c in columns])
     best = {(r, c) for c, r in mark_best(_transpose(numbers))}
     fingerprints = {e.run.spec.fingerprint for e in entries}
-    note = "* best in column"
+    notes = []
     if len(fingerprints) > 1:
-        note += f"; these runs cover {len(fingerprints)} different question sets: compare with care"
+        notes.append(f"these runs cover {len(fingerprints)} different question sets: compare with care")
     if benchmark in CEVAL_BENCHMARKS:
-        note += "; categories are means of subject accuracies, Average is over all subjects"
-    return TextTable(f"leaderboard — {benchmark}", (*fixed, *columns), rows, frozenset(best), note)
+        notes.append("categories are means of subject accuracies, Average is over all subjects")
+    return TextTable(
+        f"leaderboard — {benchmark}", (*fixed, *columns), rows, frozenset(best), "; ".join(notes), "column"
+    )
 
 
 def _transpose(rows: list[list[float | None]]) -> list[list[float | None]]:

@@ -23,6 +23,12 @@ class TextTable:
     rows: Sequence[Sequence[str]]
     best: frozenset[tuple[int, int]] = field(default_factory=frozenset)
     note: str = ""
+    best_in: str = "row"  # what the marked cells are best in: "row" or "column"
+
+    def legend(self, mark: str) -> str:
+        """The note, preceded by what `mark` means when cells are marked."""
+        parts = [f"{mark} best in {self.best_in}"] if self.best else []
+        return "; ".join([*parts, self.note] if self.note else parts)
 
 
 def mark_best(rows: Sequence[Sequence[float | None]], lower_is_better: bool = False) -> set[tuple[int, int]]:
@@ -60,7 +66,8 @@ def _cell(table: TextTable, r: int, c: int, marked: str) -> str:
 def _terminal(tables: Sequence[TextTable]) -> str:
     console = Console(record=True, width=160, file=io.StringIO(), force_terminal=False)
     for t in tables:
-        table = Table(title=t.title, title_justify="left", caption=t.note or None, caption_justify="left")
+        caption = t.legend(BEST_MARK) or None
+        table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
         for i, header in enumerate(t.headers):
             table.add_column(header, justify="left" if i == 0 else "right")
         for r in range(len(t.rows)):
@@ -80,8 +87,9 @@ def _markdown(t: TextTable) -> str:
     for r, row in enumerate(t.rows):
         cells = [_md_escape(_cell(t, r, c, "**{}**")) for c in range(len(row))]
         lines.append("| " + " | ".join(cells) + " |")
-    if t.note:
-        lines += ["", _md_escape(t.note)]
+    legend = t.legend("**bold**:")
+    if legend:
+        lines += ["", _md_escape(legend)]
     return "\n".join(lines)
 
 
