@@ -10,13 +10,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from kaoshi.cli.common import add_store_option, open_existing_store
+from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.data.model import format_gold
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
 from kaoshi.report.aggregate import UNKNOWN_GROUP
 from kaoshi.report.compare import render_comparison
-from kaoshi.store import SampleRecord
+from kaoshi.runner.judge import apply_grades
+from kaoshi.store import SampleRecord, Store
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
 
@@ -39,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     report.add_argument("--show", choices=SAMPLE_STATUSES[1:], help="also list the samples with this status")
     report.add_argument(
         "--resamples", type=int, default=10_000, help="paired bootstrap resamples when comparing runs"
+    )
+    report.add_argument(
+        "--grader", help="whose grades of open answers count (default: the run's most recent judge setup)"
     )
     add_standard_score_option(report)
     add_store_option(report)
@@ -97,7 +101,7 @@ def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise ValueError("--resamples must be at least 100")
     with open_existing_store(args) as store:
-        loaded = [(store.get_run(name), store.samples(name)) for name in args.runs]
+        loaded = [(store.get_run(name), graded_samples(store, name, args.grader)) for name in args.runs]
     summaries = [
         summarize(
             run.name,
@@ -118,6 +122,20 @@ def report_command(args: argparse.Namespace) -> int:
             shown = [s for s in samples if s.status == args.show]
             print_sample_table(f"{run.name}: {len(shown)} {args.show} sample(s)", shown)
     return 0
+
+
+def graded_samples(store: Store, run: str, grader: str | None) -> list[SampleRecord]:
+    """The run's samples with open answers scored by `grader` (or the most recent one, if any)."""
+    samples = store.samples(run)
+    graders = store.graders(run)
+    if grader is None and not graders:
+        return samples
+    chosen = grader or graders[-1]
+    if chosen not in graders:
+        known = ", ".join(graders) or "none yet (kaoshi judge)"
+        raise ValueError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
+    eprint(f"{run}: open answers graded by {chosen}")
+    return apply_grades(samples, store.grades(run, chosen))
 
 
 def drop_unused_groups(summary: RunSummary) -> RunSummary:

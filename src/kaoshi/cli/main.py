@@ -11,6 +11,7 @@ from kaoshi.cli import (
     export_cmd,
     html_cmd,
     inspect_cmds,
+    judge_cmd,
     leaderboard_cmd,
     plot_cmd,
     prompt_cmd,
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     export_cmd.register(subparsers)
     plot_cmd.register(subparsers)
     html_cmd.register(subparsers)
+    judge_cmd.register(subparsers)
     return parser
 
 

@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from kaoshi.store.records import RunRecord, RunSpec, SampleRecord
+from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, SampleRecord
 from kaoshi.store.sqlite import Store, StoreError
 
 DEFAULT_STORE = Path("kaoshi_runs") / "kaoshi.sqlite"
@@ -16,6 +16,7 @@ def default_store_path() -> Path:
 
 __all__ = [
     "DEFAULT_STORE",
+    "GradeRecord",
     "RunRecord",
     "RunSpec",
     "SampleRecord",

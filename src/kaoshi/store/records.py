@@ -99,3 +99,21 @@ class SampleRecord:
     tokens_in: int | None = None
     tokens_out: int | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class GradeRecord:
+    """One grader's grade of one open answer (an LLM judge setup, kept beside the run's samples).
+
+    score is on the judge's 0-10 scale; points is that share of the question's points. rounds holds, per
+    judge call, the judge spec, the prompt, the raw reply and the parsed score (two rounds in a debate).
+    status: ok / unparsed / error, or `partial` when a debate's first round is stored and its second is
+    still to come.
+    """
+
+    question_id: str
+    grader: str
+    status: str
+    score: float | None
+    points: float | None
+    rounds: tuple[dict[str, Any], ...] = ()

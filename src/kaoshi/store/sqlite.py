@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.data.model import gold_from_json, gold_to_json
-from kaoshi.store.records import RunRecord, RunSpec, SampleRecord
+from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, SampleRecord
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -52,6 +52,17 @@ CREATE TABLE IF NOT EXISTS samples (
     error TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
+);
+CREATE TABLE IF NOT EXISTS grades (
+    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    grader TEXT NOT NULL,
+    status TEXT NOT NULL,
+    score REAL,
+    points REAL,
+    rounds TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run, question_id, grader)
 );
 """
 _SAMPLE_COLUMNS = (
@@ -177,6 +188,40 @@ class Store:
             f"VALUES ({placeholders})",
             (run, *values, time.time()),
         )
+
+    # -- grades of open answers ------------------------------------------------------------------------
+    def add_grade(self, run: str, grade: GradeRecord) -> None:
+        """Write one grade and commit it; a later grade by the same grader replaces it."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO grades (run, question_id, grader, status, score, points, rounds, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run,
+                grade.question_id,
+                grade.grader,
+                grade.status,
+                grade.score,
+                grade.points,
+                _dumps(list(grade.rounds)),
+                time.time(),
+            ),
+        )
+
+    def grades(self, run: str, grader: str) -> dict[str, GradeRecord]:
+        rows = self._db.execute(
+            "SELECT question_id, grader, status, score, points, rounds FROM grades WHERE run=? AND grader=?",
+            (run, grader),
+        )
+        return {
+            row[0]: GradeRecord(row[0], row[1], row[2], row[3], row[4], tuple(_loads(row[5]))) for row in rows
+        }
+
+    def graders(self, run: str) -> list[str]:
+        """The graders that have graded this run, oldest first."""
+        rows = self._db.execute(
+            "SELECT grader FROM grades WHERE run=? GROUP BY grader ORDER BY MIN(created_at)", (run,)
+        )
+        return [row[0] for row in rows]
 
     def samples(self, run: str) -> list[SampleRecord]:
         return list(self.iter_samples(run))

@@ -1,0 +1,184 @@
+"""Grading a run's open answers with LLM judges; every judge call is stored, so judging resumes.
+
+Grades live beside the run's samples (one per question and grader); `report` folds the chosen grader's
+points into the subject totals. The evaluated model is never called again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kaoshi.models.base import GenerateRequest, Model, ModelOutput
+from kaoshi.prompts.judge import debate_prompt, judge_prompt
+from kaoshi.scoring.judge_parse import parse_judge_score
+from kaoshi.store.records import GradeRecord, SampleRecord
+from kaoshi.store.sqlite import Store
+
+DEBATE_SUFFIX = "::debate"
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    mode: str  # careful / general / debate
+    judge: str  # model spec of the (first) judge
+    second_judge: str | None = None  # debate only; defaults to the first judge
+    max_new_tokens: int = 512
+
+    @property
+    def grader(self) -> str:
+        """The name grades are stored under, e.g. `careful:openai:gpt-4o` or `debate:a+b`."""
+        if self.mode == "debate":
+            return f"debate:{self.judge}+{self.second_judge or self.judge}"
+        return f"{self.mode}:{self.judge}"
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    grader: str
+    graded: int
+    unparsed: int
+    errors: int
+    already: int
+    seconds: float
+
+
+def judgeable(samples: Iterable[SampleRecord]) -> list[SampleRecord]:
+    """Open questions with a reference answer and a stored response."""
+    return [
+        s
+        for s in samples
+        if s.qtype == "open" and isinstance(s.gold, str) and s.gold and s.status != "error" and s.response
+    ]
+
+
+def pending(store: Store, run: str, setup: JudgeSetup) -> tuple[int, int]:
+    """(open answers still to grade by this setup, open answers in all)."""
+    done = {q for q, g in store.grades(run, setup.grader).items() if g.status in ("ok", "unparsed")}
+    samples = judgeable(store.iter_samples(run))
+    return sum(s.question_id not in done for s in samples), len(samples)
+
+
+def _request(
+    sample: SampleRecord, prompt: str, suffix: str, chat: bool, max_new_tokens: int
+) -> GenerateRequest:
+    messages = (("user", prompt),) if chat else None
+    return GenerateRequest(
+        sample.question_id + suffix, prompt, max_new_tokens=max_new_tokens, messages=messages
+    )
+
+
+def _round(judge: str, prompt: str, output: ModelOutput) -> dict[str, Any]:
+    parsed = parse_judge_score(output.text or "") if output.error is None else None
+    return {
+        "judge": judge,
+        "prompt": prompt,
+        "reply": output.text,
+        "error": output.error,
+        "score": parsed.score if parsed else None,
+        "status": "error" if parsed is None else parsed.status,
+    }
+
+
+def _grade(sample: SampleRecord, grader: str, rounds: list[dict[str, Any]], status: str) -> GradeRecord:
+    final = rounds[-1]
+    score = final["score"] if status == "ok" else None
+    points = None if score is None else sample.points * score / 10
+    return GradeRecord(sample.question_id, grader, status, score, points, tuple(rounds))
+
+
+def judge_run(
+    store: Store,
+    run: str,
+    setup: JudgeSetup,
+    first: Model,
+    second: Model | None = None,
+    on_grade: Callable[[GradeRecord], None] | None = None,
+) -> JudgeOutcome:
+    """Grade the run's open answers not yet graded by this setup (errors and unfinished debates again)."""
+    started = time.perf_counter()
+    store.get_run(run)
+    grader = setup.grader
+    stored = store.grades(run, grader)
+    samples = judgeable(store.iter_samples(run))
+    done = {q for q, g in stored.items() if g.status in ("ok", "unparsed")}
+    todo = [s for s in samples if s.question_id not in done]
+    by_id = {s.question_id: s for s in todo}
+    grades: list[GradeRecord] = []
+
+    def keep(grade: GradeRecord) -> None:
+        store.add_grade(run, grade)
+        if grade.status != "partial":
+            grades.append(grade)
+            if on_grade is not None:
+                on_grade(grade)
+
+    # Round one: skipped for debates whose first round is already stored.
+    first_rounds: dict[str, dict[str, Any]] = {
+        q: dict(g.rounds[0]) for q, g in stored.items() if g.status == "partial" and q in by_id
+    }
+    prompts = {
+        s.question_id: judge_prompt(setup.mode, _stem(s), str(s.gold), s.response or "")
+        for s in todo
+        if s.question_id not in first_rounds
+    }
+    requests = [
+        _request(by_id[q], text, "", first.default_chat, setup.max_new_tokens) for q, text in prompts.items()
+    ]
+    for output in first.generate(requests):
+        sample = by_id[output.id]
+        round_one = _round(setup.judge, prompts[output.id], output)
+        if setup.mode != "debate" or round_one["status"] == "error":
+            keep(_grade(sample, grader, [round_one], round_one["status"]))
+        else:
+            first_rounds[output.id] = round_one
+            keep(GradeRecord(output.id, grader, "partial", None, None, (round_one,)))
+    if setup.mode == "debate" and first_rounds:
+        judge_two = second or first
+        name_two = setup.second_judge or setup.judge
+        second_prompts = {
+            q: debate_prompt(
+                _stem(by_id[q]),
+                str(by_id[q].gold),
+                by_id[q].response or "",
+                r["reply"] or "",
+                "无法读出" if r["score"] is None else f"{r['score']:g}",
+            )
+            for q, r in first_rounds.items()
+        }
+        requests = [
+            _request(by_id[q], text, DEBATE_SUFFIX, judge_two.default_chat, setup.max_new_tokens)
+            for q, text in second_prompts.items()
+        ]
+        for output in judge_two.generate(requests):
+            question_id = output.id.removesuffix(DEBATE_SUFFIX)
+            round_two = _round(name_two, second_prompts[question_id], output)
+            rounds = [first_rounds[question_id], round_two]
+            keep(_grade(by_id[question_id], grader, rounds, round_two["status"]))
+    return JudgeOutcome(
+        grader,
+        graded=sum(g.status == "ok" for g in grades),
+        unparsed=sum(g.status == "unparsed" for g in grades),
+        errors=sum(g.status == "error" for g in grades),
+        already=len(samples) - len(todo),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _stem(sample: SampleRecord) -> str:
+    return str(sample.question.get("stem", ""))
+
+
+def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]) -> list[SampleRecord]:
+    """Samples with the open answers' points filled in from a grader (ungraded ones left as they are)."""
+    from dataclasses import replace
+
+    result = []
+    for sample in samples:
+        grade = grades.get(sample.question_id)
+        if sample.qtype == "open" and grade is not None and grade.points is not None:
+            sample = replace(sample, score=grade.points)
+        result.append(sample)
+    return result

@@ -1,0 +1,136 @@
+"""Judging the sample exam's open answers end to end with scripted (mock) judges, in every mode."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kaoshi.cli.main import main
+from kaoshi.data import load_exam
+from kaoshi.prompts.judge import debate_prompt, judge_prompt
+from kaoshi.store import Store
+from tests.conftest import write_jsonl
+
+OPEN = {q.id: q for q in load_exam("sample").exam.questions if q.type.value == "open"}
+
+
+def judge_script(path: Path, scores: dict[str, object], suffix: str = "") -> Path:
+    rows = [
+        {"id": qid + suffix, "response": f"理由：与标准答案对照后给分。\n答案1得分：10\n答案2得分：{score}"}
+        for qid, score in scores.items()
+    ]
+    return write_jsonl(path, rows)
+
+
+def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_prompts_follow_the_lhmke_protocol() -> None:
+    careful = judge_prompt("careful", "简述……", "参考", "考生")
+    general = judge_prompt("general", "简述……", "参考", "考生")
+    assert "答案1：参考" in careful and "答案2：考生" in careful and "(f)" in careful
+    assert "(a)" not in general and "答案2得分：X" in general
+    second = debate_prompt("简述……", "参考", "考生", "评语：缺一点", "6")
+    assert "评语：缺一点" in second and "评审一给答案2的分数：6" in second
+    with pytest.raises(ValueError, match="judge mode"):
+        judge_prompt("lenient", "", "", "")
+
+
+def test_every_judge_mode_grades_and_report_counts_the_points(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    store = str(two_runs)
+    ids = sorted(OPEN)  # s-civ-10, s-fin-10, s-it-10, s-safe-10
+    careful = judge_script(tmp_path / "careful.jsonl", dict(zip(ids, [10, 5, 0, "？"], strict=True)))
+    general = judge_script(tmp_path / "general.jsonl", dict(zip(ids, [8, 8, 8, 8], strict=True)))
+    first = judge_script(tmp_path / "first.jsonl", dict(zip(ids, [6, 6, 6, 6], strict=True)))
+    second = judge_script(tmp_path / "second.jsonl", dict(zip(ids, [4, 6, 9, 2], strict=True)), "::debate")
+
+    code, _, err = kaoshi(capsys, "judge", "strong", "--judge", f"mock:{careful}", "--store", store)
+    assert code == 0, err
+    assert "3 graded, 1 unparsed, 0 error(s), 0 already graded" in err
+    code, _, err = kaoshi(
+        capsys, "judge", "strong", "--judge", f"mock:{general}", "--mode", "general", "--store", store
+    )
+    assert code == 0 and "4 graded" in err
+    code, _, err = kaoshi(
+        capsys, "judge", "strong", "--judge", f"mock:{first}", "--mode", "debate",
+        "--second-judge", f"mock:{second}", "--store", store,
+    )  # fmt: skip
+    assert code == 0 and "4 graded" in err, err
+
+    with Store(two_runs) as opened:
+        graders = opened.graders("strong")
+        assert graders == [
+            f"careful:mock:{careful}",
+            f"general:mock:{general}",
+            f"debate:mock:{first}+mock:{second}",
+        ]
+        debate = opened.grades("strong", graders[2])
+        careful_grades = opened.grades("strong", graders[0])
+    civ = debate["s-civ-10"]
+    assert [r["score"] for r in civ.rounds] == [6, 4] and civ.score == 4  # judge 2 has the last word
+    assert "评审一给答案2的分数：6" in civ.rounds[1]["prompt"] and "参考回答" in civ.rounds[0]["prompt"]
+    assert civ.points == OPEN["s-civ-10"].points * 0.4
+    assert careful_grades["s-safe-10"].status == "unparsed" and careful_grades["s-safe-10"].points is None
+    assert "答案2得分：？" in careful_grades["s-safe-10"].rounds[0]["reply"]
+
+    # Judging again asks nothing: the scripts are gone and every grade is stored.
+    for script in (careful, general, first, second):
+        script.unlink()
+    code, _, err = kaoshi(
+        capsys, "judge", "strong", "--judge", f"mock:{general}", "--mode", "general", "--store", store
+    )
+    assert code == 0 and "0 graded" in err and "4 already graded" in err
+
+    # The report folds the chosen grader's points into the subject totals (default: the latest).
+    code, out, err = kaoshi(capsys, "report", "strong", "--format", "json", "--store", store)
+    assert f"graded by debate:mock:{first}+mock:{second}" in err
+    report = json.loads(out)
+    open_points = {qid: OPEN[qid].points for qid in ids}
+    expected = sum(open_points[q] * s / 10 for q, s in zip(ids, [4, 6, 9, 2], strict=True))
+    assert report["groups"]["type"]["open"]["points"] == pytest.approx(expected)
+    assert report["groups"]["type"]["open"]["max_points"] == sum(open_points.values())
+    code, out, _ = kaoshi(
+        capsys,
+        "report",
+        "strong",
+        "--grader",
+        f"careful:mock:{careful}",
+        "--format",
+        "json",
+        "--store",
+        store,
+    )
+    report = json.loads(out)
+    # the unparsed grade leaves s-safe-10 unscored: 3 of 4 open answers count
+    assert report["groups"]["type"]["open"]["max_points"] == sum(
+        open_points[q] for q in ids if q != "s-safe-10"
+    )
+    code, _, err = kaoshi(capsys, "report", "strong", "--grader", "nobody", "--store", store)
+    assert code == 2 and "no grades by 'nobody'" in err
+
+
+@pytest.mark.model
+def test_the_real_small_model_can_judge(capsys: pytest.CaptureFixture[str], two_runs: Path) -> None:
+    """SmolLM2-135M need not judge well: it must run, parse or mark unparsed, and store everything."""
+    store = str(two_runs)
+    code, _, err = kaoshi(
+        capsys, "judge", "strong", "--judge", "smollm2", "--max-new-tokens", "40", "--store", store
+    )
+    assert code == 0, err
+    with Store(two_runs) as opened:
+        grades = opened.grades("strong", "careful:smollm2")
+    assert set(grades) == set(OPEN)
+    for grade in grades.values():
+        assert grade.status in ("ok", "unparsed")
+        (only,) = grade.rounds
+        assert (
+            only["judge"] == "smollm2" and "答案2：参考回答" in only["prompt"] and only["reply"] is not None
+        )
+        assert (grade.score is None) == (grade.status == "unparsed")
