@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import kaoshi
 from kaoshi.cli import (
+    agreement_cmd,
     export_cmd,
     html_cmd,
     inspect_cmds,
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot_cmd.register(subparsers)
     html_cmd.register(subparsers)
     judge_cmd.register(subparsers)
+    agreement_cmd.register(subparsers)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""Analyses across runs and graders: agreement of graders with human scorers."""
