@@ -43,12 +43,12 @@ def agreement_command(args: argparse.Namespace) -> int:
         unknown = sorted(set(human) - {s.question_id for s in samples})
         if unknown:
             raise ValueError(f"{args.human}: not open answers of run {args.run!r}: {', '.join(unknown[:5])}")
-        for metric in TEXT_METRICS:
-            graders[f"{metric} ({args.tokenisation}) ×10"] = {}
+        metric_scores: dict[str, dict[str, float]] = {metric: {} for metric in TEXT_METRICS}
         for sample in samples:
             scores = text_scores(sample.response or "", str(sample.gold), args.tokenisation)
-            for metric in TEXT_METRICS:
-                graders[f"{metric} ({args.tokenisation}) ×10"][sample.question_id] = 10 * scores.get(metric)
+            for metric, by_question in metric_scores.items():
+                by_question[sample.question_id] = 10 * scores.get(metric)
+        graders.update({f"{m} ({args.tokenisation}) ×10": v for m, v in metric_scores.items()})
         for grader in store.graders(args.run):
             graders[grader] = {
                 q: g.score for q, g in store.grades(args.run, grader).items() if g.score is not None

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.report import GROUP_KEYS, RunSummary, summarize
-from kaoshi.report.aggregate import UNKNOWN_GROUP
 from kaoshi.report.html import Figure, ReportRun, build_html
 from kaoshi.report.plot import PlotError, draw, png_bytes
 
@@ -31,10 +30,7 @@ def html_command(args: argparse.Namespace) -> int:
         for name in args.runs:
             record = store.get_run(name)
             samples = store.samples(name)
-            summary = summarize(name, samples, GROUP_KEYS)
-            summary = summary.with_groups(
-                {k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}}
-            )
+            summary = summarize(name, samples, GROUP_KEYS).without_unused_groups()
             runs.append(ReportRun(record, summary, samples))
         store_path = str(args.store or "")
     figures, note = _figures([r.summary for r in runs], args.by)

@@ -13,8 +13,7 @@ from rich.table import Table
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.data.model import format_gold
-from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
-from kaoshi.report.aggregate import UNKNOWN_GROUP
+from kaoshi.report import FORMATS, GROUP_KEYS, render_summary, summarize
 from kaoshi.report.compare import render_comparison
 from kaoshi.runner.judge import apply_grades
 from kaoshi.store import SampleRecord, Store
@@ -112,7 +111,7 @@ def report_command(args: argparse.Namespace) -> int:
         for run, samples in loaded
     ]
     if args.format != "json" and not args.by:
-        summaries = [drop_unused_groups(s) for s in summaries]
+        summaries = [s.without_unused_groups() for s in summaries]
     if len(summaries) == 1:
         print(render_summary(summaries[0], args.format))
     else:
@@ -136,11 +135,6 @@ def graded_samples(store: Store, run: str, grader: str | None) -> list[SampleRec
         raise ValueError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
     eprint(f"{run}: open answers graded by {chosen}")
     return apply_grades(samples, store.grades(run, chosen))
-
-
-def drop_unused_groups(summary: RunSummary) -> RunSummary:
-    """Without an explicit --by, leave out groupings the exam does not use."""
-    return summary.with_groups({k: t for k, t in summary.groups.items() if set(t) != {UNKNOWN_GROUP}})
 
 
 def sample_to_json(sample: SampleRecord) -> dict[str, Any]:

@@ -34,11 +34,12 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     if not by_benchmark:
         wanted = f" on benchmark {args.benchmark!r}" if args.benchmark else ""
         raise ValueError(f"no runs{wanted} in the store")
-    tables = [leaderboard_table(name, entries) for name, entries in sorted(by_benchmark.items())]
+    names = sorted(by_benchmark)
+    tables = [leaderboard_table(name, by_benchmark[name]) for name in names]
     if args.format == "json":
         document = [
-            {"benchmark": t.title.removeprefix("leaderboard — "), "columns": list(t.headers), "rows": t.rows}
-            for t in tables
+            {"benchmark": name, "columns": list(t.headers), "rows": t.rows}
+            for name, t in zip(names, tables, strict=True)
         ]
         print(json.dumps(document, ensure_ascii=False, indent=2))
     else:

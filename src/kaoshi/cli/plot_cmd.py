@@ -22,9 +22,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def plot_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
-        summaries = [
-            summarize(name, store.samples(store.get_run(name).name), [args.by]) for name in args.runs
-        ]
+        for name in args.runs:
+            store.get_run(name)  # an unknown run is a clear error, not an empty plot
+        summaries = [summarize(name, store.samples(name), [args.by]) for name in args.runs]
     figure = draw(summaries, args.by, args.kind)
     save_figure(figure, args.output)
     eprint(f"wrote {args.output}")

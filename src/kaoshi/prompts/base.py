@@ -26,6 +26,13 @@ class Prompt:
         as_json = json.dumps([{"role": r, "content": c} for r, c in messages], ensure_ascii=False)
         return cls(as_json, shots, tuple(messages))
 
+    @classmethod
+    def from_stored(cls, text: str, chat: bool, shots: int = 0) -> Prompt:
+        """The prompt as the store keeps it: completion text, or (chat runs) the messages as JSON."""
+        if not chat:
+            return cls(text, shots)
+        return cls(text, shots, tuple((m["role"], m["content"]) for m in json.loads(text)))
+
     def display(self) -> str:
         """Human-readable form for `kaoshi prompt show`."""
         if self.messages is None:

@@ -99,8 +99,9 @@ class RunSummary:
     group_points: list[GroupPoints] = field(default_factory=list)
     outcomes: dict[str, float] = field(default_factory=dict, repr=False)
 
-    def with_groups(self, groups: dict[str, dict[str, Tally]]) -> RunSummary:
-        return replace(self, groups=groups)
+    def without_unused_groups(self) -> RunSummary:
+        """The summary without the groupings the exam does not use (every sample in `(none)`)."""
+        return replace(self, groups={k: t for k, t in self.groups.items() if set(t) != {UNKNOWN_GROUP}})
 
     def to_json(self) -> dict[str, object]:
         return {

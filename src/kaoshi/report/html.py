@@ -21,6 +21,7 @@ import jinja2
 
 import kaoshi
 from kaoshi.data.model import format_gold
+from kaoshi.prompts.base import Prompt
 from kaoshi.report.aggregate import RunSummary
 from kaoshi.report.compare import compare_to_baseline, comparison_tables
 from kaoshi.report.render import run_tables
@@ -60,7 +61,7 @@ def outcome(sample: SampleRecord) -> str:
     return sample.status if sample.status in ("unparsed", "ambiguous") else "wrong"
 
 
-def sample_view(sample: SampleRecord, with_prompts: bool) -> dict[str, Any]:
+def sample_view(sample: SampleRecord, with_prompts: bool, chat: bool) -> dict[str, Any]:
     return {
         "id": sample.question_id,
         "type": sample.qtype,
@@ -70,22 +71,11 @@ def sample_view(sample: SampleRecord, with_prompts: bool) -> dict[str, Any]:
         "gold": format_gold(sample.gold),
         "answer": format_gold(sample.answer) if sample.answer is not None else "",
         "response": sample.response,
-        "prompt": _readable_prompt(sample.prompt) if with_prompts else None,
+        "prompt": Prompt.from_stored(sample.prompt, chat).display() if with_prompts else None,
         "error": sample.error,
         "score": sample.score,
         "points": sample.points,
     }
-
-
-def _readable_prompt(prompt: str) -> str:
-    """Chat prompts are stored as a JSON message list; show them as role-labelled turns."""
-    if not prompt.startswith("[{"):
-        return prompt
-    try:
-        messages = json.loads(prompt)
-        return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
-    except (ValueError, KeyError, TypeError):
-        return prompt
 
 
 def embed_json(value: Any) -> str:
@@ -120,7 +110,10 @@ def build_html(
     template = environment.from_string((assets / "report.html.j2").read_text(encoding="utf-8"))
     data = {
         "runs": [
-            {"name": r.record.name, "samples": [sample_view(s, with_prompts) for s in r.samples]}
+            {
+                "name": r.record.name,
+                "samples": [sample_view(s, with_prompts, r.record.spec.chat) for s in r.samples],
+            }
             for r in runs
         ]
     }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kaoshi.models.base import GenerateRequest, Model, ModelOutput
@@ -54,11 +54,21 @@ def judgeable(samples: Iterable[SampleRecord]) -> list[SampleRecord]:
     ]
 
 
+def _todo(
+    store: Store, run: str, grader: str
+) -> tuple[list[SampleRecord], list[SampleRecord], dict[str, GradeRecord]]:
+    """(open answers still to grade, all open answers, the grader's stored grades); errors and
+    unfinished debates are still to grade."""
+    stored = store.grades(run, grader)
+    samples = judgeable(store.iter_samples(run))
+    done = {q for q, g in stored.items() if g.status in ("ok", "unparsed")}
+    return [s for s in samples if s.question_id not in done], samples, stored
+
+
 def pending(store: Store, run: str, setup: JudgeSetup) -> tuple[int, int]:
     """(open answers still to grade by this setup, open answers in all)."""
-    done = {q for q, g in store.grades(run, setup.grader).items() if g.status in ("ok", "unparsed")}
-    samples = judgeable(store.iter_samples(run))
-    return sum(s.question_id not in done for s in samples), len(samples)
+    todo, samples, _ = _todo(store, run, setup.grader)
+    return len(todo), len(samples)
 
 
 def _request(
@@ -101,10 +111,7 @@ def judge_run(
     started = time.perf_counter()
     store.get_run(run)
     grader = setup.grader
-    stored = store.grades(run, grader)
-    samples = judgeable(store.iter_samples(run))
-    done = {q for q, g in stored.items() if g.status in ("ok", "unparsed")}
-    todo = [s for s in samples if s.question_id not in done]
+    todo, samples, stored = _todo(store, run, grader)
     by_id = {s.question_id: s for s in todo}
     grades: list[GradeRecord] = []
 
@@ -173,8 +180,6 @@ def _stem(sample: SampleRecord) -> str:
 
 def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]) -> list[SampleRecord]:
     """Samples with the open answers' points filled in from a grader (ungraded ones left as they are)."""
-    from dataclasses import replace
-
     result = []
     for sample in samples:
         grade = grades.get(sample.question_id)
