@@ -31,6 +31,9 @@ CHROMIUM_ARGS = [
 ]
 
 
+JUDGE_INJECTION = '评语：<img src=x onerror="window.__pwned=1">要点基本齐全。'
+
+
 def chromium_path() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     assert path, "Chromium is needed for the browser test: `make test` installs Debian's chromium as root"
@@ -76,6 +79,14 @@ def report(capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path) -
         )
         == 0
     )
+    # A judge whose explanation carries markup too; it grades every open answer 7/10.
+    judge_rows = [
+        {"id": q.id, "response": f"{JUDGE_INJECTION}\n答案1得分：10\n答案2得分：7"}
+        for q in exam.questions
+        if q.type.value == "open"
+    ]
+    judge = write_jsonl(tmp_path / "judge.jsonl", judge_rows)
+    assert main(["judge", "evil", "--judge", f"mock:{judge}", "--store", store]) == 0
     out = tmp_path / "report.html"
     assert main(["html", "evil", "weak", "strong", "-o", str(out), "--store", store]) == 0
     capsys.readouterr()
@@ -106,8 +117,13 @@ def test_report_in_a_real_browser(browser: Any, report: Path) -> None:
     assert count.text_content() == "44 question(s)"
     page.select_option("#f-domain", "安全生产")
     assert count.text_content() == "11 question(s)"
-    page.select_option("#f-result", "ungraded")
-    assert count.text_content() == "1 question(s)"  # the open question
+    page.select_option("#f-result", "judged")
+    assert count.text_content() == "1 question(s)"  # the open question, graded by the judge
+    page.locator("tr.item[data-id='s-safe-10']").click()
+    judged = page.locator("tr.detail pre").all_text_contents()
+    assert any(text.startswith("7/10, ") for text in judged)  # final score and points
+    assert any(JUDGE_INJECTION in text for text in judged)  # the judge's reply, as text
+    page.locator("tr.item[data-id='s-safe-10']").click()
     page.select_option("#f-result", "")
     page.select_option("#f-domain", "")
     page.fill("#f-search", "s-safe-4")

@@ -134,3 +134,66 @@ def test_the_real_small_model_can_judge(capsys: pytest.CaptureFixture[str], two_
             only["judge"] == "smollm2" and "答案2：参考回答" in only["prompt"] and only["reply"] is not None
         )
         assert (grade.score is None) == (grade.status == "unparsed")
+
+
+def test_judged_points_reach_every_report(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    """Objective vs subjective per model in report, multi-run report and leaderboard; the HTML report shows
+    the grades and, given human scores, the agreement tables."""
+    store = str(two_runs)
+    ids = sorted(OPEN)
+    judge = judge_script(tmp_path / "j.jsonl", dict(zip(ids, [4, 6, 9, 2], strict=True)))
+    assert main(["judge", "strong", "--judge", f"mock:{judge}", "--store", store]) == 0
+    points = {q: OPEN[q].points for q in ids}
+    subjective = sum(points[q] * s / 10 for q, s in zip(ids, [4, 6, 9, 2], strict=True)) / sum(
+        points.values()
+    )
+
+    code, out, _ = kaoshi(capsys, "report", "strong", "--format", "json", "--store", store)
+    parts = json.loads(out)["parts"]
+    assert code == 0 and parts["objective"]["points_rate"] == 1.0 and parts["objective"]["n"] == 40
+    assert parts["subjective"]["points_rate"] == pytest.approx(subjective)
+    assert parts["subjective"]["scored"] == 4 and parts["subjective"]["n"] == 4
+    code, out, _ = kaoshi(capsys, "report", "strong", "--store", store)
+    assert "strong — objective vs subjective" in out and f"{100 * subjective:.1f}%" in out
+
+    code, out, _ = kaoshi(capsys, "report", "strong", "weak", "--format", "csv", "--store", store)
+    cells = {
+        (row[1], row[2]): row[3]
+        for row in (line.split(",") for line in out.splitlines())
+        if row[0].startswith("objective vs subjective")
+    }
+    assert cells[("objective", "strong")] == "100.0%" and cells[("objective", "weak")] == "25.0%"
+    assert (
+        cells[("subjective", "strong")] == f"{100 * subjective:.1f}%" and cells[("subjective", "weak")] == "—"
+    )
+
+    code, out, _ = kaoshi(capsys, "leaderboard", "--format", "json", "--store", store)
+    (board,) = json.loads(out)
+    columns = board["columns"]
+    rows = {row[0]: dict(zip(columns, row, strict=True)) for row in board["rows"]}
+    assert (
+        rows["strong"]["subjective pts"] == f"{100 * subjective:.1f}%"
+        and rows["weak"]["subjective pts"] == "—"
+    )
+    assert rows["weak"]["objective pts"] == "25.0%"
+
+    human = tmp_path / "human.csv"
+    human.write_text(
+        "question_id,scorer,score\n"
+        + "".join(f"{q},h1,{s}\n" for q, s in zip(ids, [5, 6, 8, 1], strict=True)),
+        encoding="utf-8",
+    )
+    page = tmp_path / "report.html"
+    code, _, err = kaoshi(capsys, "html", "strong", "--human", str(human), "-o", str(page), "--store", store)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "graders of strong against the mean of 1 human scorer(s)" in html
+    assert f"careful:mock:{judge}" in html and "strong — objective vs subjective" in html
+    data = json.loads(
+        html.split('<script type="application/json" id="kaoshi-data">')[1].split("</script>")[0]
+    )
+    civ = next(s for s in data["runs"][0]["samples"] if s["id"] == "s-civ-10")
+    assert civ["outcome"] == "judged" and civ["judge"]["score"] == 4
+    assert civ["judge"]["rounds"][0]["reply"].endswith("答案2得分：4")

@@ -7,10 +7,12 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from kaoshi.cli.agreement_cmd import load_agreement
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.report import GROUP_KEYS, RunSummary, summarize
 from kaoshi.report.html import Figure, ReportRun, build_html
 from kaoshi.report.plot import PlotError, draw, png_bytes
+from kaoshi.runner.judge import load_graded
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,6 +22,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--by", choices=tuple(GROUP_KEYS), default="domain", help="grouping of the plots")
     parser.add_argument("--title", default="kaoshi report")
     parser.add_argument("--no-prompts", action="store_true", help="leave the prompts out (smaller file)")
+    parser.add_argument(
+        "--grader", help="whose grades of open answers count (default: each run's most recent judge setup)"
+    )
+    parser.add_argument(
+        "--human",
+        type=Path,
+        help="CSV of human scores (question_id, scorer, score) of the first run's open answers: adds the "
+        "agreement of every grader with them",
+    )
     add_store_option(parser)
     parser.set_defaults(handler=html_command)
 
@@ -29,13 +40,21 @@ def html_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
         for name in args.runs:
             record = store.get_run(name)
-            samples = store.samples(name)
-            summary = summarize(name, samples, GROUP_KEYS).without_unused_groups()
-            runs.append(ReportRun(record, summary, samples))
+            loaded = load_graded(store, name, args.grader)
+            standards = record.spec.standard_scores
+            summary = summarize(name, loaded.samples, GROUP_KEYS, standards).without_unused_groups()
+            runs.append(ReportRun(record, summary, loaded.samples, loaded.grader, loaded.grades))
+        agreement = load_agreement(store, args.runs[0], args.human) if args.human else None
         store_path = str(args.store or "")
     figures, note = _figures([r.summary for r in runs], args.by)
     html = build_html(
-        runs, figures, title=args.title, store=store_path, with_prompts=not args.no_prompts, figures_note=note
+        runs,
+        figures,
+        title=args.title,
+        store=store_path,
+        with_prompts=not args.no_prompts,
+        figures_note=note,
+        extra_tables=agreement.tables() if agreement else (),
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(html, encoding="utf-8")

@@ -15,7 +15,7 @@ from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.data.model import format_gold
 from kaoshi.report import FORMATS, GROUP_KEYS, render_summary, summarize
 from kaoshi.report.compare import render_comparison
-from kaoshi.runner.judge import apply_grades
+from kaoshi.runner.judge import load_graded
 from kaoshi.store import SampleRecord, Store
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
@@ -125,16 +125,10 @@ def report_command(args: argparse.Namespace) -> int:
 
 def graded_samples(store: Store, run: str, grader: str | None) -> list[SampleRecord]:
     """The run's samples with open answers scored by `grader` (or the most recent one, if any)."""
-    samples = store.samples(run)
-    graders = store.graders(run)
-    if grader is None and not graders:
-        return samples
-    chosen = grader or graders[-1]
-    if chosen not in graders:
-        known = ", ".join(graders) or "none yet (kaoshi judge)"
-        raise ValueError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
-    eprint(f"{run}: open answers graded by {chosen}")
-    return apply_grades(samples, store.grades(run, chosen))
+    loaded = load_graded(store, run, grader)
+    if loaded.grader:
+        eprint(f"{run}: open answers graded by {loaded.grader}")
+    return loaded.samples
 
 
 def sample_to_json(sample: SampleRecord) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from kaoshi.cli.common import add_store_option, open_existing_store
 from kaoshi.report import summarize
 from kaoshi.report.leaderboard import Entry, leaderboard_table
 from kaoshi.report.tables import TEXT_FORMATS, render_tables
+from kaoshi.runner.judge import load_graded
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,8 +30,9 @@ def leaderboard_command(args: argparse.Namespace) -> int:
             spec = run.spec
             if args.benchmark not in (None, spec.benchmark) or args.split not in (None, spec.split):
                 continue
-            summary = summarize(run.name, store.iter_samples(run.name), ["subject", "domain"])
-            by_benchmark.setdefault(spec.benchmark, []).append(Entry(run, summary))
+            loaded = load_graded(store, run.name)
+            summary = summarize(run.name, loaded.samples, ["subject", "domain"])
+            by_benchmark.setdefault(spec.benchmark, []).append(Entry(run, summary, loaded.grader))
     if not by_benchmark:
         wanted = f" on benchmark {args.benchmark!r}" if args.benchmark else ""
         raise ValueError(f"no runs{wanted} in the store")

@@ -19,6 +19,12 @@ GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
     "group": lambda s: s.question.get("group"),
 }
 UNKNOWN_GROUP = "(none)"
+OBJECTIVE, SUBJECTIVE = "objective", "subjective"
+
+
+def part_of(sample: SampleRecord) -> str:
+    """Objective (choice and true/false) or subjective (open) question."""
+    return SUBJECTIVE if sample.qtype == "open" else OBJECTIVE
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,7 @@ class Tally:
 
     graded: objective samples with a gold answer and no error; unparsed answers are graded (as wrong)
     because the model did answer. accuracy = correct / graded. points / max_points: over every sample
-    that has a score (objective ones, and open ones once a judge has graded them).
+    that has a score (objective ones, and open ones once a judge has graded them); scored counts those.
     """
 
     n: int = 0
@@ -37,6 +43,7 @@ class Tally:
     ambiguous: int = 0
     errors: int = 0
     ungraded: int = 0
+    scored: int = 0
     points: float = 0.0
     max_points: float = 0.0
 
@@ -57,9 +64,15 @@ class Tally:
             ambiguous=self.ambiguous + (sample.status == "ambiguous"),
             errors=self.errors + is_error,
             ungraded=self.ungraded + is_ungraded,
+            scored=self.scored + has_score,
             points=self.points + (sample.score or 0.0 if has_score else 0.0),
             max_points=self.max_points + (sample.points if has_score else 0.0),
         )
+
+    @property
+    def points_rate(self) -> float | None:
+        """Points earned as a share of the points available over the scored samples."""
+        return self.points / self.max_points if self.max_points else None
 
     @property
     def interval(self) -> tuple[float, float] | None:
@@ -77,6 +90,7 @@ class Tally:
             "ambiguous": self.ambiguous,
             "errors": self.errors,
             "ungraded": self.ungraded,
+            "scored": self.scored,
             "points": self.points,
             "max_points": self.max_points,
         }
@@ -87,6 +101,7 @@ class RunSummary:
     """A run's tallies, overall and per grouping, with the metrics tables are made of.
 
     outcomes: question id -> 1.0 / 0.0 for every graded question, for paired comparisons between runs.
+    parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
     """
 
     run: str
@@ -98,6 +113,11 @@ class RunSummary:
     subject_points: list[SubjectPoints] = field(default_factory=list)
     group_points: list[GroupPoints] = field(default_factory=list)
     outcomes: dict[str, float] = field(default_factory=dict, repr=False)
+    parts: dict[str, Tally] = field(default_factory=dict)
+
+    @property
+    def has_subjective(self) -> bool:
+        return SUBJECTIVE in self.parts
 
     def without_unused_groups(self) -> RunSummary:
         """The summary without the groupings the exam does not use (every sample in `(none)`)."""
@@ -112,6 +132,10 @@ class RunSummary:
             "category_averages": self.category_averages,
             "subject_points": [row.to_json() for row in self.subject_points],
             "group_points": [row.to_json() for row in self.group_points],
+            "parts": {
+                name: {**tally.to_json(), "points_rate": tally.points_rate}
+                for name, tally in self.parts.items()
+            },
             "groups": {
                 key: {name: tally.to_json() for name, tally in table.items()}
                 for key, table in self.groups.items()
@@ -138,8 +162,11 @@ def summarize(
     category_of: dict[str, str] = {}
     answer_pairs: list[tuple[str, str]] = []
     outcomes: dict[str, float] = {}
+    parts: dict[str, Tally] = {}
     for sample in samples:
         overall = overall.add(sample)
+        part = part_of(sample)
+        parts[part] = parts.get(part, Tally()).add(sample)
         for key in tallied:
             name = GROUP_KEYS[key](sample)
             if name is None:
@@ -169,4 +196,5 @@ def summarize(
         subject_points=subjects,
         group_points=group_points(subjects),
         outcomes=outcomes,
+        parts={name: parts[name] for name in (OBJECTIVE, SUBJECTIVE) if name in parts},
     )

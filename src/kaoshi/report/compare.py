@@ -69,9 +69,28 @@ def comparison_tables(summaries: Sequence[RunSummary], comparisons: Sequence[Com
                 frozenset(mark_best(values)),
             )
         )
+    if any(s.has_subjective for s in summaries):
+        tables.append(_parts_table(summaries))
     if comparisons:
         tables.append(_bootstrap_table(comparisons))
     return tables
+
+
+def _parts_table(summaries: Sequence[RunSummary]) -> TextTable:
+    """Share of points earned on objective and subjective questions, runs as columns."""
+    names = list(dict.fromkeys(name for s in summaries for name in s.parts))
+    values = [[None, *((s.parts[n].points_rate if n in s.parts else None) for s in summaries)] for n in names]
+    values.append([None, *(s.overall.points_rate for s in summaries)])
+    rows = [
+        [label, *(percent(v) for v in row[1:])] for label, row in zip([*names, "all"], values, strict=True)
+    ]
+    return TextTable(
+        "objective vs subjective (% of points available)",
+        ("part", *(s.run for s in summaries)),
+        rows,
+        frozenset(mark_best(values)),
+        note="over the scored questions; open answers count once judged (kaoshi judge)",
+    )
 
 
 def _metrics_table(summaries: Sequence[RunSummary]) -> TextTable:

@@ -12,8 +12,8 @@ import base64
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -26,7 +26,7 @@ from kaoshi.report.aggregate import RunSummary
 from kaoshi.report.compare import compare_to_baseline, comparison_tables
 from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
-from kaoshi.store.records import RunRecord, SampleRecord
+from kaoshi.store.records import GradeRecord, RunRecord, SampleRecord
 
 _JSON_ESCAPES = {
     ord("<"): "\\u003c",
@@ -42,6 +42,8 @@ class ReportRun:
     record: RunRecord
     summary: RunSummary
     samples: Sequence[SampleRecord]
+    grader: str | None = None  # whose grades of open answers the summary and browser show
+    grades: Mapping[str, GradeRecord] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -51,18 +53,34 @@ class Figure:
 
 
 def outcome(sample: SampleRecord) -> str:
-    """correct / wrong / unparsed / ambiguous / error / ungraded, as the browser filters them."""
+    """correct / wrong / unparsed / ambiguous / error / judged / ungraded, as the browser filters them."""
     if sample.status == "error":
         return "error"
     if sample.correct is None:
-        return "ungraded"
+        return "judged" if sample.qtype == "open" and sample.score is not None else "ungraded"
     if sample.correct:
         return "correct"
     return sample.status if sample.status in ("unparsed", "ambiguous") else "wrong"
 
 
-def sample_view(sample: SampleRecord, with_prompts: bool, chat: bool) -> dict[str, Any]:
+def judge_view(grader: str, grade: GradeRecord) -> dict[str, Any]:
+    """The grade of an open answer: final 0-10 score, status, and each judge round's reply."""
     return {
+        "grader": grader,
+        "status": grade.status,
+        "score": grade.score,
+        "rounds": [
+            {"judge": r.get("judge"), "score": r.get("score"), "reply": r.get("reply") or r.get("error")}
+            for r in grade.rounds
+        ],
+    }
+
+
+def sample_view(
+    sample: SampleRecord, with_prompts: bool, chat: bool, judge: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "judge": judge,
         "id": sample.question_id,
         "type": sample.qtype,
         "domain": sample.domain,
@@ -76,6 +94,11 @@ def sample_view(sample: SampleRecord, with_prompts: bool, chat: bool) -> dict[st
         "score": sample.score,
         "points": sample.points,
     }
+
+
+def _judge(run: ReportRun, question_id: str) -> dict[str, Any] | None:
+    grade = run.grades.get(question_id)
+    return judge_view(run.grader, grade) if grade is not None and run.grader else None
 
 
 def embed_json(value: Any) -> str:
@@ -102,6 +125,7 @@ def build_html(
     store: str = "",
     with_prompts: bool = True,
     figures_note: str = "",
+    extra_tables: Sequence[TextTable] = (),
 ) -> str:
     assets = resources.files("kaoshi.report") / "assets"
     style = (assets / "report.css").read_text(encoding="utf-8")
@@ -112,7 +136,10 @@ def build_html(
         "runs": [
             {
                 "name": r.record.name,
-                "samples": [sample_view(s, with_prompts, r.record.spec.chat) for s in r.samples],
+                "samples": [
+                    sample_view(s, with_prompts, r.record.spec.chat, _judge(r, s.question_id))
+                    for s in r.samples
+                ],
             }
             for r in runs
         ]
@@ -123,7 +150,7 @@ def build_html(
         generated=dt.datetime.now().isoformat(timespec="seconds"),
         store=store,
         runs=[r.record for r in runs],
-        tables=summary_tables(runs),
+        tables=[*summary_tables(runs), *extra_tables],
         figures=[{"title": f.title, "png": base64.b64encode(f.png).decode()} for f in figures],
         figures_note=figures_note or "no plots",
         data_json=embed_json(data),

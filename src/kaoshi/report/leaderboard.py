@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS
-from kaoshi.report.aggregate import UNKNOWN_GROUP, RunSummary
+from kaoshi.report.aggregate import OBJECTIVE, SUBJECTIVE, UNKNOWN_GROUP, RunSummary
 from kaoshi.report.metrics import CEVAL_AVERAGE
 from kaoshi.report.render import percent
 from kaoshi.report.tables import TextTable, mark_best
@@ -14,12 +14,15 @@ from kaoshi.store.records import RunRecord
 
 CEVAL_BENCHMARKS = ("ceval", "ceval-hard")
 HARD = "Hard"
+OBJECTIVE_POINTS = "objective pts"
+SUBJECTIVE_POINTS = "subjective pts"
 
 
 @dataclass(frozen=True)
 class Entry:
     run: RunRecord
     summary: RunSummary
+    grader: str | None = None  # whose grades of open answers count (the run's most recent judge setup)
 
 
 def hard_average(summary: RunSummary) -> float | None:
@@ -46,6 +49,14 @@ def _domain_values(entry: Entry, domains: Sequence[str]) -> dict[str, float | No
     return values
 
 
+def _part_values(summary: RunSummary) -> dict[str, float | None]:
+    parts = summary.parts
+    return {
+        OBJECTIVE_POINTS: parts[OBJECTIVE].points_rate if OBJECTIVE in parts else None,
+        SUBJECTIVE_POINTS: parts[SUBJECTIVE].points_rate if SUBJECTIVE in parts else None,
+    }
+
+
 def leaderboard_table(benchmark: str, entries: Sequence[Entry]) -> TextTable:
     """Runs as rows, best in each column marked, sorted by the headline number (C-Eval Average, or
     accuracy over questions)."""
@@ -60,6 +71,10 @@ def leaderboard_table(benchmark: str, entries: Sequence[Entry]) -> TextTable:
         columns = [*domains, "macro", "accuracy"] if domains else ["accuracy"]
         values = [_domain_values(e, domains) for e in entries]
         headline = "accuracy"
+    if any(e.summary.has_subjective for e in entries):
+        columns += [OBJECTIVE_POINTS, SUBJECTIVE_POINTS]
+        for entry, row in zip(entries, values, strict=True):
+            row.update(_part_values(entry.summary))
     order = sorted(range(len(entries)), key=lambda i: -(values[i][headline] or -1.0))
     fixed = ["run", "model", "method", "prompt", "questions"]
     rows: list[list[str]] = []
@@ -79,6 +94,11 @@ def leaderboard_table(benchmark: str, entries: Sequence[Entry]) -> TextTable:
     notes = []
     if len(fingerprints) > 1:
         notes.append(f"these runs cover {len(fingerprints)} different question sets: compare with care")
+    if OBJECTIVE_POINTS in columns:
+        notes.append("pts: % of points available over the scored questions (open answers once judged)")
+        graders = sorted({e.grader or "not judged" for e in entries if e.summary.has_subjective})
+        if len(graders) > 1:
+            notes.append(f"open answers graded by different judges ({', '.join(graders)}): compare with care")
     if benchmark in CEVAL_BENCHMARKS:
         notes.append("categories are means of subject accuracies, Average is over all subjects")
     return TextTable(

@@ -86,6 +86,8 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
             [[label, percent(value)] for label, value, _ in metric_rows(summary)],
         )
     )
+    if summary.has_subjective:
+        tables.append(parts_table(summary))
     if summary.category_averages:
         columns = ceval_columns(summary)
         tables.append(
@@ -110,6 +112,27 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
             )
         )
     return tables
+
+
+def parts_table(summary: RunSummary) -> TextTable:
+    """Objective against subjective questions: points earned as a share of the points available."""
+    rows = [
+        [
+            name,
+            str(tally.n),
+            f"{tally.scored}/{tally.n}",
+            f"{tally.points:g}/{tally.max_points:g}",
+            percent(tally.points_rate),
+            percent(tally.accuracy),
+        ]
+        for name, tally in [*summary.parts.items(), ("all", summary.overall)]
+    ]
+    return TextTable(
+        f"{summary.run} — objective vs subjective",
+        ("part", "questions", "scored", "points", "% of points", "accuracy"),
+        rows,
+        note="open answers are scored once a judge has graded them (kaoshi judge); accuracy: objective only",
+    )
 
 
 def _points_table(summary: RunSummary) -> TextTable:

@@ -187,3 +187,26 @@ def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]
             sample = replace(sample, score=grade.points)
         result.append(sample)
     return result
+
+
+@dataclass(frozen=True)
+class GradedSamples:
+    """A run's samples with open answers scored by `grader` (None: the run has no grades yet)."""
+
+    samples: list[SampleRecord]
+    grader: str | None
+    grades: dict[str, GradeRecord]
+
+
+def load_graded(store: Store, run: str, grader: str | None = None) -> GradedSamples:
+    """The run's samples with the grades of `grader`, or of the most recent judge setup when None."""
+    samples = store.samples(run)
+    graders = store.graders(run)
+    if grader is None and not graders:
+        return GradedSamples(samples, None, {})
+    chosen = grader or graders[-1]
+    if chosen not in graders:
+        known = ", ".join(graders) or "none yet (kaoshi judge)"
+        raise ValueError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
+    grades = store.grades(run, chosen)
+    return GradedSamples(apply_grades(samples, grades), chosen, grades)

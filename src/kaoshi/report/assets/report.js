@@ -61,10 +61,19 @@
       ["prompt", sample.prompt], ["raw output", sample.response], ["extracted answer", sample.answer],
       ["gold answer", sample.gold], ["error", sample.error],
     ];
+    if (sample.judge) {
+      const judge = sample.judge;
+      const final = judge.score === null ? `${judge.status}` : `${judge.score}/10`;
+      parts.push([`grade by ${judge.grader}`, `${final}, ${sample.score ?? "—"} of ${sample.points} point(s)`]);
+      judge.rounds.forEach((round, i) => {
+        const score = round.score === null ? "unparsed" : `${round.score}/10`;
+        parts.push([`judge round ${i + 1}: ${round.judge} (${score})`, round.reply]);
+      });
+    }
     for (const [label, value] of parts) {
       if (value === null || value === undefined || value === "") continue;
       cell.appendChild(node("strong", label));
-      cell.appendChild(node("pre", value));
+      cell.appendChild(node("pre", String(value)));
     }
     row.appendChild(cell);
     return row;
