@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import kaoshi
 from kaoshi.cli import (
     agreement_cmd,
+    contamination_cmd,
+    exam_cmd,
     export_cmd,
     html_cmd,
     inspect_cmds,
@@ -47,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     html_cmd.register(subparsers)
     judge_cmd.register(subparsers)
     agreement_cmd.register(subparsers)
+    exam_cmd.register(subparsers)
+    contamination_cmd.register(subparsers)
     return parser
 
 

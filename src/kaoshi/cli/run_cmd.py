@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 import kaoshi
 from kaoshi.cli.common import add_store_option, eprint, open_store
 from kaoshi.data import LoadResult, load_exam
+from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.prompts import Template, default_template_name, get_template
 from kaoshi.report import render_summary, summarize
@@ -175,6 +176,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--method", choices=METHODS, default="generate")
     add_prompt_options(parser)
     parser.add_argument("--limit", type=int, help="evaluate only the first N questions")
+    parser.add_argument(
+        "--shuffle-options",
+        type=int,
+        metavar="SEED",
+        help="permute each choice question's options (contamination check; see kaoshi contamination)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
@@ -203,6 +210,8 @@ def run_command(args: argparse.Namespace) -> int:
     result = load_from_args(args)
     report_load(result)
     exam = result.exam.limited(args.limit)
+    if args.shuffle_options is not None:
+        exam = shuffle_exam(exam, args.shuffle_options)
     benchmark = str(exam.metadata.get("benchmark", args.benchmark or ""))
     template, shots = template_from_args(args, benchmark)
     options = model_options(args)
@@ -230,11 +239,14 @@ def run_command(args: argparse.Namespace) -> int:
         model_settings=recorded_settings(options),
         multi_policy=args.multi_policy,
         partial_credit=args.partial_credit,
+        shuffle_seed=args.shuffle_options,
         standard_scores={**exam.metadata.get("standard_scores", {}), **(args.standard_score or {})},
         kaoshi_version=kaoshi.__version__,
     )
     extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None
     name = args.run_name or default_run_name(exam.name, args.model, args.method, shots)
+    if args.run_name is None and args.shuffle_options is not None:
+        name += f"-shuffled{args.shuffle_options}"
     with open_store(args) as store:
         try:
             with _progress() as (on_plan, on_sample):

@@ -34,6 +34,7 @@ QUESTION_FIELDS = frozenset(
         "category",
         "split",
         "group",
+        "original_letters",
         "meta",
     }
 )
@@ -65,8 +66,25 @@ def kaoshi_question(record: Any, file: str, line: int | None) -> Question:
         category=optional_text(record, "category").strip() or None,
         split=optional_text(record, "split").strip() or "test",
         group=optional_text(record, "group").strip() or None,
+        original_letters=_parse_original_letters(record.get("original_letters"), options),
         source=Source(file, line) if line is not None else None,
     )
+
+
+def _parse_original_letters(value: Any, options: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """A shuffled question's original letter per option ("CADB" or ["C", "A", "D", "B"])."""
+    if value in (None, "", []):
+        return ()
+    is_letters = isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    )
+    letters = tuple(value) if is_letters else None
+    valid = tuple(letter for letter, _ in options)
+    if letters is None or sorted(letters) != sorted(valid):
+        raise FieldError(
+            "original_letters", f"must be a permutation of the option letters {''.join(valid)}, got {value!r}"
+        )
+    return letters
 
 
 def _parse_options(value: Any, qtype: QuestionType) -> tuple[tuple[str, str], ...]:

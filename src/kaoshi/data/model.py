@@ -80,6 +80,9 @@ class Question:
     category: str | None = None
     split: str | None = None
     group: str | None = None  # a set of subjects reported together (LHMKE: school / college / career)
+    # After shuffling: the original letter of each option, in the order shown (("C", "A", "D", "B"):
+    # option A was C). Empty for questions never shuffled.
+    original_letters: tuple[str, ...] = ()
     source: Source | None = field(default=None, compare=False)
 
     @property
@@ -111,6 +114,8 @@ class Question:
         }
         if self.group is not None:  # only when set, so exams without groups keep their fingerprints
             content["group"] = self.group
+        if self.original_letters:  # likewise only when shuffled
+            content["original_letters"] = list(self.original_letters)
         return content
 
     def fingerprint(self) -> str:
@@ -132,6 +137,7 @@ class Question:
             category=content["category"],
             split=content["split"],
             group=content.get("group"),
+            original_letters=tuple(content.get("original_letters", ())),
         )
 
 

@@ -34,6 +34,8 @@ class RunSpec:
     multi_policy: str = "exact"  # multiple-choice scoring: exact / partial / f1
     partial_credit: float = 0.5  # fraction of the points a correct subset earns under "partial"
     rescored_from: str | None = None  # the run whose stored responses this run re-scored
+    shuffle_seed: int | None = None  # --shuffle-options: the seed the options were permuted with
+    members: tuple[str, ...] = ()  # a vote: the runs whose answers it combines
     # subject -> standard score (LHMKE): reports scale each subject's points to it. Only reporting
     # depends on it, so it may change when a run resumes.
     standard_scores: dict[str, float] = field(default_factory=dict)
@@ -51,8 +53,9 @@ class RunSpec:
     def from_json(cls, value: dict[str, Any]) -> RunSpec:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in value.items() if k in known}
-        if "exemplars" in values:  # JSON has lists; the spec compares as a tuple
-            values["exemplars"] = tuple(values["exemplars"])
+        for name in ("exemplars", "members"):  # JSON has lists; the spec compares as a tuple
+            if name in values:
+                values[name] = tuple(values[name])
         return cls(**values)
 
     def differences(self, other: RunSpec) -> list[tuple[str, Any, Any]]:

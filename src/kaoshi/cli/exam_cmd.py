@@ -1,0 +1,42 @@
+"""kaoshi exam shuffle: write an exam with every choice question's options permuted (kaoshi JSONL)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from kaoshi.cli.common import eprint
+from kaoshi.cli.run_cmd import add_load_options, load_from_args, report_load
+from kaoshi.data.shuffle import shuffle_exam
+from kaoshi.data.writer import write_exam
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("exam", help="transform exam files (shuffle options)")
+    commands = parser.add_subparsers(dest="exam_command", required=True, metavar="COMMAND")
+    shuffle = commands.add_parser(
+        "shuffle", help="permute each choice question's options; gold letters follow, the permutation is kept"
+    )
+    shuffle.add_argument("input", nargs="?", help="the exam file or folder (same as --data)")
+    add_load_options(shuffle)
+    shuffle.add_argument("--seed", type=int, default=0)
+    shuffle.add_argument("-o", "--output", type=Path, required=True, help="the kaoshi JSONL file to write")
+    shuffle.set_defaults(handler=shuffle_command)
+
+
+def shuffle_command(args: argparse.Namespace) -> int:
+    if args.input:
+        if args.data and args.data != args.input:
+            raise ValueError("give the exam either as IN or as --data, not both")
+        args.data = args.input
+    if not args.data and not args.benchmark:
+        raise ValueError("name the exam to shuffle: kaoshi exam shuffle IN -o OUT")
+    result = load_from_args(args)
+    report_load(result)
+    exam = shuffle_exam(result.exam, args.seed)
+    header = {k: v for k, v in exam.metadata.items() if k in ("name", "description", "standard_scores")}
+    header["shuffle_seed"] = args.seed
+    moved = sum(bool(q.original_letters) for q in exam.questions)
+    count = write_exam(args.output, (*exam.fewshot, *exam.questions), header)
+    eprint(f"wrote {args.output}: {count} question(s), options of {moved} permuted (seed {args.seed})")
+    return 0
