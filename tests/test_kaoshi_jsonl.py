@@ -52,7 +52,7 @@ BAD = [
     (
         {"id": "x", "type": "single", "question": "q", "options": {"A": "a", "B": "b"}, "anwser": "A"},
         "field 'anwser': unknown field (known: answer, category, domain, explanation, group, id, meta, "
-        "options, points, question, split, subject, type)",
+        "options, original_letters, points, question, split, subject, type)",
     ),
     (
         {"id": "x", "type": "single", "question": "q", "options": {"A": "a", "B": "b"}, "answer": "C"},

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import kaoshi
 from kaoshi.cli import (
     agreement_cmd,
+    compare_cmd,
     contamination_cmd,
     exam_cmd,
     export_cmd,
@@ -21,6 +22,7 @@ from kaoshi.cli import (
     rescore_cmd,
     run_cmd,
     validate_cmd,
+    vote_cmd,
 )
 from kaoshi.cli.common import (
     BAD_INPUT_ERRORS,
@@ -51,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     agreement_cmd.register(subparsers)
     exam_cmd.register(subparsers)
     contamination_cmd.register(subparsers)
+    vote_cmd.register(subparsers)
+    compare_cmd.register(subparsers)
     return parser
 
 

@@ -1,0 +1,64 @@
+"""kaoshi vote: combine stored answers of several runs (majority, accuracy-weighted, Dawid-Skene)."""
+
+from __future__ import annotations
+
+import argparse
+
+from kaoshi.analysis.voting import VOTE_METHODS
+from kaoshi.cli.common import add_store_option, eprint, open_store
+from kaoshi.report import FORMATS, summarize
+from kaoshi.report.compare import render_comparison
+from kaoshi.runner.vote import vote_runs
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "vote", help="combine several runs' answers per question into a new run, compared with its members"
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="the member runs (earlier ones win ties)")
+    parser.add_argument("--method", choices=VOTE_METHODS, default="majority")
+    weights = parser.add_mutually_exclusive_group()
+    weights.add_argument(
+        "--in-sample",
+        action="store_true",
+        help="weighted: accuracies on the voted questions themselves (the paper's protocol; optimistic)",
+    )
+    weights.add_argument(
+        "--weights-from",
+        metavar="RUN,RUN,...",
+        help="weighted: each member's accuracy on these runs instead (e.g. the same models on a dev split)",
+    )
+    parser.add_argument("--run-name", help="the vote's run name (default: vote-<method>)")
+    parser.add_argument(
+        "--by", action="append", choices=("domain", "type", "subject"), help="default: domain, type"
+    )
+    parser.add_argument("--format", choices=FORMATS, default="table")
+    parser.add_argument("--resamples", type=int, default=10_000, help="paired bootstrap resamples")
+    add_store_option(parser)
+    parser.set_defaults(handler=vote_command)
+
+
+def vote_command(args: argparse.Namespace) -> int:
+    if args.method != "weighted" and (args.in_sample or args.weights_from):
+        raise ValueError("--in-sample and --weights-from are for --method weighted")
+    weights_from = [r.strip() for r in args.weights_from.split(",")] if args.weights_from else None
+    name = args.run_name or f"vote-{args.method}"
+    keys = args.by or ["domain", "type"]
+    with open_store(args) as store:
+        outcome = vote_runs(store, args.runs, name, args.method, args.in_sample, weights_from)
+        voted = store.samples(name)
+        ids = {s.question_id for s in voted}
+        members = [
+            summarize(run, [s for s in store.iter_samples(run) if s.question_id in ids], keys)
+            for run in args.runs
+        ]
+        vote = summarize(name, voted, keys)
+    eprint(
+        f"{name}: {outcome.questions} question(s) voted by {len(args.runs)} runs ({outcome.weights}); "
+        f"{outcome.abstained} with no answer; {outcome.seconds:.2f} s"
+    )
+    best = max(members, key=lambda s: s.overall.accuracy or 0.0)
+    eprint(f"best single run on these questions: {best.run}; differences below are against it")
+    ordered = [best, *(s for s in members if s is not best), vote]
+    print(render_comparison(ordered, args.format, resamples=args.resamples))
+    return 0

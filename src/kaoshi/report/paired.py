@@ -1,0 +1,89 @@
+"""Runs on the same questions (prompt strategies, models, base vs fine-tuned): accuracy per group and the
+difference of each run from a baseline with a paired-bootstrap interval, on the questions every run graded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kaoshi.report.aggregate import GROUP_KEYS, UNKNOWN_GROUP
+from kaoshi.report.stats import BootstrapResult, paired_bootstrap
+from kaoshi.report.tables import TextTable, mark_best
+from kaoshi.store.records import SampleRecord
+
+
+@dataclass(frozen=True)
+class PairedRow:
+    group: str
+    n: int
+    accuracy: list[float]  # per run
+    differences: list[BootstrapResult]  # per run after the baseline
+
+    def to_json(self, runs: Sequence[str]) -> dict[str, object]:
+        return {
+            "group": self.group,
+            "n": self.n,
+            "accuracy": dict(zip(runs, self.accuracy, strict=True)),
+            "differences": {run: d.to_json() for run, d in zip(runs[1:], self.differences, strict=True)},
+        }
+
+
+def shared_outcomes(runs: Sequence[Sequence[SampleRecord]]) -> tuple[list[SampleRecord], list[list[float]]]:
+    """The questions graded in every run (first run's order) and each run's 1/0 outcome on them."""
+    graded = [
+        {s.question_id: s for s in samples if s.status != "error" and s.correct is not None}
+        for samples in runs
+    ]
+    shared = [s for s in runs[0] if all(s.question_id in g for g in graded)]
+    outcomes = [[float(bool(g[s.question_id].correct)) for s in shared] for g in graded]
+    return shared, outcomes
+
+
+def paired_rows(
+    runs: Sequence[Sequence[SampleRecord]], key: str | None, resamples: int = 10_000, seed: int = 0
+) -> list[PairedRow]:
+    """One row per group of `key` (one row "all" for None)."""
+    shared, outcomes = shared_outcomes(runs)
+    label: Callable[[SampleRecord], str | None] = GROUP_KEYS[key] if key else (lambda _: "all")
+    positions: dict[str, list[int]] = {}
+    for i, sample in enumerate(shared):
+        positions.setdefault(label(sample) or UNKNOWN_GROUP, []).append(i)
+    rows = []
+    for group, where in sorted(positions.items()):
+        per_run = [[o[i] for i in where] for o in outcomes]
+        rows.append(
+            PairedRow(
+                group,
+                len(where),
+                [sum(r) / len(r) for r in per_run],
+                [
+                    paired_bootstrap(per_run[0], other, resamples=resamples, seed=seed)
+                    for other in per_run[1:]
+                ],
+            )
+        )
+    return rows
+
+
+def paired_table(title: str, key: str, names: Sequence[str], rows: Sequence[PairedRow]) -> TextTable:
+    baseline = names[0]
+    headers = (key, "n", *names, *(f"Δ {n} vs {baseline} [95% CI]" for n in names[1:]))
+    text_rows = []
+    values: list[list[float | None]] = []
+    for row in rows:
+        deltas = [_delta_text(d) for d in row.differences]
+        text_rows.append([row.group, str(row.n), *(f"{100 * a:.1f}%" for a in row.accuracy), *deltas])
+        values.append([None, None, *row.accuracy, *([None] * len(deltas))])
+    return TextTable(
+        title,
+        headers,
+        text_rows,
+        frozenset(mark_best(values)),
+        note="accuracy on the questions every run graded; Δ in points (paired bootstrap), * when the "
+        "interval excludes 0",
+    )
+
+
+def _delta_text(d: BootstrapResult) -> str:
+    mark = " *" if d.low > 0 or d.high < 0 else ""
+    return f"{100 * d.difference:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]{mark}"

@@ -1,0 +1,182 @@
+"""A vote over stored runs written as a run of its own, so every report, plot and export works on it.
+
+No model is called. The members must have evaluated the same questions (by content); the vote covers
+the objective questions they share. Each sample's response records every member's answer and weight.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
+from kaoshi.data.model import Exam, Gold, Question, format_gold
+from kaoshi.runner.samples import grade_for
+from kaoshi.store.records import RunSpec, SampleRecord
+from kaoshi.store.sqlite import Store, StoreError
+
+
+@dataclass(frozen=True)
+class VoteOutcome:
+    questions: int
+    abstained: int  # questions no member answered
+    weights: str  # how the weights were obtained
+    seconds: float
+
+
+def answer_key(sample: SampleRecord) -> str | None:
+    """The member's vote: its answer as text, or None (abstains) when unreadable or errored."""
+    if sample.status not in ("ok", "ambiguous") or sample.answer is None:
+        return None
+    return format_gold(sample.answer)
+
+
+def _shared_questions(store: Store, members: Sequence[str]) -> list[list[SampleRecord]]:
+    """Per shared objective question (first member's order), each member's sample."""
+    by_member = [{s.question_id: s for s in store.iter_samples(run)} for run in members]
+    rows = []
+    for question_id, first in by_member[0].items():
+        if first.qtype == "open" or first.gold is None:
+            continue
+        row = [first]
+        for run, samples in zip(members[1:], by_member[1:], strict=True):
+            other = samples.get(question_id)
+            if other is None:
+                break
+            if other.question != first.question:
+                raise StoreError(
+                    f"question {question_id!r} differs between {members[0]!r} and {run!r} (shuffled options, "
+                    "another data version?): a vote needs the same questions"
+                )
+            row.append(other)
+        else:
+            rows.append(row)
+    return rows
+
+
+def vote_runs(
+    store: Store,
+    members: Sequence[str],
+    target: str,
+    method: str,
+    in_sample: bool = False,
+    weights_from: Sequence[str] | None = None,
+) -> VoteOutcome:
+    if method not in VOTE_METHODS:
+        raise ValueError(f"unknown vote method {method!r} (choose from {', '.join(VOTE_METHODS)})")
+    if len(members) < 2:
+        raise ValueError("a vote needs at least two runs")
+    if len(set(members)) != len(members):
+        raise ValueError("each run may vote once")
+    if weights_from is not None and len(weights_from) != len(members):
+        raise ValueError(f"--weights-from needs one run per member ({len(members)}), got {len(weights_from)}")
+    if store.find_run(target) is not None:
+        raise StoreError(f"run {target!r} already exists; choose another --run-name")
+    records = [store.get_run(run) for run in members]
+    started = time.perf_counter()
+    rows = _shared_questions(store, members)
+    if not rows:
+        raise ValueError("the runs share no graded objective question")
+    ids = [row[0].question_id for row in rows]
+    ballots = [[answer_key(s) for s in row] for row in rows]
+    correct = [[s.correct if s.status != "error" else None for s in row] for row in rows]
+    n = len(members)
+    weights: list[list[float]] | None = None
+    if method == "weighted":
+        if weights_from is not None:
+            held_out = [
+                [s.correct for s in store.iter_samples(run) if s.correct is not None] for run in weights_from
+            ]
+            fixed = [sum(c) / len(c) if c else 0.5 for c in held_out]
+            weights, protocol = [fixed] * len(rows), f"accuracies on {', '.join(weights_from)}"
+        elif in_sample:
+            weights, protocol = [accuracies(correct, n)] * len(rows), "in-sample accuracies (optimistic)"
+        else:
+            weights, protocol = cross_fit_weights(ids, correct, n), "cross-fitted accuracies (2 folds)"
+    elif method == "dawid-skene":
+        protocol = "Dawid-Skene EM, per question type"
+    else:
+        protocol = "one vote per model"
+    winners = _winners(rows, ballots, method, weights)
+
+    first = records[0].spec
+    questions = [Question.from_content(row[0].question) for row in rows]
+    spec: RunSpec = replace(
+        first,
+        fingerprint=Exam(target, tuple(questions)).fingerprint,
+        n_questions=len(rows),
+        prompt="(vote)",
+        shots=0,
+        model=f"vote:{method}",
+        method="vote",
+        limit=None,
+        llm_extractor=None,
+        rescored_from=None,
+        shuffle_seed=None,
+        members=tuple(members),
+        model_settings={"vote": method, "weights": protocol},
+    )
+    store.open_run(target, spec)
+    abstained = 0
+    per_question: list[list[float] | None] = list(weights) if weights else [None] * len(rows)
+    for row, question, ballot, winner, weight in zip(
+        rows, questions, ballots, winners, per_question, strict=True
+    ):
+        answer = _gold_of(row, winner)
+        abstained += winner is None
+        grade = grade_for(question, answer, spec)
+        response: dict[str, object] = {"votes": dict(zip(members, ballot, strict=True))}
+        if weight is not None:
+            response["weights"] = dict(zip(members, (round(w, 6) for w in weight), strict=True))
+        store.add_sample(
+            target,
+            replace(
+                row[0],
+                prompt="",
+                shots=0,
+                status="ok" if winner is not None else "unparsed",
+                extracted_by="vote",
+                extractor_response=None,
+                response=json.dumps(response, ensure_ascii=False),
+                logprobs=None,
+                answer=answer,
+                correct=grade.correct,
+                score=grade.points,
+                latency_s=None,
+                tokens_in=None,
+                tokens_out=None,
+                error=None,
+            ),
+        )
+    store.finish_run(target)
+    return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started)
+
+
+def _winners(
+    rows: list[list[SampleRecord]],
+    ballots: list[list[str | None]],
+    method: str,
+    weights: list[list[float]] | None,
+) -> list[str | None]:
+    if method != "dawid-skene":
+        if weights is None:
+            return [plurality(b) for b in ballots]
+        return [plurality(b, w) for b, w in zip(ballots, weights, strict=True)]
+    winners: list[str | None] = [None] * len(rows)
+    by_type: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_type.setdefault(row[0].qtype, []).append(i)
+    for positions in by_type.values():
+        result = dawid_skene([ballots[i] for i in positions])
+        for i, answer in zip(positions, result.answers, strict=True):
+            winners[i] = answer
+    return winners
+
+
+def _gold_of(row: list[SampleRecord], key: str | None) -> Gold:
+    """The member answer whose text is `key` (so the vote stores a real answer value)."""
+    if key is None:
+        return None
+    return next(s.answer for s in row if answer_key(s) == key)

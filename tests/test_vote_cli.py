@@ -1,0 +1,97 @@
+"""kaoshi vote end to end: three scripted models of different skill on the sample exam, and their vote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kaoshi.cli.main import main
+from kaoshi.data import load_exam
+from kaoshi.store import Store
+from tests.conftest import mock_script
+
+OBJECTIVE = [q.id for q in load_exam("sample").exam.questions if q.type.value != "open"]
+# Different skills and different questions right: strong 32/40, medium 24/40, weak 16/40.
+RIGHT = {
+    "strong": set(OBJECTIVE[:32]),
+    "medium": set(OBJECTIVE[16:40]),
+    "weak": set(OBJECTIVE[:8]) | set(OBJECTIVE[24:32]),
+}
+
+
+@pytest.fixture
+def crowd(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> str:
+    store = str(tmp_path / "store.sqlite")
+    for name, right in RIGHT.items():
+        script = mock_script(tmp_path / f"{name}.jsonl", right)
+        code = main(["run", "--benchmark", "sample", "--model", f"mock:{script}", "--run-name", name,
+                     "--store", store])  # fmt: skip
+        assert code == 0
+    capsys.readouterr()
+    return store
+
+
+def test_majority_vote_is_a_run_compared_with_its_members(
+    capsys: pytest.CaptureFixture[str], crowd: str
+) -> None:
+    code = main(["vote", "strong", "medium", "weak", "--format", "json", "--store", crowd])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    # Every wrong answer of the mocks is the same letter, so the vote is right where two of three are.
+    expected = {q for q in OBJECTIVE if sum(q in right for right in RIGHT.values()) >= 2}
+    assert len(expected) == 24  # 0-7 (strong, weak), 16-31 (strong, medium; 24-31 all three)
+    document = json.loads(captured.out)
+    runs = {r["run"]: r for r in document["runs"]}
+    assert [r["run"] for r in document["runs"]] == ["strong", "medium", "weak", "vote-majority"]
+    assert runs["vote-majority"]["accuracy"] == pytest.approx(len(expected) / 40)
+    assert runs["strong"]["accuracy"] == 0.8  # the best single run beats the crowd, as in the paper
+    assert "best single run on these questions: strong" in captured.err
+    by_type = runs["vote-majority"]["groups"]["type"]
+    assert set(by_type) == {"single", "multi", "judge"} and "open" not in by_type
+
+    with Store(Path(crowd)) as store:
+        record = store.get_run("vote-majority")
+        samples = {s.question_id: s for s in store.samples("vote-majority")}
+    assert record.spec.members == ("strong", "medium", "weak") and record.spec.method == "vote"
+    assert {q for q, s in samples.items() if s.correct} == expected
+    votes = json.loads(samples[OBJECTIVE[0]].response or "")["votes"]
+    assert set(votes) == {"strong", "medium", "weak"} and votes["strong"] == votes["weak"] != votes["medium"]
+
+    # Every report works on the vote.
+    assert main(["report", "vote-majority", "--by", "domain", "--store", crowd]) == 0
+    assert "vote-majority — by domain" in capsys.readouterr().out
+
+
+def test_weighted_and_dawid_skene_votes(capsys: pytest.CaptureFixture[str], crowd: str) -> None:
+    assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--store", crowd]) == 0
+    err = capsys.readouterr().err
+    assert "cross-fitted accuracies (2 folds)" in err
+    assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--in-sample",
+                 "--run-name", "w-in", "--store", crowd]) == 0  # fmt: skip
+    assert "in-sample accuracies (optimistic)" in capsys.readouterr().err
+    assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--weights-from",
+                 "strong,medium,weak", "--run-name", "w-from", "--store", crowd]) == 0  # fmt: skip
+    assert "accuracies on strong, medium, weak" in capsys.readouterr().err
+    with Store(Path(crowd)) as store:
+        response = json.loads(store.samples("w-in")[0].response or "")
+    assert response["weights"] == {"strong": 0.8, "medium": 0.6, "weak": 0.4}
+    assert main(["vote", "strong", "medium", "weak", "--method", "dawid-skene", "--store", crowd]) == 0
+    assert "Dawid-Skene" in capsys.readouterr().err
+
+
+def test_bad_votes_are_refused(capsys: pytest.CaptureFixture[str], crowd: str, tmp_path: Path) -> None:
+    assert main(["vote", "strong", "--store", crowd]) == 2
+    assert "at least two runs" in capsys.readouterr().err
+    assert main(["vote", "strong", "medium", "--in-sample", "--store", crowd]) == 2
+    assert "for --method weighted" in capsys.readouterr().err
+    script = mock_script(tmp_path / "s.jsonl", set())
+    assert main(["run", "--benchmark", "sample", "--model", f"mock:{script}", "--shuffle-options", "1",
+                 "--run-name", "shuffled", "--store", crowd]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["vote", "strong", "shuffled", "--store", crowd]) == 2
+    assert "a vote needs the same questions" in capsys.readouterr().err
+    assert main(["vote", "strong", "medium", "--store", crowd]) == 0
+    assert main(["vote", "strong", "medium", "--store", crowd]) == 2  # the name is taken
+    assert "already exists" in capsys.readouterr().err
