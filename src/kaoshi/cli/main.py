@@ -13,6 +13,7 @@ from kaoshi.cli import (
     contamination_cmd,
     exam_cmd,
     export_cmd,
+    finetune_cmd,
     html_cmd,
     inspect_cmds,
     judge_cmd,
@@ -21,6 +22,7 @@ from kaoshi.cli import (
     prompt_cmd,
     rescore_cmd,
     run_cmd,
+    split_cmd,
     validate_cmd,
     vote_cmd,
 )
@@ -55,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     contamination_cmd.register(subparsers)
     vote_cmd.register(subparsers)
     compare_cmd.register(subparsers)
+    split_cmd.register(subparsers)
+    finetune_cmd.register(subparsers)
     return parser
 
 

@@ -6,6 +6,8 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -13,7 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 import kaoshi
 from kaoshi.cli.common import add_store_option, eprint, open_store
 from kaoshi.data import LoadResult, load_exam
+from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_exam
+from kaoshi.finetune.adapter import check_overlap, run_record
 from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.prompts import Template, default_template_name, get_template
 from kaoshi.report import render_summary, summarize
@@ -193,9 +197,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SPEC",
         help="a model that reads answers the rules leave unparsed (off by default)",
     )
+    parser.add_argument(
+        "--adapter", type=Path, help="a LoRA adapter folder from kaoshi finetune (hf, gguf, smollm2 models)"
+    )
+    parser.add_argument(
+        "--allow-overlap",
+        action="store_true",
+        help="evaluate even questions the adapter was trained on (recorded in the run spec)",
+    )
     parser.add_argument("--run-name", help="default: <exam>-<model>-<method>; the same name resumes")
     add_store_option(parser)
     parser.set_defaults(handler=run_command)
+
+
+def adapter_for_run(path: Path, model: str, exam: Exam, allow_overlap: bool) -> dict[str, object]:
+    """Check the adapter against the model and the evaluated questions; what the run spec records."""
+    if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):
+        raise ValueError(f"--adapter needs a local transformers model (hf, gguf, smollm2), got {model!r}")
+    manifest, overlap = check_overlap(path, exam.questions, allow_overlap)
+    if manifest.get("base") not in (None, model):
+        eprint(f"warning: the adapter was trained on {manifest['base']!r}, applied here to {model!r}")
+    if overlap:
+        eprint(
+            f"warning: {overlap} evaluated question(s) were in the adapter's training data (--allow-overlap)"
+        )
+    return run_record(path, manifest, overlap)
 
 
 def default_run_name(exam_name: str, model: str, method: str, shots: int) -> str:
@@ -215,6 +241,12 @@ def run_command(args: argparse.Namespace) -> int:
     benchmark = str(exam.metadata.get("benchmark", args.benchmark or ""))
     template, shots = template_from_args(args, benchmark)
     options = model_options(args)
+    adapter: dict[str, object] = {}
+    if args.adapter is not None:
+        adapter = adapter_for_run(args.adapter, args.model, exam, args.allow_overlap)
+        options = replace(options, adapter=str(args.adapter))
+    elif args.allow_overlap:
+        raise ValueError("--allow-overlap is for runs with --adapter")
     model = resolve_model(args.model, options)
     spec = RunSpec(
         benchmark=benchmark,
@@ -240,6 +272,7 @@ def run_command(args: argparse.Namespace) -> int:
         multi_policy=args.multi_policy,
         partial_credit=args.partial_credit,
         shuffle_seed=args.shuffle_options,
+        adapter=adapter,
         standard_scores={**exam.metadata.get("standard_scores", {}), **(args.standard_score or {})},
         kaoshi_version=kaoshi.__version__,
     )

@@ -68,6 +68,7 @@ class ModelOptions:
     trust_remote_code: bool = False
     max_length: int | None = None  # context window override
     tensor_parallel_size: int = 1
+    adapter: str | None = None  # a LoRA adapter folder (kaoshi finetune) applied to hf/gguf/smollm2 models
 
 
 class Model:

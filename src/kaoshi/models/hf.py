@@ -75,6 +75,73 @@ def _import_torch() -> Any:
     return torch
 
 
+def locate(spec: str) -> tuple[str, str | None]:
+    """(folder or hub id, GGUF file name or None) for `hf:...`, `gguf:FILE` and `smollm2`."""
+    kind, _, target = spec.partition(":")
+    if kind == "smollm2":
+        path = smollm2_path()
+        return str(path.parent), path.name
+    if not target:
+        raise ModelError(f"name what to load: --model {kind}:<hub id, folder or .gguf file>")
+    path = Path(target)
+    if kind == "gguf" or path.suffix == ".gguf":
+        if not path.is_file():
+            raise ModelError(f"GGUF file {target} does not exist")
+        return str(path.parent), path.name
+    return target, None
+
+
+def _device(torch: Any, wanted: str) -> Any:
+    if wanted == "auto":
+        wanted = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(wanted)
+
+
+def _dtype(torch: Any, wanted: str, device: Any) -> Any:
+    if wanted == "auto":
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    try:
+        return getattr(torch, wanted)
+    except AttributeError:
+        raise ModelError(f"unknown dtype {wanted!r} (float32, bfloat16, float16)") from None
+
+
+def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
+    """(tokenizer with a pad token, model on its device, device) for an hf / gguf / smollm2 spec."""
+    torch = _import_torch()
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source, gguf_file = locate(spec)
+    device = _device(torch, options.device)
+    dtype = _dtype(torch, options.dtype, device)
+    load: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+    if gguf_file:
+        load["gguf_file"] = gguf_file
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **load)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **load)
+    except OSError as exc:
+        raise ModelError(
+            f"cannot load {spec!r}: {exc}. Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
+        ) from exc
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer, model.to(device), device
+
+
+def apply_adapter(model: Any, adapter: str) -> Any:
+    """The model with a LoRA adapter folder merged into its weights (plain forward passes afterwards)."""
+    try:
+        from peft import PeftModel
+    except ImportError:
+        raise ModelError("--adapter needs peft: pip install -e '.[finetune]'") from None
+    if not (Path(adapter) / "adapter_config.json").is_file():
+        raise ModelError(f"{adapter} is not an adapter folder (no adapter_config.json)")
+    return PeftModel.from_pretrained(model, adapter).merge_and_unload()
+
+
 class HFModel(Model):
     name = "hf"
     default_batch_size = 8
@@ -82,26 +149,10 @@ class HFModel(Model):
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
         torch = _import_torch()
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        kind, _, target = spec.partition(":")
-        source, gguf_file = self._locate(kind, target)
-        self.device = self._device(torch, options.device)
-        dtype = self._dtype(torch, options.dtype, self.device)
-        load: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
-        if gguf_file:
-            load["gguf_file"] = gguf_file
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(source, **load)
-            self.model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, **load)
-        except OSError as exc:
-            raise ModelError(
-                f"cannot load {spec!r}: {exc}. "
-                "Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
-            ) from exc
-        self.model.to(self.device).eval()
-        if self.tokenizer.pad_token_id is None:
-            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.tokenizer, self.model, self.device = load_causal_lm(spec, options)
+        if options.adapter:
+            self.model = apply_adapter(self.model, options.adapter)
+        self.model.eval()
         self.default_chat = bool(getattr(self.tokenizer, "chat_template", None))
         self.max_length = options.max_length or self._context_window()
         self._torch = torch
@@ -109,37 +160,6 @@ class HFModel(Model):
         self.reuse_prefix = True
 
     # -- loading ---------------------------------------------------------------------------------------
-    @staticmethod
-    def _locate(kind: str, target: str) -> tuple[str, str | None]:
-        if kind == "smollm2":
-            path = smollm2_path()
-            return str(path.parent), path.name
-        if not target:
-            raise ModelError(f"name what to load: --model {kind}:<hub id, folder or .gguf file>")
-        path = Path(target)
-        if kind == "gguf" or path.suffix == ".gguf":
-            if not path.is_file():
-                raise ModelError(f"GGUF file {target} does not exist")
-            return str(path.parent), path.name
-        return target, None
-
-    @staticmethod
-    def _device(torch: Any, wanted: str) -> Any:
-        if wanted == "auto":
-            wanted = "cuda" if torch.cuda.is_available() else "cpu"
-        return torch.device(wanted)
-
-    @staticmethod
-    def _dtype(torch: Any, wanted: str, device: Any) -> Any:
-        if wanted == "auto":
-            if device.type == "cuda":
-                return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-            return torch.float32
-        try:
-            return getattr(torch, wanted)
-        except AttributeError:
-            raise ModelError(f"unknown dtype {wanted!r} (float32, bfloat16, float16)") from None
-
     def _context_window(self) -> int:
         config = self.model.config
         for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):

@@ -36,6 +36,8 @@ class RunSpec:
     rescored_from: str | None = None  # the run whose stored responses this run re-scored
     shuffle_seed: int | None = None  # --shuffle-options: the seed the options were permuted with
     members: tuple[str, ...] = ()  # a vote: the runs whose answers it combines
+    # kaoshi run --adapter: the LoRA adapter's path, base model, training data and overlap with this exam
+    adapter: dict[str, Any] = field(default_factory=dict)
     # subject -> standard score (LHMKE): reports scale each subject's points to it. Only reporting
     # depends on it, so it may change when a run resumes.
     standard_scores: dict[str, float] = field(default_factory=dict)

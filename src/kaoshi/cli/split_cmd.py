@@ -1,0 +1,55 @@
+"""kaoshi split: a deterministic, stratified train/test split written as kaoshi JSONL with a manifest."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from kaoshi.cli.common import eprint
+from kaoshi.cli.run_cmd import add_load_options, load_from_args, report_load
+from kaoshi.data.split import STRATA, split_exam
+from kaoshi.data.writer import write_exam
+
+MANIFEST = "manifest.json"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("split", help="split an exam into train and test parts (for finetune)")
+    parser.add_argument("input", nargs="?", help="the exam file or folder (same as --data)")
+    add_load_options(parser)
+    parser.add_argument(
+        "--train", type=float, default=0.7, help="share of questions to train on (default 0.7)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stratify", default="", help=f"comma-separated, from: {', '.join(STRATA)}")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="folder for train/test/manifest")
+    parser.set_defaults(handler=split_command)
+
+
+def split_command(args: argparse.Namespace) -> int:
+    if args.input:
+        if args.data and args.data != args.input:
+            raise ValueError("give the exam either as EXAM or as --data, not both")
+        args.data = args.input
+    if not args.data and not args.benchmark:
+        raise ValueError("name the exam to split: kaoshi split EXAM -o DIR")
+    stratify = [s.strip() for s in args.stratify.split(",") if s.strip()]
+    result = load_from_args(args)
+    report_load(result)
+    exam = result.exam
+    split = split_exam(exam, args.train, args.seed, stratify)
+    header = {k: v for k, v in exam.metadata.items() if k in ("name", "description", "standard_scores")}
+    folder: Path = args.output
+    write_exam(folder / "train.jsonl", (*exam.fewshot, *split.train), header)
+    write_exam(folder / "test.jsonl", (*exam.fewshot, *split.test), header)
+    manifest = split.manifest(args.data or args.benchmark)
+    (folder / MANIFEST).write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    moved = f"; {split.duplicates_moved} repeated question(s) kept in train" if split.duplicates_moved else ""
+    eprint(
+        f"wrote {folder}: train {len(split.train)}, test {len(split.test)} question(s) "
+        f"(seed {args.seed}, stratified by {', '.join(stratify) or 'nothing'}){moved}"
+    )
+    return 0
