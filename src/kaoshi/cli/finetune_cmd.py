@@ -39,6 +39,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--target-modules", help="comma-separated module names (default: per architecture)")
     parser.add_argument("--save-every", type=int, help="checkpoint every N steps (default: every epoch)")
     parser.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --out")
+    parser.add_argument(
+        "--gradient-checkpointing",
+        action="store_true",
+        help="recompute activations: less memory, ~30%% slower",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
@@ -71,6 +76,7 @@ def finetune_command(args: argparse.Namespace) -> int:
         max_length=args.max_length,
         with_explanation=args.with_explanation,
         save_every=args.save_every,
+        gradient_checkpointing=args.gradient_checkpointing,
         seed=args.seed,
         lora=lora,
     )

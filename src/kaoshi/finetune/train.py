@@ -44,6 +44,8 @@ class TrainSettings:
     max_length: int = 1024
     with_explanation: bool = False
     save_every: int | None = None  # steps between checkpoints (None: at the end of each epoch)
+    gradient_checkpointing: bool = False  # recompute activations in the backward pass: less memory, slower
+    full_logits: bool = False  # the library's loss over every position (only to measure the saving)
     seed: int = 0
     lora: LoraSettings = field(default_factory=LoraSettings)
 
@@ -118,6 +120,9 @@ def finetune(
         raise ValueError(f"{train_file}: no questions with answers to train on")
     torch.manual_seed(settings.seed)
     model_type = str(getattr(base.config, "model_type", ""))
+    if settings.gradient_checkpointing:
+        base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        base.enable_input_require_grads()
     model = get_peft_model(base, lora_config(settings.lora, model_type))
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     optimizer = torch.optim.AdamW(
@@ -146,7 +151,7 @@ def finetune(
         ]
         batch = {k: torch.tensor(v, device=device) for k, v in pad_batch(batch_examples, pad).items()}
         tick = time.perf_counter()
-        loss = answer_loss(model, batch)
+        loss = model(**batch).loss if settings.full_logits else answer_loss(model, batch)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
