@@ -6,7 +6,7 @@ import argparse
 import json
 
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.report.paired import paired_rows, paired_table
+from kaoshi.report.paired import grouped_rows, paired_table, shared_outcomes
 from kaoshi.report.tables import TEXT_FORMATS, render_tables
 
 _KEYS = ("domain", "type", "subject", "category", "group")
@@ -42,7 +42,8 @@ def compare_command(args: argparse.Namespace) -> int:
         shown = [f"{field} {old!r} → {new!r}" for field, old, new in differences if field != "fingerprint"]
         eprint(f"{record.name} vs {names[0]}: " + ("; ".join(shown) or "same settings"))
     keys = [None, *(args.by or ["domain", "type"])]
-    results = {key or "all": paired_rows(samples, key, args.resamples) for key in keys}
+    shared, outcomes = shared_outcomes(samples)
+    results = {key or "all": grouped_rows(shared, outcomes, key, args.resamples) for key in keys}
     if not results["all"]:
         raise ValueError("the runs share no graded question")
     if args.format == "json":

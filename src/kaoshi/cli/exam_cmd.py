@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 
 from kaoshi.cli.common import eprint
-from kaoshi.cli.run_cmd import add_load_options, load_from_args, report_load
+from kaoshi.cli.run_cmd import add_load_options, load_named_exam
 from kaoshi.data.shuffle import shuffle_exam
-from kaoshi.data.writer import write_exam
+from kaoshi.data.writer import exam_header, write_exam
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,17 +25,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def shuffle_command(args: argparse.Namespace) -> int:
-    if args.input:
-        if args.data and args.data != args.input:
-            raise ValueError("give the exam either as IN or as --data, not both")
-        args.data = args.input
-    if not args.data and not args.benchmark:
-        raise ValueError("name the exam to shuffle: kaoshi exam shuffle IN -o OUT")
-    result = load_from_args(args)
-    report_load(result)
+    result = load_named_exam(args, "kaoshi exam shuffle IN -o OUT")
     exam = shuffle_exam(result.exam, args.seed)
-    header = {k: v for k, v in exam.metadata.items() if k in ("name", "description", "standard_scores")}
-    header["shuffle_seed"] = args.seed
+    header = {**exam_header(exam.metadata), "shuffle_seed": args.seed}
     moved = sum(bool(q.original_letters) for q in exam.questions)
     count = write_exam(args.output, (*exam.fewshot, *exam.questions), header)
     eprint(f"wrote {args.output}: {count} question(s), options of {moved} permuted (seed {args.seed})")

@@ -164,6 +164,20 @@ def load_from_args(args: argparse.Namespace) -> LoadResult:
     )
 
 
+def load_named_exam(args: argparse.Namespace, usage: str) -> LoadResult:
+    """The exam a file-writing command works on: a positional `input` (the same as --data) or --benchmark;
+    load warnings and skipped rows reported."""
+    if args.input:
+        if args.data and args.data != args.input:
+            raise ValueError("give the exam either as a path or as --data, not both")
+        args.data = args.input
+    if not args.data and not args.benchmark:
+        raise ValueError(f"name the exam: {usage}")
+    result = load_from_args(args)
+    report_load(result)
+    return result
+
+
 def report_load(result: LoadResult) -> None:
     for warning in result.warnings:
         eprint(f"warning: {warning}")

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from kaoshi.cli.common import eprint
-from kaoshi.cli.run_cmd import add_load_options, load_from_args, report_load
+from kaoshi.cli.run_cmd import add_load_options, load_named_exam
 from kaoshi.data.split import STRATA, split_exam
-from kaoshi.data.writer import write_exam
+from kaoshi.data.writer import exam_header, write_exam
 
 MANIFEST = "manifest.json"
 
@@ -28,18 +28,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def split_command(args: argparse.Namespace) -> int:
-    if args.input:
-        if args.data and args.data != args.input:
-            raise ValueError("give the exam either as EXAM or as --data, not both")
-        args.data = args.input
-    if not args.data and not args.benchmark:
-        raise ValueError("name the exam to split: kaoshi split EXAM -o DIR")
     stratify = [s.strip() for s in args.stratify.split(",") if s.strip()]
-    result = load_from_args(args)
-    report_load(result)
-    exam = result.exam
+    exam = load_named_exam(args, "kaoshi split EXAM -o DIR").exam
     split = split_exam(exam, args.train, args.seed, stratify)
-    header = {k: v for k, v in exam.metadata.items() if k in ("name", "description", "standard_scores")}
+    header = exam_header(exam.metadata)
     folder: Path = args.output
     write_exam(folder / "train.jsonl", (*exam.fewshot, *split.train), header)
     write_exam(folder / "test.jsonl", (*exam.fewshot, *split.test), header)

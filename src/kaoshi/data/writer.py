@@ -32,6 +32,14 @@ def question_record(question: Question) -> dict[str, Any]:
     return record
 
 
+HEADER_KEYS = ("name", "description", "standard_scores")
+
+
+def exam_header(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """What a derived exam file (shuffled, split) carries over from its source's header."""
+    return {k: v for k, v in metadata.items() if k in HEADER_KEYS}
+
+
 def write_exam(path: Path, questions: Iterable[Question], header: Mapping[str, Any] | None = None) -> int:
     """Write the questions (after an `{"exam": header}` line, when given) atomically; returns the count."""
     lines = [json.dumps({"exam": dict(header)}, ensure_ascii=False)] if header else []

@@ -13,13 +13,14 @@ import resource
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import kaoshi
 from kaoshi.data import load_exam
+from kaoshi.data.model import Exam, Question
 from kaoshi.data.split import content_key
 from kaoshi.finetune.adapter import ADAPTER_MANIFEST
 from kaoshi.finetune.examples import IGNORE, TrainingExample, build_examples, pad_batch
@@ -217,15 +218,13 @@ def _write_manifest(
     out: Path,
     model_spec: str,
     train_file: Path,
-    questions: Any,
+    questions: Sequence[Question],
     settings: TrainSettings,
     result: FinetuneResult,
     chat: bool,
     shots: int,
     model_type: str,
 ) -> None:
-    from kaoshi.data.model import Exam
-
     split_manifest = train_file.parent / "manifest.json"
     split = json.loads(split_manifest.read_text(encoding="utf-8")) if split_manifest.is_file() else None
     trained = [q for q in questions if q.answer is not None]

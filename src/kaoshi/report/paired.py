@@ -43,7 +43,17 @@ def paired_rows(
     runs: Sequence[Sequence[SampleRecord]], key: str | None, resamples: int = 10_000, seed: int = 0
 ) -> list[PairedRow]:
     """One row per group of `key` (one row "all" for None)."""
-    shared, outcomes = shared_outcomes(runs)
+    return grouped_rows(*shared_outcomes(runs), key, resamples, seed)
+
+
+def grouped_rows(
+    shared: Sequence[SampleRecord],
+    outcomes: Sequence[Sequence[float]],
+    key: str | None,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> list[PairedRow]:
+    """paired_rows over outcomes already paired by `shared_outcomes` (pair once, group many ways)."""
     label: Callable[[SampleRecord], str | None] = GROUP_KEYS[key] if key else (lambda _: "all")
     positions: dict[str, list[int]] = {}
     for i, sample in enumerate(shared):
