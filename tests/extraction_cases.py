@@ -125,6 +125,30 @@ SINGLE: list[tuple[str, object]] = [
     # negation before a cue is not a statement
     ("答案不是A，是C", "C"),
     ("不选A，选D", "D"),
+    # -- issue 14: cue phrases, GAOKAO markers, boxed, markdown, special tokens, pronoun "I"
+    ("正确的是：C", "C"),
+    ("正确选项为C，A、B导电，D效果差。", "C"),
+    ("选项C正确，其余三项错误。", "C"),
+    ("答案应该是C选项。", "C"),
+    ("综合以上分析，本题答案为C。A项说法错误，B项也错误。", "C"),
+    ("答：C", "C"),
+    ("【答案】C<eoa>", "C"),
+    ("【解析】二氧化碳不导电，A、B导电，D效果差。\n【答案】C<eoa>", "C"),
+    ("答案：$\\boxed{C}$", "C"),
+    ("Final Answer: \\boxed{C}", "C"),
+    ("**答案：C**", "C"),
+    ("**Answer:** C", "C"),
+    ("答案：C<|im_end|>", "C"),
+    (
+        "<think>\nOption A is water, which conducts. B foam conducts too. D sand works but is slow. "
+        "Maybe the answer is A? No.\n</think>\n\nThe answer is C.",
+        "C",
+    ),
+    ("The answer is A and I think that is wrong. Final answer: C", "C"),
+    ("I'd go with C.", "C"),
+    ("I think C is right.", "C"),
+    ("答案：G", UNPARSED),
+    ("正确答案是H。", UNPARSED),
 ]
 
 # Options for SINGLE: A 清水, B 泡沫, C 二氧化碳灭火器, D 砂土.
@@ -155,7 +179,7 @@ MULTI: list[tuple[str, object]] = [
     ("The answer is A, C and E.", "ACE"),
     ("Answer: BD", "BD"),
     ("The correct answers are A and B.", "AB"),
-    ("答案：ABF", "AB"),
+    ("答案：ABF", UNPARSED),  # F is no option: never guessed as AB
     ("答案：ABC\n解析：水不是燃烧条件，D错误。", "ABC"),
     ("分析：可燃物、助燃物、点火源是三要素，D和E不是。\n所以答案是ABC。", "ABC"),
     ("<think>应该是AB吗？还有C。</think>答案：ABC", "ABC"),
@@ -176,6 +200,36 @@ MULTI: list[tuple[str, object]] = [
     ("答案：选项A、B", "AB"),
     ("正确选项为ABDE", "ABDE"),
     ("ANSWER: ACD", "ACD"),
+    # -- issue 14: 正确的有/是, 正确选项有, X、Y两项正确, GAOKAO 【答案】…<eoa>, boxed, invalid letters
+    ("正确的有：A、C、E", "ACE"),
+    ("正确的是：B、D", "BD"),
+    ("正确选项有A、B、D", "ABD"),
+    ("AD两项正确，B、C错误。", "AD"),
+    ("A、B、C三项都正确，D、E不正确。", "ABC"),
+    ("【答案】BD<eoa>", "BD"),
+    ("【解析】可燃物、助燃物、点火源是燃烧三要素，水和沙用于灭火。\n【答案】ABC<eoa>", "ABC"),
+    ("答案：$\\boxed{ABC}$", "ABC"),
+    ("\\boxed{A, C}", "AC"),
+    ("**答案**：A、B、C", "ABC"),
+    ("答案：A、B、C<|im_end|>", "ABC"),
+    ("我认为正确的选项是A、B和C。", "ABC"),
+    ("符合题意的有ABC。", "ABC"),
+    ("The correct options are A, B, and C.", "ABC"),
+    ("Answer: A, B, C\nExplanation: D and E are used to put fires out, not to start them.", "ABC"),
+    ("分析各选项：A正确；B正确；C正确；D错误，水是灭火剂；E错误。故本题选ABC。", "ABC"),
+    ("选项D和E是错误的，正确答案为A、B、C。", "ABC"),
+    (
+        "<think>\n燃烧需要三个条件。A可燃物对，B助燃物对，C点火源对。D水是灭火的，E沙也是。所以是ABC。\n"
+        "</think>\n\n答案：ABC",
+        "ABC",
+    ),
+    ("答案：A,C\n\n题目：下列属于灭火方法的有（）。\nA. 冷却\nB. 窒息\n答案：AB", "AC"),
+    ("答案：ABG", UNPARSED),
+    ("答案：ＡＣＤ", "ACD"),
+    ("答案：A B C，其中D不对", "ABC"),
+    ("答案为：A.可燃物 B.助燃物 C.点火源", "ABC"),
+    ("I choose A, B and C.", "ABC"),
+    ("正确的有A、B、C，D、E错误。", "ABC"),
 ]
 
 # Options for MULTI: A 可燃物, B 助燃物, C 点火源, D 水, E 沙.
@@ -247,6 +301,70 @@ JUDGE: list[tuple[str, object]] = [
     ("Wrong.", False),
     ("Yes", True),
     ("No.", False),
+    # -- issue 14: the verdict after a cue is read with its negation; 是 links, it does not judge
+    ("答案是：错误", False),
+    ("答案是：不正确。", False),
+    ("结论是：错误", False),
+    ("答案是: False", False),
+    ("答案是：×", False),
+    ("我的判断是：该说法错误。", False),
+    ("题干说法有误。", False),
+    ("答案是：正确", True),
+    ("答案为：对", True),
+    ("答案：是", True),
+    ("答案：否", False),
+    ("答：错", False),
+    ("答案：该说法不成立。", False),
+    ("该说法没有错误。", True),
+    ("题目中的表述无误。", True),
+    ("这个说法是错的。", False),
+    ("这种说法并非正确。", False),
+    ("我认为这个说法是不对的，因为火灾时电梯可能断电。", False),
+    ("错误的。", False),
+    ("答案：错误的", False),
+    ("所以，答案是错误的。", False),
+    ("题干说法是否正确？答案：不正确", False),
+    ("【答案】错误<eoa>", False),
+    ("【答案】正确", True),
+    ("判断：×\n理由：火灾时应走安全出口。", False),
+    ("答案：√\n解析：符合规定，但错误的操作会导致事故。", True),
+    # traps: the explanation mentions the opposite judgement
+    ("正确的做法是走楼梯，所以该说法错误。", False),
+    ("虽然乘电梯看似更快，但结论：错误。", False),
+    ("结论：该说法正确。有人认为它错误，但规定如此。", True),
+    ("综上所述，该说法错误。正确的说法应为：火灾时禁止乘坐普通电梯。", False),
+    ("分析：正确的理解是电梯可能断电，因此该说法错误。", False),
+    ("正确的逃生方式是走楼梯。", UNPARSED),
+    (
+        "解析：题干说“可以乘坐电梯”，看上去正确，实际上电梯井会形成烟囱效应。\n答案：错误",
+        False,
+    ),
+    (
+        "<think>\n题目说可以乘电梯。我记得规定不能乘电梯，所以是错误的。但消防电梯可以……不，普通电梯不行。\n"
+        "</think>\n\n答案：错误",
+        False,
+    ),
+    (
+        "<think>答案应该是正确吗？不对，普通电梯会断电。</think>\n\n**答案：错误**\n\n解析：火灾时普通电梯可能断电。",
+        False,
+    ),
+    ("**错误**\n\n火灾时电梯可能断电，乘坐电梯会被困。", False),
+    # English
+    ("The answer is: False", False),
+    (
+        "Final answer: false. Elevators may lose power during a fire, "
+        "so the correct action is to use the stairs.",
+        False,
+    ),
+    ("This statement is not true: elevators can fail during a fire.", False),
+    ("The statement is correct.", True),
+    ("I think the claim is wrong, because the elevator shaft fills with smoke.", False),
+    ("The answer is False. It would be correct only for fire-service elevators.", False),
+    ("不对。应走楼梯。", False),
+    ("对。……不，答案是错误。", False),
+    ("正确吗？让我想想。电梯会断电。所以该说法错误。", False),
+    ("正确答案：错误", False),
+    ("该说法存在错误。", False),
 ]
 
 OPEN: list[tuple[str, str]] = [

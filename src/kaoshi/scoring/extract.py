@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kaoshi.data.model import Gold, Question, QuestionType
+from kaoshi.scoring.patterns import END_MARKERS, answer_part
+from kaoshi.scoring.verdict import read_verdict
 
 Status = Literal["ok", "unparsed", "ambiguous"]
 
@@ -58,43 +60,60 @@ def strip_echo(text: str, prompt: str | None) -> str:
 
 
 def clean_output(text: str, prompt: str | None = None) -> str:
-    """Normalise width (Ａ -> A, ： -> :) and remove reasoning blocks and prompt echoes."""
+    """Normalise width (Ａ -> A, ： -> :) and remove reasoning blocks, prompt echoes and end markers."""
     text = strip_echo(strip_reasoning(text), prompt)
-    return unicodedata.normalize("NFKC", text).strip()
+    return END_MARKERS.sub("\n", unicodedata.normalize("NFKC", text)).strip()
 
 
 # -- shared patterns (applied to NFKC text: full-width letters and colons are already half-width) -------
-_SEP = r"(?:[\s、,，和与及/;；&()（）]|(?i:and))*"
-_L = r"[A-N]"
-_LETTER_SET = rf"{_L}(?:{_SEP}{_L})*"
+# Quantifiers are bounded so a degenerate reply ("A、A、A…" for thousands of characters, long runs of
+# spaces) is read in linear time: no answer lists more than 26 letters or puts 8 characters between two.
+_SEP = r"(?:[\s、,，和与及/;；&()（）]|(?i:and)){0,8}"
+# An option letter. "I" followed by a lower-case word ("I think") or an apostrophe ("I'm") is the pronoun.
+_L = r"(?:[A-HJ-N]|I(?!'|\s+[a-z]))"
+_LETTER_SET = rf"{_L}(?:{_SEP}{_L}){{0,25}}"
 _NOT_WORD = r"(?![A-Za-z])"
-_OPEN = r"[\s(\[【{<\"'“‘]*"
+_OPEN = r"[\s(\[【{<\"'“‘*]{0,16}"
+# Conclusion cues, longest first: "正确的是/有", "正确选项有", "【答案】" state the answer as "答案：" does.
 _CUE_ZH = (
-    r"(?:最终答案|正确答案|参考答案|答案|正确选项|故选|故应选|所以选|"
-    r"因此选|因而选|应选择|应选|应当选|我选|选择|选)"
+    r"(?:(?<!回)答(?=\s*:)|最终答案|正确答案|参考答案|标准答案|答案|"
+    r"正确的选项|正确的答案|正确选项|正确的项|正确项|正确的|"
+    r"符合题意的选项|符合题意的|应选的选项|应选的|故选|故应选|所以选|因此选|因而选|应选择|应选|应当选|"
+    r"应该选|应该是|应当是|我选|选择|选)"
 )
-_CUE_EN = r"(?:final answers?|correct answers?|the answers?|answers?|correct options?|option)"
-_BE = r"(?:\s*(?:是|为|应为|应该是|应是|就是|而是|选|:|is|are|would be|should be)\s*)*"
+_CUE_EN = (
+    r"(?:final answers?|correct answers?|the answers?|answers?|correct options?|correct choices?|option|"
+    r"(?:I\s+)?(?:would\s+)?(?:choose|pick|select|go\s+with))"
+)
+_BOXED = r"\\boxed\s*"
+# What may follow a cue before the letters: a linking verb, a colon, markdown emphasis, a closing bracket.
+_BE = r"(?:\s*(?:是|为|应为|应该是|应是|就是|而是|有|选|:|\*+|】|\]|」|is|are|would be|should be)\s*)*"
 _OPTION_WORD = r"(?:选项|option)?\s*"
 # Only the cue words are case-insensitive: option letters must be capitals ("the answer is a bit…").
 _EXPLICIT = re.compile(
-    rf"(?:(?<![不非])(?:{_CUE_ZH})|\b(?i:{_CUE_EN})\b)(?i:{_BE}){_OPEN}(?i:{_OPTION_WORD})"
+    rf"(?:(?<![不非])(?:{_CUE_ZH})|\b(?i:{_CUE_EN})\b|{_BOXED})(?i:{_BE}){_OPEN}(?i:{_OPTION_WORD})"
     rf"({_LETTER_SET}){_NOT_WORD}"
 )
-# "B选项正确", "选项B是正确的", "B项正确" (without negation).
+# "B选项正确", "选项B是正确的", "AD两项正确", "A、C都对" (without negation).
 _STATED_CORRECT = re.compile(
-    rf"(?:选项\s*({_L})|(?<![A-Za-z])({_L})\s*(?:选项|项)?)\s*(?:的说法|说法|表述)?\s*(?:是|为)?\s*(?<!不)(?:正确|对)(?!与否)"
+    rf"(?:选项\s*({_LETTER_SET})|(?<![A-Za-z])({_LETTER_SET})\s*(?:[两二三四五六七]个?)?(?:选项|项)?)"
+    r"\s*(?:的说法|说法|表述)?\s*(?:都|均|皆|也)?\s*(?:是|为)?\s*(?<!不)(?:正确|对(?![应于比照待象]))(?!与否)"
 )
 _STANDALONE = re.compile(rf"(?<![A-Za-z0-9_]){_L}(?![A-Za-z0-9_])")
 _BARE = re.compile(
-    rf"^{_OPEN}(?i:选项|option|answer|答案)?\s*:?\s*{_OPEN}({_LETTER_SET})[\s)\]】}}>\"'”’.。．,，!！]*$"
+    rf"^{_OPEN}(?i:选项|option|answer|答案|答)?\s*:?\s*{_OPEN}({_LETTER_SET})[\s)\]】}}>\"'”’.。．,，!！*]*$"
 )
 _LOWER_EXPLICIT = re.compile(
     rf"(?:{_CUE_ZH}|\b{_CUE_EN}\b){_BE}[(\[]?([a-n])(?:[)\]]|(?=\s*(?:$|[.。,，;；])))", re.I
 )
 # A letter the reply rules out ("不是A", "排除B") is no candidate.
 _NEGATED = re.compile(rf"(?:不是|不选|并非|排除|而非|(?i:not))\s*(?:选项)?\s*{_L}{_NOT_WORD}")
-_QUALBENCH_SPLIT = re.compile(r"\n?\s*(?:解析|解释|分析|理由|explanation)\s*[:：]", re.I)
+_ANY_LETTER = re.compile(r"[A-N]")
+_LISTED_OPTION = re.compile(r"[.．][^\n。]*")
+_LISTED_LETTER = re.compile(r"(?<![A-Za-z])([A-N])[.．](?![A-Za-z0-9])")
+_CLAUSE_BREAK = re.compile(r"[,，;；]")
+# CJK text (not punctuation) right after a letter list starts a new clause about its last letters.
+_CLAUSE_START = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _letters(span: str, valid: frozenset[str]) -> frozenset[str]:
@@ -102,13 +121,10 @@ def _letters(span: str, valid: frozenset[str]) -> frozenset[str]:
     return frozenset(ch for ch in span if ch in valid)
 
 
-def _answer_part(text: str) -> str:
-    """The QualBench shape '答案：X\\n解析：…': when an answer line precedes the explanation, read it."""
-    parts = _QUALBENCH_SPLIT.split(text, maxsplit=1)
-    head = parts[0]
-    if len(parts) > 1 and (re.search(r"(?:答案|answer)", head, re.I) or len(head.strip()) <= 12):
-        return head
-    return text
+def _statement(span: str, valid: frozenset[str]) -> frozenset[str]:
+    """The letters a statement gives; empty when it names a letter that is not an option (never guessed)."""
+    named = frozenset(_ANY_LETTER.findall(span))
+    return named if named and named <= valid else frozenset()
 
 
 # -- choice questions --------------------------------------------------------------------------------------
@@ -116,6 +132,8 @@ def extract_single(question: Question, text: str) -> Extraction:
     valid = frozenset(question.letters)
     found = _explicit_letters(text, valid)
     if found is not None:
+        if not found:
+            return Extraction(None, "unparsed")
         if len(found) == 1:
             return Extraction(found, "ok")
         return Extraction(found, "ambiguous")
@@ -136,8 +154,8 @@ def extract_single(question: Question, text: str) -> Extraction:
 def extract_multi(question: Question, text: str) -> Extraction:
     valid = frozenset(question.letters)
     found = _explicit_letters(text, valid)
-    if found:
-        return Extraction(found, "ok")
+    if found is not None:
+        return Extraction(found, "ok") if found else Extraction(None, "unparsed")
     stated = _stated_correct(text, valid)
     if stated:
         return Extraction(stated, "ok")
@@ -145,31 +163,50 @@ def extract_multi(question: Question, text: str) -> Extraction:
 
 
 def _explicit_letters(text: str, valid: frozenset[str]) -> frozenset[str] | None:
-    """Letters of the bare reply, else of the last explicit answer statement; None when there is neither."""
-    head = _answer_part(text)
+    """Letters of the bare reply, else of the last explicit answer statement; None when there is neither,
+    an empty set when the statement names a letter that is not an option."""
+    head = answer_part(text)
     # A bare reply, or a bare first line (a base model that answers, then writes on), is the answer.
     first_line = text.split("\n", 1)[0]
     for candidate in (head, first_line):
         bare = _BARE.match(candidate.strip())
-        if bare and (letters := _letters(bare.group(1), valid)):
-            return letters
+        if bare:
+            return _statement(bare.group(1), valid)
     text = _NEGATED.sub(" ", text)
     head = _NEGATED.sub(" ", head)
     for source in (head, text) if head is not text else (text,):
-        matches = [_letters(m.group(1), valid) for m in _EXPLICIT.finditer(source)]
-        matches = [m for m in matches if m]
+        matches = list(_EXPLICIT.finditer(source))
         if matches:
-            return matches[-1]
-        lower = [_letters(m.group(1).upper(), valid) for m in _LOWER_EXPLICIT.finditer(source)]
-        lower = [m for m in lower if m]
+            return _statement(_own_clause(source, matches[-1]), valid)
+        lower = list(_LOWER_EXPLICIT.finditer(source))
         if lower:
-            return lower[-1]
+            return _statement(lower[-1].group(1).upper(), valid)
     return None
 
 
+def _own_clause(source: str, match: re.Match[str]) -> str:
+    """The letters of an answer statement without a following clause about other letters: in
+    "正确选项为C，A、B导电" the letters after the comma are the subject of "导电", not part of the answer."""
+    span = match.group(1)
+    rest = source[match.end() :]
+    listed = _LISTED_OPTION.match(rest)
+    if listed:
+        # "答案为：A.可燃物 B.助燃物 C.点火源": letters given with their option texts, up to the sentence end.
+        return span + "".join(_LISTED_LETTER.findall(listed.group(0)))
+    follows = rest.lstrip()[:1]
+    if follows and _CLAUSE_START.match(follows):
+        groups = _CLAUSE_BREAK.split(span)
+        if len(groups) > 1:
+            return "".join(groups[:-1])
+    return span
+
+
 def _stated_correct(text: str, valid: frozenset[str]) -> frozenset[str]:
-    letters = "".join((m.group(1) or m.group(2)) for m in _STATED_CORRECT.finditer(text))
-    return _letters(letters, valid)
+    """Letters the reply calls correct; a statement naming a letter that is not an option counts for none."""
+    found: frozenset[str] = frozenset()
+    for match in _STATED_CORRECT.finditer(text):
+        found |= _statement(match.group(1) or match.group(2), valid)
+    return found
 
 
 def _match_option_text(question: Question, text: str) -> str | None:
@@ -192,57 +229,9 @@ def _match_option_text(question: Question, text: str) -> str | None:
 
 
 # -- true/false --------------------------------------------------------------------------------------------
-_TRUE_WORDS = r"正确|对|是|√|✓|✔|true|yes|right|correct"
-_FALSE_WORDS = r"不正确|不对|错误|错|否|×|✗|✘|false|no|wrong|incorrect"
-_JUDGE_EXPLICIT = re.compile(
-    rf"(?:答案|判断|结论|综上所述|综上|因此|所以|故|answer)\s*(?:是|为|应为|:)?\s*[\"“]?\s*"
-    rf"(?:该说法|这种说法|此说法|题目说法|说法|表述|该表述)?\s*(?:是|为)?\s*({_FALSE_WORDS}|{_TRUE_WORDS})(?![A-Za-z])",
-    re.I,
-)
-_JUDGE_BARE = re.compile(rf"^[\s\"“(（【\[]*({_FALSE_WORDS}|{_TRUE_WORDS})[\s\"”)）】\].。!！]*$", re.I)
-# Inside running text only unambiguous words count: 对/是/否 are too common in ordinary sentences.
-_JUDGE_WORD = re.compile(
-    r"(不正确|不对|不是正确的|并不正确|错误|正确|√|✓|✔|×|✗|✘|(?<![A-Za-z])(?:true|false|incorrect|correct)(?![A-Za-z]))",
-    re.I,
-)
-_QUESTION_PHRASES = re.compile(r"是否正确|是否错误|正确与否|对还是错|正确还是错误|对错")
-_FALSE_SET = {
-    "不正确",
-    "不对",
-    "不是正确的",
-    "并不正确",
-    "错误",
-    "错",
-    "否",
-    "×",
-    "✗",
-    "✘",
-    "false",
-    "no",
-    "wrong",
-    "incorrect",
-}
-
-
-def _truth(word: str) -> bool:
-    return word.lower() not in _FALSE_SET
-
-
 def extract_judge(text: str) -> Extraction:
-    head = _answer_part(text)
-    bare = _JUDGE_BARE.match(head.strip()) or _JUDGE_BARE.match(text.strip())
-    if bare:
-        return Extraction(_truth(bare.group(1)), "ok")
-    scrubbed = _QUESTION_PHRASES.sub(" ", text)
-    explicit = [m.group(1) for m in _JUDGE_EXPLICIT.finditer(scrubbed)]
-    if explicit:
-        return Extraction(_truth(explicit[-1]), "ok")
-    words = [m.group(1) for m in _JUDGE_WORD.finditer(scrubbed)]
-    if not words:
-        return Extraction(None, "unparsed")
-    # The first judgement made in the reply is its verdict; later mentions tend to describe the reasoning
-    # ("正确。错误的做法是……").
-    return Extraction(_truth(words[0]), "ok")
+    verdict = read_verdict(text)
+    return Extraction(None, "unparsed") if verdict is None else Extraction(verdict, "ok")
 
 
 # -- entry point -------------------------------------------------------------------------------------------
