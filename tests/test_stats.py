@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from kaoshi.report.metrics import macro_accuracy, weighted_f1
+from kaoshi.report.metrics import macro_accuracy, qualbench_f1, weighted_f1
 from kaoshi.report.stats import paired_bootstrap, wilson_interval
 
 
@@ -40,6 +40,32 @@ def test_weighted_f1_by_hand() -> None:
     assert weighted_f1(pairs) == pytest.approx(0.5)
     assert weighted_f1([("ABD", "ABD"), ("正确", "正确")]) == 1.0
     assert weighted_f1([]) is None
+
+
+def test_qualbench_f1_by_hand() -> None:
+    # FORMATS.md's example. Weighted precision: A 2 x 1/1, B 1 x 1/2, C 1 x 0 (never predicted), AB 1 x 1
+    # -> 3.5 / 5 = 0.7; weighted recall = accuracy = 3/5; F1 = 2 * 0.7 * 0.6 / 1.3 = 0.64615.
+    pairs = list(zip(["A", "A", "B", "C", "AB"], ["A", "B", "B", "", "AB"], strict=True))
+    assert qualbench_f1(pairs) == pytest.approx(0.646154, abs=1e-6)
+    assert weighted_f1(pairs) == pytest.approx(0.6)  # the support-weighted mean of per-label F1s differs
+    assert qualbench_f1([("正确", "正确"), ("ABD", "ABD")]) == 1.0
+    assert qualbench_f1([("A", "B")]) == 0.0
+    assert qualbench_f1([]) is None
+
+
+def test_qualbench_f1_matches_scikit_learn_weighted_precision_and_recall() -> None:
+    metrics = pytest.importorskip("sklearn.metrics")
+    import random
+
+    rng = random.Random(3)
+    labels = ["A", "B", "C", "D", "AB", "ACD", "正确", "错误", ""]
+    for _ in range(50):
+        gold = [rng.choice(labels[:-1]) for _ in range(rng.randint(1, 60))]
+        predicted = [g if rng.random() < 0.5 else rng.choice(labels) for g in gold]
+        precision = metrics.precision_score(gold, predicted, average="weighted", zero_division=0)
+        recall = metrics.recall_score(gold, predicted, average="weighted", zero_division=0)
+        expected = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        assert qualbench_f1(zip(gold, predicted, strict=True)) == pytest.approx(expected, abs=1e-12)
 
 
 def test_macro_accuracy_skips_ungraded_groups() -> None:

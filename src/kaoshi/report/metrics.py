@@ -63,3 +63,30 @@ def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
         denominator = support + predicted_count[label]  # 2tp + fp + fn
         weighted += support * (2 * tp / denominator if denominator else 0.0)
     return weighted / total
+
+
+def qualbench_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
+    """F1 as the QualBench paper computes it: 2PR/(P+R) of the weighted precision P and weighted recall R
+    over answer strings as labels (each gold label weighted by its support; a label never predicted has
+    precision 0). R equals accuracy. This is not `weighted_f1`, the support-weighted mean of per-label
+    F1s: on gold A,A,B,C,AB and predictions A,B,B,"",AB it is 0.6462 where `weighted_f1` gives 0.6."""
+    true_positive: Counter[str] = Counter()
+    gold_count: Counter[str] = Counter()
+    predicted_count: Counter[str] = Counter()
+    for gold, predicted in pairs:
+        gold_count[gold] += 1
+        predicted_count[predicted] += 1
+        if gold == predicted:
+            true_positive[gold] += 1
+    total = sum(gold_count.values())
+    if not total:
+        return None
+    precision = (
+        sum(
+            support * (true_positive[label] / predicted_count[label] if predicted_count[label] else 0.0)
+            for label, support in gold_count.items()
+        )
+        / total
+    )
+    recall = sum(true_positive.values()) / total
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
