@@ -116,6 +116,35 @@ def test_every_judge_mode_grades_and_report_counts_the_points(
     assert code == 2 and "no grades by 'nobody'" in err
 
 
+def test_replies_without_a_score_are_unparsed_and_the_report_agrees(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    """Judges that only repeat their prompt's scale or template are not read as 10/10, a labelled score
+    beats a later parenthetical count, and the by-type row counts exactly the answers it gives points."""
+    civ, fin, it, safe = sorted(OPEN)
+    replies = {
+        civ: "理由：缺少一个要点。\n答案2得分：6\n（答案2：3个要点中只答出2个）",
+        fin: "请对照答案1评判答案2，满分10分。",
+        it: "答案1得分：10\n答案2得分：X（X为0到10之间的数）",
+        safe: "评分：8/10（满分10分）",
+    }
+    script = write_jsonl(tmp_path / "j.jsonl", [{"id": q, "response": r} for q, r in replies.items()])
+    code, _, err = kaoshi(capsys, "judge", "strong", "--judge", f"mock:{script}", "--store", str(two_runs))
+    assert code == 0 and "2 graded, 2 unparsed" in err, err
+    with Store(two_runs) as opened:
+        grades = opened.grades("strong", f"careful:mock:{script}")
+    assert {q: g.score for q, g in grades.items()} == {civ: 6, fin: None, it: None, safe: 8}
+
+    points = OPEN[civ].points * 0.6 + OPEN[safe].points * 0.8
+    available = OPEN[civ].points + OPEN[safe].points
+    code, out, _ = kaoshi(capsys, "report", "strong", "--format", "json", "--store", str(two_runs))
+    row = json.loads(out)["groups"]["type"]["open"]
+    assert (row["n"], row["graded"], row["judged"], row["ungraded"], row["scored"]) == (4, 2, 2, 2, 2)
+    assert row["points"] == pytest.approx(points) and row["max_points"] == available
+    code, out, _ = kaoshi(capsys, "report", "strong", "--format", "md", "--store", str(two_runs))
+    assert f"| open | 4 | — | — | — | 0 | 2 | 0 | 0 | 2 | {points:g}/{available:g} |" in out
+
+
 @pytest.mark.model
 def test_the_real_small_model_can_judge(capsys: pytest.CaptureFixture[str], two_runs: Path) -> None:
     """SmolLM2-135M need not judge well: it must run, parse or mark unparsed, and store everything."""

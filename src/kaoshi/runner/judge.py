@@ -81,7 +81,8 @@ def _request(
 
 
 def _round(judge: str, prompt: str, output: ModelOutput) -> dict[str, Any]:
-    parsed = parse_judge_score(output.text or "") if output.error is None else None
+    # The prompt goes along so that a judge repeating its scale, rubric or template is not read as scoring.
+    parsed = parse_judge_score(output.text or "", prompt) if output.error is None else None
     return {
         "judge": judge,
         "prompt": prompt,

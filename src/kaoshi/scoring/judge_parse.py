@@ -2,9 +2,23 @@
 
 Judges are asked to explain first and end with `答案1得分：10` / `答案2得分：X`, but real replies vary:
 English labels, markdown, full-width digits, `[[7]]`, `7/10`, JSON, Chinese numerals, a first guess
-revised later, think blocks. The rules, in order: a score labelled as Answer 2's (the candidate's); a
-score labelled final or plain `得分`/`score` that is not Answer 1's; `[[X]]`; JSON; a lone `X/10`. The
-last such statement wins, since judges revise. Anything outside 0-10 or absent is `unparsed`.
+revised later, think blocks, the scale or the output template repeated, sub-scores, counts of key points.
+
+Every number that could be the score is a candidate, ranked by how plainly it is stated as the
+candidate's (Answer 2's) score; the best tier wins, then one outside brackets, then the latest (judges
+revise). The tiers:
+
+- labelled as Answer 2's or as final: `答案2得分：6`, `Score for Answer 2: 3`, `最终得分：5`, `【总分】7分`;
+- a plain score label: `得分：7`, `评分：8/10`, `Score: 6`, the second of a pair `分数：10，6`, `[[7]]`, JSON;
+- given in passing: `给6分`, `得7分`, `8/10`, `6分（满分10分）`, `I'd give it a 7`;
+- a bare `答案2：4` or `答案2 6分`, or a sub-score (`要点一得分：3`);
+- a last line that is only a number (`7分`);
+- a score quoted from the debate's first judge (`评审一给答案2的分数：6`), used only when nothing else is.
+
+Never a candidate: Answer 1's (the reference's) score, the scale (`满分10分`, `10分制`, `0-10分`, `/10`),
+ranges, counts (`3个要点`), numbers outside 0-10, and, given the judge's prompt, any number the judge
+copied from it with its context (the rubric, the output template, the question, the first judge's line).
+No candidate left: `unparsed`.
 """
 
 from __future__ import annotations
@@ -12,60 +26,121 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 MAX_SCORE = 10.0
-_NUM = r"(\d+(?:\.\d+)?)"
-_CN_DIGITS = {
-    "零": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_THINK = re.compile(r"<think>.*?</think>|^.*?</think>", re.DOTALL)
-_MARKUP = re.compile(r"\*\*|__|`|#+ ")
-_CN_SCORE = re.compile(r"(十|[一二两三四五六七八九]十?|零)(?:点([一二三四五六七八九]))?(?=\s*分)")
-_SEP = (
-    r"\s*(?:的)?\s*(?:最终)?\s*(?:得分|分数|评分|打分|score|rating|grade)?"
-    r"\s*(?:为|是|应为|给|给予|[:：=])?\s*"
+
+# A number that is not the start of a longer one and not a count or a date (`3个要点`, `1949年`).
+_UNITS = (
+    r"个|条|项|处|步|年|月|日|号|%|倍|次|种|句|段|位|名|章|节|页|行|字|元|岁|人|点|分钟"
+    r"|(?:key\s+)?points?\s+(?:are|were|of|in)\b|reasons?\b|steps?\b|ways?\b|aspects?\b|key\s+points?\b"
+    r"|th\b|st\b|nd\b|rd\b"
 )
-_SECOND = re.compile(
-    r"(?:答案|回答|候选答案|answer|response)\s*(?:2|二|B|two)(?![\d.])"
-    + _SEP
-    + _NUM
-    + r"(?:\s*(?:/|out of)\s*10)?",
+_NUM = r"(\d+(?:\.\d+)?)(?!\.?\d)(?!\s*(?:" + _UNITS + "))"
+_ANSWER_TWO = (
+    r"(?:(?:答案|回答)\s*(?:2|二|(?-i:B))(?![\d.])|候选答案|考生答案|学生答案"
+    r"|(?:answer|response)\s*(?:2|two|(?-i:B))\b|(?:the\s+)?candidate(?:'s)?(?:\s+(?:answer|response))?)"
+)
+_ANSWER_ONE = (
+    r"(?:(?:答案|回答)\s*(?:1|一|(?-i:A))(?![\d.])|标准答案|参考答案"
+    r"|(?:answer|response)\s*(?:1|one|(?-i:A))\b|reference(?:\s+answer)?)"
+)
+_SCORE_WORD = r"(?:得分|分数|评分|打分|给分|分值|\bscore|\brating|\bgrade|\bmark)"
+_FINAL_WORD = (
+    r"(?:最终得分|最终分数|最终评分|综合得分|综合评分|总得分|【总分】|总分(?=\s*[:=])"
+    r"|(?:final|overall|total)\s+(?:score|rating|grade))"
+)
+# between a label and its number: a short bracket (`Score (0-10): 7`), a copula or a colon.
+_IS = r"(?:\s*\([^()\n]{0,16}\))?(?:\s*(?:为|是|应为|应该是|可以给|:|=|is|of))*\s*(?:给予|给)?\s*"
+_CLAUSE_END = "。！？!?;；\n,，"
+
+# Scale, ranges and denominators: spans whose numbers are never the score.
+_SCALE = re.compile(
+    r"满分\s*(?:为|是|:)?\s*\d+(?:\.\d+)?\s*分?"
+    r"|\d+\s*分\s*(?:为|是)\s*满分"
+    r"|\d+\s*分制"
+    r"|(?:最高|最低|最多|最少)\s*(?:分|得分)?\s*(?:为|是|:)?\s*\d+\s*分?"
+    r"|\d+(?:\.\d+)?\s*(?:-|~|–|—|到|至|to)\s*\d+(?:\.\d+)?"
+    r"|between\s+\d+\s+and\s+\d+"
+    r"|(?:/|out\s+of)\s*\d+(?:\.\d+)?"
+    r"|scale\s+(?:of|from)\s+\d+"
+    r"|\d+\s*-?\s*point\s+scale"
+    r"|(?:maximum|max|full\s+marks?|highest\s+possible)\s*(?:score|points?|marks?)?\s*(?:is|of|=|:)?\s*\d+",
     re.IGNORECASE,
 )
-_FIRST_LABEL = re.compile(
-    r"(?:答案|回答|answer|response)\s*(?:1|一|A|one)(?![\d.])\s*(?:的)?\s*$", re.IGNORECASE
+_THINK = re.compile(r"<think>.*?</think>|^.*?</think>|<think>.*$", re.DOTALL)
+_MARKUP = re.compile(r"\*+|__|`|#+ ")
+_CN_DIGITS = dict(zip("零一二两三四五六七八九", (0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+# `七分` -> `7分` only right before 分, and not `十分准确` (very) or `三分之一` (a third).
+_CN_SCORE = re.compile(
+    r"(十|[一二两三四五六七八九]十?|零)(?:点([一二三四五六七八九]))?"
+    r"(?=\s*分(?!之|准|精|明|清|重|详|完|全|合|到|好|差|低|高|简|有|必|正|严|充|丰|贴|恰|相|接|符|出|满意))"
 )
-_LABELLED = re.compile(
-    r"(?:最终得分|最终分数|最终评分|综合得分|得分|分数|评分|打分|给分|final score|score|rating|grade)"
-    r"\s*(?:为|是|应为|:|：|=)?\s*(?:给予|给)?\s*" + _NUM + r"(?:\s*分|\s*(?:/|out of)\s*10)?",
-    re.IGNORECASE,
+
+_TIER_OTHER_JUDGE, _TIER_LAST_LINE, _TIER_PASSING, _TIER_GIVEN, _TIER_LABELLED, _TIER_ANSWER_TWO = range(6)
+
+# (tier, pattern); group 1 (or the last group) is the score.
+_PATTERNS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
+    (tier, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+    for tier, pattern in (
+        (_TIER_ANSWER_TWO, _ANSWER_TWO + r"\s*(?:的)?\s*(?:最终)?\s*" + _SCORE_WORD + _IS + _NUM),
+        (_TIER_ANSWER_TWO, r"(?:score|rating|grade)\s+(?:for|of)\s+" + _ANSWER_TWO + _IS + _NUM),
+        (_TIER_ANSWER_TWO, _FINAL_WORD + _IS + _NUM),
+        (_TIER_LABELLED, _ANSWER_TWO + r"[^。;；\n\d]{0,8}?(?:给予?|打|得|评为?|获得)\s*" + _NUM + r"\s*分"),
+        (_TIER_LABELLED, r"给\s*" + _ANSWER_TWO + r"\s*(?:打|评)?\s*" + _NUM + r"\s*分"),
+        (_TIER_LABELLED, _SCORE_WORD + _IS + _NUM),
+        (_TIER_LABELLED, r"\[\[\s*" + _NUM + r"\s*\]\]"),
+        (_TIER_GIVEN, r"(?:给予?|给了|打了?|得了?|评为?|获得|拿到)\s*" + _NUM + r"\s*分"),
+        (_TIER_GIVEN, _NUM + r"\s*(?:分|points?)?\s*(?:/|out\s+of)\s*10(?!\.?\d)"),
+        (_TIER_GIVEN, _NUM + r"\s*分\s*\(\s*满分"),
+        (
+            _TIER_GIVEN,
+            r"(?:give|assign|award)s?\s+(?:it|this(?:\s+answer|\s+response)?|the\s+(?:answer|response))"
+            r"\s+(?:a\s+)?(?:score\s+of\s+)?" + _NUM,
+        ),
+        (_TIER_GIVEN, r"(?:gets|earns|receives|deserves)\s+(?:a\s+)?(?:score\s+of\s+)?" + _NUM),
+        (_TIER_PASSING, _ANSWER_TWO + r"\s*(?:[:=]|为|是)\s*" + _NUM),
+        (_TIER_PASSING, _ANSWER_TWO + r"\s+" + _NUM + r"\s*分"),
+        (_TIER_LAST_LINE, r"^\s*" + _NUM + r"\s*(?:分|points?)?\s*[.。]?\s*\Z"),
+    )
 )
-# "两个分数：10，7" / "Scores: 10, 6": the pair the careful prompt asks for, candidate second.
+# The pair the careful prompt asks for (`分数：10，6`, `Scores: 10, 6`): Answer 1 first, the candidate second.
 _PAIR = re.compile(
-    r"(?:分数|得分|评分|scores?)\s*(?:分别)?\s*(?:为|是|:|：)*\s*"
+    r"(?:分数|得分|评分|scores?)\s*(?:分别)?\s*(?:为|是|:)*\s*"
     + _NUM
-    + r"\s*分?\s*(?:,|，|、|和|and)\s*"
-    + _NUM
-    + r"(?!\s*/)",
+    + r"\s*分?\s*(?:,|、|和|and)\s*"
+    + _NUM,
     re.IGNORECASE,
 )
-_GIVEN = re.compile(r"(?:给予?|打|得|评为?)\s*" + _NUM + r"\s*分")
-_BRACKETS = re.compile(r"\[\[\s*" + _NUM + r"\s*\]\]")
-_OUT_OF_TEN = re.compile(_NUM + r"\s*(?:/|out of)\s*10(?!\d)", re.IGNORECASE)
+_OWNED_BY_ONE = re.compile(
+    _ANSWER_ONE + r"\s*(?:的)?\s*(?:" + _SCORE_WORD + r")?\s*(?:[:=]|为|是)?\s*$", re.I
+)
+_MENTIONS_ONE, _MENTIONS_TWO = (re.compile(a, re.IGNORECASE) for a in (_ANSWER_ONE, _ANSWER_TWO))
+_SUB_SCORE = re.compile(
+    r"(?:要点|第\s*[\d一二三四五六七八九十]+\s*(?:点|问|步|项|条|部分)|部分|方面|步骤|准确性|完整性|逻辑性|表达"
+    r"|point|part|step|criterion|aspect|accuracy|completeness|clarity)"
+    r"\s*(?:\d+|[一二三四五六七八九十]+)?\s*(?:的)?\s*$",
+    re.IGNORECASE,
+)
+_OTHER_JUDGE = re.compile(
+    r"评审一|评审1|另一位阅卷老师|第一位(?:阅卷老师|评审)|原评分|原分数|(?:first|other|previous)\s+judge"
+    r"|judge\s*(?:1|one)\b|reviewer\s*(?:1|one)\b",
+    re.IGNORECASE,
+)
 _JSON = re.compile(r"\{[^{}]*\}")
-_JSON_KEYS = ("answer2", "answer_2", "score2", "答案2", "candidate", "final_score", "score", "得分")
+_JSON_KEYS = (
+    (
+        _TIER_ANSWER_TWO,
+        ("answer2", "answer_2", "answer2_score", "answer_2_score", "score2", "score_2", "答案2"),
+    ),
+    (
+        _TIER_ANSWER_TWO,
+        ("candidate", "candidate_score", "final_score", "finalscore", "答案2得分", "最终得分"),
+    ),
+    (_TIER_LABELLED, ("score", "rating", "得分", "分数", "评分")),
+)
+_COPY_WINDOW = 8  # characters (whitespace aside) a copied span must share with the prompt
 
 
 @dataclass(frozen=True)
@@ -80,15 +155,24 @@ class JudgeScore:
         return None if self.score is None else self.score / MAX_SCORE
 
 
-def _normalise(text: str) -> str:
-    text = _THINK.sub("", text)
-    text = unicodedata.normalize("NFKC", text)  # full-width digits, colons and letters
+@dataclass(frozen=True)
+class _Candidate:
+    score: float
+    start: int  # the number's span in the normalised reply
+    end: int
+    tier: int
+    in_brackets: bool = False
+
+
+def _normalise(text: str, drop_thinking: bool = True) -> str:
+    if drop_thinking:
+        text = _THINK.sub("", text)
+    text = unicodedata.normalize("NFKC", text)  # full-width digits, colons, brackets and letters
     text = _MARKUP.sub("", text)
     return _CN_SCORE.sub(_chinese_number, text)
 
 
 def _chinese_number(match: re.Match[str]) -> str:
-    """`七分` -> `7分`, `十分` -> `10分` only directly before 分 (so 十分准确 is left alone below)."""
     whole, tenth = match.group(1), match.group(2)
     if whole == "十":
         value = 10
@@ -99,60 +183,120 @@ def _chinese_number(match: re.Match[str]) -> str:
     return f"{value}.{_CN_DIGITS[tenth]}" if tenth else str(value)
 
 
-def _valid(value: str) -> float | None:
-    score = float(value)
-    return score if 0 <= score <= MAX_SCORE else None
+class _PromptCopies:
+    """Finds score statements the judge copied from its prompt: the statement (label and number) with at
+    least one character of context on each side, `_COPY_WINDOW` characters in all, is in the prompt too
+    (whitespace ignored, so re-wrapped copies count). A judge's own `答案2得分：7` differs from the
+    template's `答案2得分：X` right at the number, so it never matches."""
+
+    def __init__(self, reply: str, prompt: str) -> None:
+        self._prompt = re.sub(r"\s+", "", prompt)
+        self._key = re.sub(r"\s+", "", reply)
+        self._offsets = [0]  # reply index -> key index
+        for char in reply:
+            self._offsets.append(self._offsets[-1] + (not char.isspace()))
+
+    def copied(self, start: int, end: int) -> bool:
+        """Whether the statement at reply[start:end] (ending with its number) is a copy."""
+        first, last = self._offsets[start], self._offsets[end]
+        for left in range(1, max(2, _COPY_WINDOW - (last - first))):
+            right = max(1, _COPY_WINDOW - left - (last - first))
+            inside = first - left >= 0 and last + right <= len(self._key)
+            if inside and self._key[first - left : last + right] in self._prompt:
+                return True
+        return False
 
 
-def _last_valid(values: list[str]) -> float | None:
-    for value in reversed(values):
-        score = _valid(value)
-        if score is not None:
-            return score
-    return None
+def _in_brackets(text: str, position: int) -> int | None:
+    """Where the innermost bracket still open at `position` opens, or None."""
+    opened: list[int] = []
+    for index in range(position):
+        if text[index] == "(":
+            opened.append(index)
+        elif text[index] == ")" and opened:
+            opened.pop()
+    return opened[-1] if opened else None
 
 
-def _labelled_not_first(text: str) -> list[str]:
-    """Plain `得分：X` statements, leaving out those that belong to Answer 1 (the reference)."""
-    kept = []
-    for match in _LABELLED.finditer(text):
-        before = text[max(0, match.start() - 12) : match.start()]
-        if _FIRST_LABEL.search(before):
-            continue
-        kept.append(match.group(1))
-    return kept
+def _clause_before(text: str, position: int) -> str:
+    start = max(text.rfind(mark, 0, position) for mark in _CLAUSE_END) + 1
+    return text[start:position]
 
 
-def _from_json(text: str) -> float | None:
-    for blob in reversed(_JSON.findall(text)):
+def _belongs_to_answer_one(text: str, label_start: int, number_start: int) -> bool:
+    """`答案1得分：10`, `Answer 1: 10/10`, `答案1（标准答案，……得10分）`: the reference's score."""
+    if _OWNED_BY_ONE.search(text[max(0, label_start - 16) : label_start]):
+        return True
+    if _OWNED_BY_ONE.search(text[max(0, number_start - 16) : number_start]):
+        return True
+    bracket = _in_brackets(text, number_start)
+    if bracket is None:
+        return False
+    inside = text[bracket + 1 : number_start]
+    if _OWNED_BY_ONE.search(text[max(0, bracket - 16) : bracket]):
+        return True
+    return bool(_MENTIONS_ONE.search(inside)) and not _MENTIONS_TWO.search(inside)
+
+
+def _pattern_candidates(text: str) -> Iterator[tuple[int, re.Match[str], int]]:
+    """(tier, match, index of the score's group) for every pattern match."""
+    for tier, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            yield tier, match, match.lastindex or 1
+    for match in _PAIR.finditer(text):
+        yield _TIER_LABELLED, match, 2
+
+
+def _json_candidates(text: str) -> Iterator[_Candidate]:
+    for blob in _JSON.finditer(text):
         try:
-            value = json.loads(blob)
+            value = json.loads(blob.group())
         except ValueError:
             continue
         if not isinstance(value, dict):
             continue
         lowered = {str(k).lower().replace(" ", ""): v for k, v in value.items()}
-        for key in _JSON_KEYS:
-            number = lowered.get(key)
+        for tier, keys in _JSON_KEYS:
+            number = next((lowered[k] for k in keys if k in lowered), None)
             if isinstance(number, (int, float)) and not isinstance(number, bool):
-                return number if 0 <= number <= MAX_SCORE else None
-    return None
+                yield _Candidate(float(number), blob.start(), blob.end(), tier)
+                break
 
 
-def parse_judge_score(reply: str) -> JudgeScore:
-    """The candidate's score from a judge reply (see the module docstring for the rules)."""
+def _candidates(text: str, prompt_copies: _PromptCopies | None) -> list[_Candidate]:
+    scale = [m.span() for m in _SCALE.finditer(text)]
+    pair_firsts = {m.span(1) for m in _PAIR.finditer(text)}
+    best: dict[tuple[int, int], _Candidate] = {}
+    for tier, match, group in _pattern_candidates(text):
+        start, end = match.span(group)
+        if (start, end) in pair_firsts or any(s <= start and end <= e for s, e in scale):
+            continue
+        if _belongs_to_answer_one(text, match.start(), start):
+            continue
+        if prompt_copies is not None and prompt_copies.copied(min(match.start(), start), end):
+            continue
+        clause = _clause_before(text, match.start())
+        if _OTHER_JUDGE.search(clause):
+            tier = _TIER_OTHER_JUDGE
+        elif tier == _TIER_LABELLED and _SUB_SCORE.search(clause):
+            tier = _TIER_PASSING
+        candidate = _Candidate(
+            float(match.group(group)), start, end, tier, _in_brackets(text, start) is not None
+        )
+        if (start, end) not in best or best[start, end].tier < tier:
+            best[start, end] = candidate
+    return [*best.values(), *_json_candidates(text)]
+
+
+def parse_judge_score(reply: str, prompt: str | None = None) -> JudgeScore:
+    """The candidate's score from a judge reply (see the module docstring for the rules).
+
+    prompt: the text the judge was sent; numbers the reply copied from it are not scores.
+    """
     text = _normalise(reply)
-    finders: tuple[Callable[[str], float | None], ...] = (
-        lambda t: _last_valid(_SECOND.findall(t)),
-        lambda t: _last_valid([second for _, second in _PAIR.findall(t)]),
-        lambda t: _last_valid(_labelled_not_first(t)),
-        lambda t: _last_valid(_BRACKETS.findall(t)),
-        _from_json,
-        lambda t: _last_valid(_GIVEN.findall(t)),
-        lambda t: _last_valid(_OUT_OF_TEN.findall(t)),
-    )
-    for finder in finders:
-        score = finder(text)
-        if score is not None:
-            return JudgeScore(score, "ok")
-    return JudgeScore(None, "unparsed")
+    prompt_copies = _PromptCopies(text, _normalise(prompt, drop_thinking=False)) if prompt else None
+    valid = [c for c in _candidates(text, prompt_copies) if 0 <= c.score <= MAX_SCORE]
+    if not valid:
+        return JudgeScore(None, "unparsed")
+    best = max(valid, key=lambda c: (c.tier, not c.in_brackets, c.start))
+    return JudgeScore(best.score, "ok")
