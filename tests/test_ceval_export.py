@@ -140,3 +140,25 @@ def test_unreadable_answers_are_submitted_empty_with_a_warning(
     )
     assert code == 0 and f"warning: {52 * ROWS_PER_SUBJECT} question(s) had no readable answer" in err
     assert json.loads(out_file.read_text(encoding="utf-8"))["law"] == {"0": "", "1": "", "2": ""}
+
+
+def test_an_ambiguous_answer_is_submitted_empty_with_a_warning_naming_it(
+    capsys: pytest.CaptureFixture[str], store_path: Path, ceval_root: Path, tmp_path: Path
+) -> None:
+    replies = {"law/1": "AB", "physician/2": "A或者B"}  # both ambiguous; the first names two letters
+    script = tmp_path / "mock.jsonl"
+    rows = [
+        {"id": f"{s}/{i}", "response": replies.get(f"{s}/{i}", "答案：D")}
+        for s in CEVAL_SUBJECTS
+        for i in range(ROWS_PER_SUBJECT)
+    ]
+    script.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    run(capsys, store_path, ceval_root, "m", "--split", "test", "--model", f"mock:{script}")
+    out_file = tmp_path / "s.json"
+    code, _, err = kaoshi(
+        capsys, "export", "ceval-submission", "m", "-o", str(out_file), "--store", str(store_path)
+    )
+    assert code == 0, err
+    assert "warning: 2 question(s) had no readable answer" in err and "law/1, physician/2" in err
+    document = json.loads(out_file.read_text(encoding="utf-8"))
+    assert document["law"] == {"0": "D", "1": "", "2": "D"} and document["physician"]["2"] == ""

@@ -7,7 +7,9 @@ import pytest
 from kaoshi.report import render_summary, summarize
 from kaoshi.report.render import metric_rows
 from kaoshi.report.standard import parse_standard_scores
+from kaoshi.runner.judge import apply_grades
 from kaoshi.store import SampleRecord
+from kaoshi.store.records import GradeRecord
 from tests.test_store import sample
 
 SAMPLES = [
@@ -67,20 +69,41 @@ def test_hand_computed_summary() -> None:
     assert summary.groups["type"]["multi"].to_json()["accuracy"] == 0.0
 
 
+def test_qualbench_f1_overall_and_per_group_by_hand() -> None:
+    summary = summarize("r", SAMPLES, ["domain", "type"])
+    # checked (gold, answer): (A,A) (B,B) (AB,"") (正确,错误) (错误,错误) (C,""); every gold label has
+    # support 1. Precision: A 1, B 1, AB 0, 正确 0 (never predicted), 错误 1/2, C 0 -> P = 2.5/6;
+    # R = accuracy = 3/6; F1 = 2PR/(P+R) = 5/11.
+    assert summary.overall.f1_qualbench == pytest.approx(5 / 11)
+    # d1: (A,A) (B,B) (AB,""): P = 2/3, R = 2/3 -> 2/3. d2: (正确,错误) (错误,错误): P = 1/4, R = 1/2 -> 1/3
+    assert summary.groups["domain"]["d1"].f1_qualbench == pytest.approx(2 / 3)
+    assert summary.groups["domain"]["d2"].f1_qualbench == pytest.approx(1 / 3)
+    assert summary.groups["type"]["open"].f1_qualbench is None  # nothing checked
+    as_json = summary.to_json()
+    assert as_json["f1_qualbench"] == pytest.approx(5 / 11)
+    groups = as_json["groups"]
+    assert isinstance(groups, dict)
+    assert groups["type"]["judge"]["f1_qualbench"] == pytest.approx(1 / 3)
+    assert all("f1_qualbench" in entry for table in groups.values() for entry in table.values())
+    labels = [label for label, _, _ in metric_rows(summary)]
+    assert "F1 (QualBench: 2PR/(P+R), weighted P and R)" in labels
+    assert "weighted F1 (scikit-learn average=weighted)" in labels
+
+
 def test_renderings() -> None:
     summary = summarize("r", SAMPLES, ["domain"])
     md = render_summary(summary, "md")
     # 3/6 has the Wilson interval 18.8%–81.2%
-    assert "| all | 8 | 50.0% | 18.8–81.2 | 3 | 6 | 1 | 1 | 1 | 3/7 |" in md
-    assert "| d1 | 4 | 66.7% | 20.8–93.9 | 2 | 3 | 1 | 1 | 0 | 2/4 |" in md
+    assert "| all | 8 | 50.0% | 18.8–81.2 | 45.5% | 3 | 6 | 1 | 1 | 1 | 3/7 |" in md
+    assert "| d1 | 4 | 66.7% | 20.8–93.9 | 66.7% | 2 | 3 | 1 | 1 | 0 | 2/4 |" in md
     csv_text = render_summary(summary, "csv").splitlines()
     assert csv_text[0] == "table,row,column,value,best"
     assert "r — by domain,d2,accuracy,50.0%,0" in csv_text
     table = render_summary(summary, "table")
     assert "d1" in table and "66.7%" in table
     latex = render_summary(summary, "latex")
-    assert "\\begin{tabular}{lrrrrrrrrr}" in latex
-    assert "all & 8 & 50.0\\% & 18.8–81.2 & 3 & 6 & 1 & 1 & 1 & 3/7 \\\\" in latex
+    assert "\\begin{tabular}{lrrrrrrrrrr}" in latex
+    assert "all & 8 & 50.0\\% & 18.8–81.2 & 45.5\\% & 3 & 6 & 1 & 1 & 1 & 3/7 \\\\" in latex
 
 
 def test_macro_and_micro_differ_by_hand() -> None:
@@ -158,3 +181,30 @@ def test_standard_scores_parse_with_clear_errors() -> None:
     for bad in ("数学", "数学=0", "=100", "数学=abc"):
         with pytest.raises(ValueError, match="SUBJECT=POSITIVE_NUMBER"):
             parse_standard_scores(bad)
+
+
+def test_judged_open_answers_are_graded_and_earn_their_points() -> None:
+    """The by-type row of open answers: one a judge scored 6/10 (graded, 3 of 5 points), one whose judge
+    reply was unparsed (ungraded, no points), one nobody judged; counts and points agree everywhere."""
+    open_answers = [
+        sample(q, domain="d2", qtype="open", gold="参考", points=5.0, answer=None, correct=None, score=None)
+        for q in ("o1", "o2", "o3")
+    ]
+    grades = {
+        "o1": GradeRecord("o1", "careful:j", "ok", 6.0, 3.0, ()),
+        "o2": GradeRecord("o2", "careful:j", "unparsed", None, None, ()),
+    }
+    samples = apply_grades([*SAMPLES, *open_answers], grades)
+    summary = summarize("r", samples, ["domain", "type"])
+    opened = summary.groups["type"]["open"]
+    assert (opened.n, opened.graded, opened.judged, opened.ungraded) == (4, 1, 1, 3)
+    assert (opened.scored, opened.points, opened.max_points) == (1, 3.0, 5.0)
+    assert opened.accuracy is None and opened.interval is None
+    # judged answers leave the accuracy (objective only) and the unparsed rate alone
+    assert summary.overall.accuracy == 0.5 and summary.overall.graded == 7 and summary.overall.checked == 6
+    assert dict((label, v) for label, v, _ in metric_rows(summary))["unparsed rate"] == 1 / 6
+    for table in (summary.groups["domain"], summary.groups["type"], {"all": summary.overall}):
+        for name, tally in table.items():
+            assert tally.scored == tally.graded, name  # every graded answer has points, and only those
+            assert tally.graded + tally.ungraded + tally.errors == tally.n, name
+    assert "| open | 4 | — | — | — | 0 | 1 | 0 | 0 | 3 | 3/5 |" in render_summary(summary, "md")

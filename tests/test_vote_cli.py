@@ -95,3 +95,29 @@ def test_bad_votes_are_refused(capsys: pytest.CaptureFixture[str], crowd: str, t
     assert main(["vote", "strong", "medium", "--store", crowd]) == 0
     assert main(["vote", "strong", "medium", "--store", crowd]) == 2  # the name is taken
     assert "already exists" in capsys.readouterr().err
+
+
+def test_rescoring_a_vote_regrades_its_voted_answers(capsys: pytest.CaptureFixture[str], crowd: str) -> None:
+    assert main(["vote", "strong", "medium", "weak", "--store", crowd]) == 0
+    assert main(["rescore", "vote-majority", "--run-name", "re", "--store", crowd]) == 0
+    assert main(["rescore", "vote-majority", "--run-name", "re-partial", "--multi-policy", "partial",
+                 "--store", crowd]) == 0  # fmt: skip
+    capsys.readouterr()
+    with Store(Path(crowd)) as store:
+        vote, again, partial = (store.samples(r) for r in ("vote-majority", "re", "re-partial"))
+        assert store.get_run("re").spec.method == "vote"
+    assert [(s.answer, s.status, s.correct, s.score) for s in again] == [
+        (s.answer, s.status, s.correct, s.score) for s in vote
+    ]
+    accuracy = sum(bool(s.correct) for s in vote) / len(vote)
+    assert accuracy == pytest.approx(24 / 40)
+    assert sum(bool(s.correct) for s in partial) / len(partial) == pytest.approx(accuracy)
+    assert [s.answer for s in partial] == [s.answer for s in vote]
+    assert main(["report", "re", "--format", "json", "--store", crowd]) == 0
+    assert json.loads(capsys.readouterr().out)["accuracy"] == pytest.approx(accuracy)
+    # a vote's answers are not read from text: an LLM extractor has nothing to do
+    assert main(["rescore", "vote-majority", "--run-name", "re-llm", "--llm-extractor", "constant:A",
+                 "--store", crowd]) == 2  # fmt: skip
+    assert "vote run" in capsys.readouterr().err
+    with Store(Path(crowd)) as store:
+        assert store.find_run("re-llm") is None

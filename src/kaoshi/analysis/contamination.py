@@ -1,9 +1,10 @@
 """The contamination check: the same questions with options in the original and in a shuffled order.
 
 A model that knows the material answers both alike; one that memorised answer positions is right in
-the original order and wrong once the options move. Questions are paired by id, shuffled answers are
-mapped back to the original letters (by the recorded permutation, or by matching option texts for files
-shuffled elsewhere, such as QualBench_shuffled.jsonl), and the discordant pairs go to McNemar's exact test.
+the original order and wrong once the options move. Questions are paired by id and content (whatever
+the option order), shuffled answers are mapped back to the original letters (by the recorded
+permutation, or by matching option texts for files shuffled elsewhere, such as
+QualBench_shuffled.jsonl), and the discordant pairs go to McNemar's exact test.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 from kaoshi.data.model import Gold, Question, format_gold
 from kaoshi.data.shuffle import to_original
+from kaoshi.store.pairing import graded, pair_questions
 from kaoshi.store.records import SampleRecord
 
 
@@ -64,14 +66,21 @@ def map_back(shuffled: Question, original: Question, answer: Gold) -> Gold:
     return frozenset(mapping[letter] for letter in answer if letter in mapping)
 
 
-def pair_runs(original: Iterable[SampleRecord], shuffled: Iterable[SampleRecord]) -> list[PairedQuestion]:
-    """Questions graded in both runs (errors and open questions left out), in the original run's order."""
-    by_id = {s.question_id: s for s in shuffled if s.status != "error" and s.correct is not None}
+@dataclass(frozen=True)
+class PairedRuns:
+    pairs: list[PairedQuestion]
+    conflicts: tuple[str, ...]  # ids holding different questions in the two runs, left out
+
+
+def pair_runs(original: Iterable[SampleRecord], shuffled: Iterable[SampleRecord]) -> PairedRuns:
+    """Questions graded in both runs (errors and open questions left out), in the original run's order.
+
+    Paired by id and content (`question_fingerprint` ignores the option order and follows the gold to
+    its option text), so a shuffled question pairs with its original and another question under the
+    same id does not."""
+    pairing = pair_questions([original, shuffled], keep=graded)
     pairs = []
-    for first in original:
-        second = by_id.get(first.question_id)
-        if second is None or first.status == "error" or first.correct is None:
-            continue
+    for first, second in pairing.rows:
         asked = Question.from_content(second.question)
         before = Question.from_content(first.question)
         shown = second.answer
@@ -95,7 +104,7 @@ def pair_runs(original: Iterable[SampleRecord], shuffled: Iterable[SampleRecord]
                 ),
             )
         )
-    return pairs
+    return PairedRuns(pairs, pairing.conflicts)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

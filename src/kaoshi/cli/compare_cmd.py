@@ -6,8 +6,11 @@ import argparse
 import json
 
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.report.paired import grouped_rows, paired_table, shared_outcomes
+from kaoshi.report.paired import grouped_rows, outcomes_of, paired_table
+from kaoshi.report.render import compared_on, coverage_table
 from kaoshi.report.tables import TEXT_FORMATS, render_tables
+from kaoshi.store.coverage import run_coverage
+from kaoshi.store.pairing import graded, pair_questions
 
 _KEYS = ("domain", "type", "subject", "category", "group")
 
@@ -42,19 +45,29 @@ def compare_command(args: argparse.Namespace) -> int:
         shown = [f"{field} {old!r} → {new!r}" for field, old, new in differences if field != "fingerprint"]
         eprint(f"{record.name} vs {names[0]}: " + ("; ".join(shown) or "same settings"))
     keys = [None, *(args.by or ["domain", "type"])]
-    shared, outcomes = shared_outcomes(samples)
+    pairing = pair_questions(samples, keep=graded)
+    warning = pairing.warning()
+    if warning:
+        eprint(warning)
+    shared, outcomes = outcomes_of(pairing)
     results = {key or "all": grouped_rows(shared, outcomes, key, args.resamples) for key in keys}
     if not results["all"]:
         raise ValueError("the runs share no graded question")
+    coverage = [run_coverage(r, s) for r, s in zip(records, samples, strict=True)]
+    headline = compared_on(len(shared), len(names))
     if args.format == "json":
         document = {
             "baseline": names[0],
             "runs": names,
+            "compared_on": {"questions": len(shared), "runs": len(names), "common": True},
+            "coverage": [c.to_json() for c in coverage],
+            "conflicting_ids": list(pairing.conflicts),
             "groups": {key: [row.to_json(names) for row in rows] for key, rows in results.items()},
         }
         print(json.dumps(document, ensure_ascii=False, indent=2))
         return 0
-    tables = [
+    tables = [coverage_table(f"runs — {headline}", coverage, pairing.conflicts)]
+    tables += [
         paired_table("overall" if key == "all" else f"by {key}", key if key != "all" else "", names, rows)
         for key, rows in results.items()
     ]

@@ -14,8 +14,10 @@ from kaoshi.analysis.contamination import (
     pair_runs,
 )
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.report.render import percent
+from kaoshi.report.render import compared_on, coverage_table, percent
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
+from kaoshi.store.coverage import run_coverage
+from kaoshi.store.pairing import conflict_warning
 
 _HEADERS = (
     "n",
@@ -62,9 +64,16 @@ def _row(row: ContaminationRow) -> list[str]:
 def contamination_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
         runs = [store.get_run(args.original), store.get_run(args.shuffled)]
-        pairs = pair_runs(store.iter_samples(args.original), store.iter_samples(args.shuffled))
+        samples = [store.samples(args.original), store.samples(args.shuffled)]
+    paired = pair_runs(*samples)
+    pairs = paired.pairs
+    warning = conflict_warning(paired.conflicts)
+    if warning:
+        eprint(warning)
     if not pairs:
         raise ValueError(f"runs {args.original!r} and {args.shuffled!r} share no graded question")
+    coverage = [run_coverage(run, run_samples) for run, run_samples in zip(runs, samples, strict=True)]
+    headline = compared_on(len(pairs), 2)
     if runs[0].spec.shuffle_seed is not None or runs[1].spec.shuffle_seed is None:
         eprint(
             f"note: {args.shuffled!r} should be the shuffled run (kaoshi run --shuffle-options SEED); "
@@ -80,6 +89,9 @@ def contamination_command(args: argparse.Namespace) -> int:
         document = {
             "original": args.original,
             "shuffled": args.shuffled,
+            "compared_on": {"questions": len(pairs), "runs": 2, "common": True},
+            "coverage": [c.to_json() for c in coverage],
+            "conflicting_ids": list(paired.conflicts),
             "overall": overall.to_json(),
             "groups": {key: [r.to_json() for r in grouped_rows(pairs, key)] for key in keys},
             "candidates": [
@@ -103,8 +115,15 @@ def contamination_command(args: argparse.Namespace) -> int:
         "(position-memorised candidates); old position: of those, answered the gold's old letters; "
         "McNemar: exact, two-sided, on the discordant pairs"
     )
-    tables = [TextTable(f"{args.original} vs {args.shuffled} (shuffled options)", ("", *_HEADERS),
-                        [_row(overall)], note=note)]  # fmt: skip
+    tables = [
+        coverage_table(f"runs — {headline}", coverage, paired.conflicts),
+        TextTable(
+            f"{args.original} vs {args.shuffled} (shuffled options)",
+            ("", *_HEADERS),
+            [_row(overall)],
+            note=note,
+        ),
+    ]
     for key in keys:
         tables.append(TextTable(f"by {key}", (key, *_HEADERS), [_row(r) for r in grouped_rows(pairs, key)]))
     if args.list:

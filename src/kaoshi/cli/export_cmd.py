@@ -26,6 +26,7 @@ def ceval_submission_command(args: argparse.Namespace) -> int:
     write_submission(submission, args.output)
     total = sum(len(answers) for answers in submission.answers.values())
     eprint(f"wrote {args.output}: {len(submission.answers)} subjects, {total} answers")
-    if submission.unanswered:
-        eprint(f"warning: {submission.unanswered} question(s) had no readable answer and are submitted as ''")
+    warning = submission.warning()
+    if warning:
+        eprint(warning)
     return 0

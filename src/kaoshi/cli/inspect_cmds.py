@@ -13,10 +13,11 @@ from rich.table import Table
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.data.model import format_gold
-from kaoshi.report import FORMATS, GROUP_KEYS, render_summary, summarize
-from kaoshi.report.compare import render_comparison
+from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
+from kaoshi.report.compare import compare_runs, render_comparison
 from kaoshi.runner.judge import load_graded
-from kaoshi.store import SampleRecord, Store
+from kaoshi.store import RunRecord, SampleRecord, Store
+from kaoshi.store.coverage import run_coverage
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
 
@@ -59,7 +60,9 @@ def runs_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
         rows: list[dict[str, Any]] = []
         for run in store.runs():
-            summary = summarize(run.name, store.iter_samples(run.name), [])
+            samples = list(store.iter_samples(run.name))
+            summary = summarize(run.name, samples, [])
+            coverage = run_coverage(run, samples)
             rows.append(
                 {
                     "run": run.name,
@@ -68,6 +71,10 @@ def runs_command(args: argparse.Namespace) -> int:
                     "method": run.spec.method,
                     "samples": run.n_samples,
                     "questions": run.spec.n_questions,
+                    "answered": coverage.answered,
+                    "errors": coverage.errors,
+                    "complete": coverage.complete,
+                    "done": coverage.short,
                     "accuracy": summary.overall.accuracy,
                     "status": run.status,
                     "created": dt.datetime.fromtimestamp(run.created_at).isoformat(timespec="seconds"),
@@ -81,13 +88,12 @@ def runs_command(args: argparse.Namespace) -> int:
         table.add_column(column)
     for row in rows:
         accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}%"
-        done = f"{row['samples']}/{row['questions']}"
         table.add_row(
             row["run"],
             row["benchmark"],
             row["model"],
             row["method"],
-            done,
+            row["done"],
             accuracy,
             row["status"],
             row["created"],
@@ -101,21 +107,24 @@ def report_command(args: argparse.Namespace) -> int:
         raise ValueError("--resamples must be at least 100")
     with open_existing_store(args) as store:
         loaded = [(store.get_run(name), graded_samples(store, name, args.grader)) for name in args.runs]
-    summaries = [
-        summarize(
+
+    def summarize_run(run: RunRecord, samples: list[SampleRecord]) -> RunSummary:
+        summary = summarize(
             run.name,
             samples,
             args.by or tuple(GROUP_KEYS),
             standards={**run.spec.standard_scores, **(args.standard_score or {})},
         )
-        for run, samples in loaded
-    ]
-    if args.format != "json" and not args.by:
-        summaries = [s.without_unused_groups() for s in summaries]
-    if len(summaries) == 1:
-        print(render_summary(summaries[0], args.format))
+        return summary if args.format == "json" or args.by else summary.without_unused_groups()
+
+    if len(loaded) == 1:
+        print(render_summary(summarize_run(*loaded[0]), args.format))
     else:
-        print(render_comparison(summaries, args.format, resamples=args.resamples))
+        compared = compare_runs(loaded, summarize_run)
+        warning = compared.pairing.warning()
+        if warning:
+            eprint(warning)
+        print(render_comparison(compared, args.format, resamples=args.resamples))
     if args.show:
         for run, samples in loaded:
             shown = [s for s in samples if s.status == args.show]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from kaoshi.cli.common import add_store_option, open_existing_store
-from kaoshi.report import summarize
-from kaoshi.report.leaderboard import Entry, leaderboard_table
+from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.report.leaderboard import build_board, leaderboard_table
 from kaoshi.report.tables import TEXT_FORMATS, render_tables
 from kaoshi.runner.judge import load_graded
+from kaoshi.store.records import RunRecord, SampleRecord
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,25 +24,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def leaderboard_command(args: argparse.Namespace) -> int:
-    by_benchmark: dict[str, list[Entry]] = {}
+    by_benchmark: dict[str, list[tuple[RunRecord, list[SampleRecord], str | None]]] = {}
     with open_existing_store(args) as store:
         for run in store.runs():
             spec = run.spec
             if args.benchmark not in (None, spec.benchmark) or args.split not in (None, spec.split):
                 continue
             loaded = load_graded(store, run.name)
-            summary = summarize(run.name, loaded.samples, ["subject", "domain"])
-            by_benchmark.setdefault(spec.benchmark, []).append(Entry(run, summary, loaded.grader))
+            by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
     if not by_benchmark:
         wanted = f" on benchmark {args.benchmark!r}" if args.benchmark else ""
         raise ValueError(f"no runs{wanted} in the store")
-    names = sorted(by_benchmark)
-    tables = [leaderboard_table(name, by_benchmark[name]) for name in names]
+    boards = [build_board(name, by_benchmark[name]) for name in sorted(by_benchmark)]
+    for board in boards:
+        warning = board.compared.pairing.warning()
+        if warning:
+            eprint(f"{board.benchmark}: {warning}")
+    tables = [leaderboard_table(board) for board in boards]
     if args.format == "json":
-        document = [
-            {"benchmark": name, "columns": list(t.headers), "rows": t.rows}
-            for name, t in zip(names, tables, strict=True)
-        ]
+        document = [board.to_json(table) for board, table in zip(boards, tables, strict=True)]
         print(json.dumps(document, ensure_ascii=False, indent=2))
     else:
         print(render_tables(tables, args.format))

@@ -7,8 +7,9 @@ import argparse
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.cli.common import add_store_option, eprint, open_store
 from kaoshi.report import FORMATS, summarize
-from kaoshi.report.compare import render_comparison
+from kaoshi.report.compare import compare_runs, render_comparison
 from kaoshi.runner.vote import vote_runs
+from kaoshi.store.pairing import conflict_warning
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,19 +47,19 @@ def vote_command(args: argparse.Namespace) -> int:
     keys = args.by or ["domain", "type"]
     with open_store(args) as store:
         outcome = vote_runs(store, args.runs, name, args.method, args.in_sample, weights_from)
-        voted = store.samples(name)
-        ids = {s.question_id for s in voted}
-        members = [
-            summarize(run, [s for s in store.iter_samples(run) if s.question_id in ids], keys)
-            for run in args.runs
-        ]
-        vote = summarize(name, voted, keys)
+        loaded = [(store.get_run(run), store.samples(run)) for run in [*args.runs, name]]
     eprint(
         f"{name}: {outcome.questions} question(s) voted by {len(args.runs)} runs ({outcome.weights}); "
         f"{outcome.abstained} with no answer; {outcome.seconds:.2f} s"
     )
-    best = max(members, key=lambda s: s.overall.accuracy or 0.0)
-    eprint(f"best single run on these questions: {best.run}; differences below are against it")
-    ordered = [best, *(s for s in members if s is not best), vote]
+    warning = conflict_warning(outcome.conflicts)
+    if warning:
+        eprint(warning)
+    # Members and vote on the questions they all answered: the voted ones, less any a member errored on.
+    compared = compare_runs(loaded, lambda run, samples: summarize(run.name, samples, keys))
+    members = range(len(args.runs))
+    best = max(members, key=lambda i: compared.summaries[i].overall.accuracy or 0.0)
+    eprint(f"best single run on these questions: {args.runs[best]}; differences below are against it")
+    ordered = compared.reordered([best, *(i for i in members if i != best), len(args.runs)])
     print(render_comparison(ordered, args.format, resamples=args.resamples))
     return 0

@@ -6,9 +6,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from kaoshi.data.model import format_gold
-from kaoshi.report.metrics import category_averages, macro_accuracy, weighted_f1
+from kaoshi.report.metrics import category_averages, macro_accuracy, qualbench_f1, weighted_f1
 from kaoshi.report.standard import GroupPoints, SubjectPoints, group_points, subject_points
 from kaoshi.report.stats import wilson_interval
+from kaoshi.store.pairing import QuestionKey, question_key
 from kaoshi.store.records import SampleRecord
 
 GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
@@ -31,13 +32,17 @@ def part_of(sample: SampleRecord) -> str:
 class Tally:
     """Counts over a set of samples.
 
-    graded: objective samples with a gold answer and no error; unparsed answers are graded (as wrong)
-    because the model did answer. accuracy = correct / graded. points / max_points: over every sample
-    that has a score (objective ones, and open ones once a judge has graded them); scored counts those.
+    graded: answers with a grade and no error: objective ones checked against the gold answer (unparsed
+    answers are graded, as wrong, because the model did answer) and open ones a judge has scored
+    (`judged`). An open answer whose judge reply was unparsed is ungraded and earns no points.
+    accuracy = correct / checked, over the objective answers only. points / max_points: over every
+    sample that has a score; scored counts those, so the points always cover the graded answers.
+    f1_qualbench: the QualBench paper's F1 over the checked answers (`summarize` sets it per group).
     """
 
     n: int = 0
     graded: int = 0
+    judged: int = 0
     correct: int = 0
     unparsed: int = 0
     ambiguous: int = 0
@@ -46,19 +51,28 @@ class Tally:
     scored: int = 0
     points: float = 0.0
     max_points: float = 0.0
+    f1_qualbench: float | None = None
+
+    @property
+    def checked(self) -> int:
+        """Objective answers checked against the gold answer: the accuracy's denominator."""
+        return self.graded - self.judged
 
     @property
     def accuracy(self) -> float | None:
-        return self.correct / self.graded if self.graded else None
+        return self.correct / self.checked if self.checked else None
 
     def add(self, sample: SampleRecord) -> Tally:
         is_error = sample.status == "error"
-        is_graded = not is_error and sample.correct is not None
-        is_ungraded = not is_error and sample.correct is None
+        is_checked = not is_error and sample.correct is not None
+        # An open answer has no `correct`; it is graded once a judge's score has been folded in.
+        is_judged = not is_error and sample.correct is None and sample.score is not None
+        is_ungraded = not is_error and not is_checked and not is_judged
         has_score = not is_error and sample.score is not None
         return Tally(
             n=self.n + 1,
-            graded=self.graded + is_graded,
+            graded=self.graded + is_checked + is_judged,
+            judged=self.judged + is_judged,
             correct=self.correct + bool(sample.correct),
             unparsed=self.unparsed + (sample.status == "unparsed"),
             ambiguous=self.ambiguous + (sample.status == "ambiguous"),
@@ -77,15 +91,17 @@ class Tally:
     @property
     def interval(self) -> tuple[float, float] | None:
         """95% Wilson interval of the accuracy."""
-        return wilson_interval(self.correct, self.graded) if self.graded else None
+        return wilson_interval(self.correct, self.checked) if self.checked else None
 
     def to_json(self) -> dict[str, object]:
         return {
             "n": self.n,
             "accuracy": self.accuracy,
             "interval": list(self.interval) if self.interval else None,
+            "f1_qualbench": self.f1_qualbench,
             "correct": self.correct,
             "graded": self.graded,
+            "judged": self.judged,
             "unparsed": self.unparsed,
             "ambiguous": self.ambiguous,
             "errors": self.errors,
@@ -100,7 +116,8 @@ class Tally:
 class RunSummary:
     """A run's tallies, overall and per grouping, with the metrics tables are made of.
 
-    outcomes: question id -> 1.0 / 0.0 for every graded question, for paired comparisons between runs.
+    outcomes: (question id, content fingerprint) -> 1.0 / 0.0 for every graded question, for paired
+    comparisons between runs (the same id holding another question never pairs).
     parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
     """
 
@@ -112,7 +129,7 @@ class RunSummary:
     category_averages: dict[str, float] = field(default_factory=dict)
     subject_points: list[SubjectPoints] = field(default_factory=list)
     group_points: list[GroupPoints] = field(default_factory=list)
-    outcomes: dict[str, float] = field(default_factory=dict, repr=False)
+    outcomes: dict[QuestionKey, float] = field(default_factory=dict, repr=False)
     parts: dict[str, Tally] = field(default_factory=dict)
 
     @property
@@ -143,6 +160,13 @@ class RunSummary:
         }
 
 
+def _answer_pair(sample: SampleRecord) -> tuple[str, str] | None:
+    """(gold, answer) as strings for a checked objective answer (unreadable: ""), else None."""
+    if sample.status == "error" or sample.correct is None:
+        return None
+    return format_gold(sample.gold), format_gold(sample.answer) if sample.answer is not None else ""
+
+
 def summarize(
     run: str,
     samples: Iterable[SampleRecord],
@@ -161,12 +185,15 @@ def summarize(
     groups: dict[str, dict[str, Tally]] = {key: {} for key in tallied}
     category_of: dict[str, str] = {}
     answer_pairs: list[tuple[str, str]] = []
-    outcomes: dict[str, float] = {}
+    # (grouping, group name) -> (gold, answer) pairs, for the F1 of each group
+    group_pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    outcomes: dict[QuestionKey, float] = {}
     parts: dict[str, Tally] = {}
     for sample in samples:
         overall = overall.add(sample)
         part = part_of(sample)
         parts[part] = parts.get(part, Tally()).add(sample)
+        pair = _answer_pair(sample)
         for key in tallied:
             name = GROUP_KEYS[key](sample)
             if name is None:
@@ -175,12 +202,21 @@ def summarize(
                 name = UNKNOWN_GROUP
             table = groups[key]
             table[name] = table.get(name, Tally()).add(sample)
+            if pair is not None:
+                group_pairs.setdefault((key, name), []).append(pair)
         if sample.subject and sample.category:
             category_of[sample.subject] = sample.category
-        if sample.status != "error" and sample.correct is not None:
-            outcomes[sample.question_id] = float(sample.correct)
-            answer = format_gold(sample.answer) if sample.answer is not None else ""
-            answer_pairs.append((format_gold(sample.gold), answer))
+        if pair is not None:
+            outcomes[question_key(sample)] = float(bool(sample.correct))
+            answer_pairs.append(pair)
+    groups = {
+        key: {
+            name: replace(t, f1_qualbench=qualbench_f1(group_pairs.get((key, name), [])))
+            for name, t in table.items()
+        }
+        for key, table in groups.items()
+    }
+    overall = replace(overall, f1_qualbench=qualbench_f1(answer_pairs))
     named = {
         key: {n: t for n, t in groups[key].items() if n != UNKNOWN_GROUP} for key in ("subject", "domain")
     }

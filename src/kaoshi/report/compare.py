@@ -1,20 +1,88 @@
-"""Several runs side by side: one table per grouping with runs as columns, and paired bootstraps."""
+"""Several runs side by side: one table per grouping with runs as columns, and paired bootstraps.
+
+Runs are compared on the questions every one of them answered with the same content (`pair_questions`),
+so an incomplete run neither shrinks nor inflates the others' numbers unseen: each run's coverage is shown
+beside the comparison, and the number of questions it rests on is stated.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from kaoshi.report.aggregate import RunSummary
-from kaoshi.report.render import metric_rows, percent
+from kaoshi.report.render import (
+    ERROR_RATE,
+    compared_on,
+    coverage_table,
+    metric_rows,
+    not_compared,
+    percent,
+)
 from kaoshi.report.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.tables import TextTable, mark_best, render_tables
+from kaoshi.store.coverage import Coverage, run_coverage
+from kaoshi.store.pairing import Pairing, pair_questions
+from kaoshi.store.records import RunRecord, SampleRecord
+
+
+@dataclass(frozen=True)
+class ComparedRuns:
+    """Runs summarised on their common questions (each on its own questions when none is common)."""
+
+    summaries: tuple[RunSummary, ...]
+    coverage: tuple[Coverage, ...]
+    pairing: Pairing
+
+    @property
+    def common(self) -> bool:
+        return bool(self.pairing.rows)
+
+    @property
+    def headline(self) -> str:
+        """`compared on 150 questions graded by all 3 runs`, or why they are not compared."""
+        runs = len(self.summaries)
+        return compared_on(self.pairing.graded_by_all, runs) if self.common else not_compared(runs)
+
+    def reordered(self, order: Sequence[int]) -> ComparedRuns:
+        """The same comparison with the runs in `order` (the first is the baseline)."""
+        return replace(
+            self,
+            summaries=tuple(self.summaries[i] for i in order),
+            coverage=tuple(self.coverage[i] for i in order),
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "compared_on": {
+                "questions": self.pairing.graded_by_all if self.common else 0,
+                "runs": len(self.summaries),
+                "common": self.common,
+            },
+            "coverage": [c.to_json() for c in self.coverage],
+            "conflicting_ids": list(self.pairing.conflicts),
+        }
+
+
+def compare_runs(
+    runs: Sequence[tuple[RunRecord, Sequence[SampleRecord]]],
+    summarize_run: Callable[[RunRecord, list[SampleRecord]], RunSummary],
+) -> ComparedRuns:
+    """Summarise each run on the questions all the runs answered (same id, same content); errors and
+    questions missing from any run are left out of every run's numbers."""
+    pairing = pair_questions([samples for _, samples in runs])
+    summaries = tuple(
+        summarize_run(run, pairing.samples_of(i) if pairing.rows else list(samples))
+        for i, (run, samples) in enumerate(runs)
+    )
+    coverage = tuple(run_coverage(run, samples) for run, samples in runs)
+    return ComparedRuns(summaries, coverage, pairing)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Run `other` against `baseline` on the questions both graded."""
+    """Run `other` against `baseline` on the questions every compared run graded."""
 
     baseline: str
     other: str
@@ -31,11 +99,12 @@ class Comparison:
 def compare_to_baseline(
     summaries: Sequence[RunSummary], resamples: int = 10_000, seed: int = 0
 ) -> list[Comparison]:
-    """Every run after the first against the first, by paired bootstrap over shared graded questions."""
+    """Every run after the first against the first, by paired bootstrap over the questions every run
+    graded (same id and content)."""
     baseline = summaries[0]
+    shared = sorted(set(baseline.outcomes).intersection(*(s.outcomes for s in summaries[1:])))
     comparisons = []
     for other in summaries[1:]:
-        shared = sorted(set(baseline.outcomes) & set(other.outcomes))
         result = None
         if shared:
             result = paired_bootstrap(
@@ -48,9 +117,13 @@ def compare_to_baseline(
     return comparisons
 
 
-def comparison_tables(summaries: Sequence[RunSummary], comparisons: Sequence[Comparison]) -> list[TextTable]:
+def comparison_tables(
+    summaries: Sequence[RunSummary], comparisons: Sequence[Comparison], answered_by_all: bool = False
+) -> list[TextTable]:
+    """`answered_by_all`: the summaries cover only questions every run answered, so their error rates
+    are 0 by construction and left out (each run's own errors are in its coverage)."""
     runs = [s.run for s in summaries]
-    tables = [_metrics_table(summaries)]
+    tables = [_metrics_table(summaries, without=(ERROR_RATE,) if answered_by_all else ())]
     for key in summaries[0].groups:
         names = sorted({name for s in summaries for name in s.groups.get(key, {})})
         values = [
@@ -93,8 +166,8 @@ def _parts_table(summaries: Sequence[RunSummary]) -> TextTable:
     )
 
 
-def _metrics_table(summaries: Sequence[RunSummary]) -> TextTable:
-    per_run = [metric_rows(s) for s in summaries]
+def _metrics_table(summaries: Sequence[RunSummary], without: Sequence[str] = ()) -> TextTable:
+    per_run = [[row for row in metric_rows(s) if row[0] not in without] for s in summaries]
     labels = list(dict.fromkeys(label for rows in per_run for label, _, _ in rows))
     lookup = [{label: (value, higher) for label, value, higher in rows} for rows in per_run]
     text_rows: list[list[str]] = []
@@ -137,12 +210,17 @@ def _p_text(result: BootstrapResult) -> str:
     return f"<{2 * floor:.4f}" if result.p_value <= 2 * floor else f"{result.p_value:.4f}"
 
 
-def render_comparison(summaries: Sequence[RunSummary], fmt: str, resamples: int = 10_000) -> str:
+def render_comparison(compared: ComparedRuns, fmt: str, resamples: int = 10_000) -> str:
+    """The runs' coverage, then the side-by-side tables and the bootstraps against the first run."""
+    summaries = compared.summaries
     comparisons = compare_to_baseline(summaries, resamples=resamples)
     if fmt == "json":
         document = {
             "runs": [s.to_json() for s in summaries],
             "comparisons": [c.to_json() for c in comparisons],
+            **compared.to_json(),
         }
         return json.dumps(document, ensure_ascii=False, indent=2)
-    return render_tables(comparison_tables(summaries, comparisons), fmt)
+    coverage = coverage_table(f"runs — {compared.headline}", compared.coverage, compared.pairing.conflicts)
+    tables = comparison_tables(summaries, comparisons, answered_by_all=compared.common)
+    return render_tables([coverage, *tables], fmt)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from kaoshi.report.aggregate import GROUP_KEYS, UNKNOWN_GROUP
 from kaoshi.report.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.tables import TextTable, mark_best
+from kaoshi.store.pairing import Pairing, graded, pair_questions
 from kaoshi.store.records import SampleRecord
 
 
@@ -29,13 +30,15 @@ class PairedRow:
 
 
 def shared_outcomes(runs: Sequence[Sequence[SampleRecord]]) -> tuple[list[SampleRecord], list[list[float]]]:
-    """The questions graded in every run (first run's order) and each run's 1/0 outcome on them."""
-    graded = [
-        {s.question_id: s for s in samples if s.status != "error" and s.correct is not None}
-        for samples in runs
-    ]
-    shared = [s for s in runs[0] if all(s.question_id in g for g in graded)]
-    outcomes = [[float(bool(g[s.question_id].correct)) for s in shared] for g in graded]
+    """The questions graded in every run with the same content (first run's order) and each run's 1/0
+    outcome on them."""
+    return outcomes_of(pair_questions(runs, keep=graded))
+
+
+def outcomes_of(pairing: Pairing) -> tuple[list[SampleRecord], list[list[float]]]:
+    """The first run's sample of each paired question, and each run's 1/0 outcome on them."""
+    shared = pairing.samples_of(0)
+    outcomes = [[float(bool(s.correct)) for s in pairing.samples_of(i)] for i in range(pairing.runs)]
     return shared, outcomes
 
 

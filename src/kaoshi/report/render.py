@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES
 from kaoshi.report.aggregate import RunSummary, Tally
 from kaoshi.report.metrics import CEVAL_AVERAGE
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
+from kaoshi.store.coverage import Coverage
+from kaoshi.store.pairing import conflict_note
 
 FORMATS = (*TEXT_FORMATS, "json")
+ERROR_RATE = "error rate"
 _HEADERS = (
     "n",
     "accuracy",
     "95% CI",
+    "F1",
     "correct",
     "graded",
     "unparsed",
     "errors",
     "ungraded",
     "points",
+)
+
+
+_JUDGED_NOTE = (
+    "graded includes the open answers a judge scored; accuracy and its CI are over the objective ones"
 )
 
 
@@ -32,12 +42,39 @@ def interval_text(tally: Tally) -> str:
     return "—" if interval is None else f"{100 * interval[0]:.1f}–{100 * interval[1]:.1f}"
 
 
+def compared_on(graded: int, runs: int) -> str:
+    """What a comparison of runs rests on: `compared on 150 questions graded by all 3 runs`."""
+    who = "both runs" if runs == 2 else f"all {runs} runs"
+    return f"compared on {graded} question{'' if graded == 1 else 's'} graded by {who}"
+
+
+def not_compared(runs: int) -> str:
+    return f"not compared: no question is answered by all {runs} runs; each run over its own questions"
+
+
+def coverage_table(title: str, coverage: Sequence[Coverage], conflicts: Sequence[str] = ()) -> TextTable:
+    """Each run's coverage, one row per run: incomplete runs say so in the status column. `conflicts`:
+    ids left unpaired because they hold different questions in different runs."""
+    rows = [
+        [c.run, str(c.questions), str(c.answered), str(c.graded), str(c.errors), str(c.missing), c.status]
+        for c in coverage
+    ]
+    legend = "answered: an output stored (unreadable ones too); incomplete: errors, missing or not finished"
+    return TextTable(
+        title,
+        ("run", "questions", "answered", "graded", "errors", "missing", "status"),
+        rows,
+        note="; ".join(n for n in (conflict_note(conflicts), legend) if n),
+    )
+
+
 def _row(label: str, tally: Tally) -> list[str]:
     return [
         label,
         str(tally.n),
         percent(tally.accuracy),
         interval_text(tally),
+        percent(tally.f1_qualbench),
         str(tally.correct),
         str(tally.graded),
         str(tally.unparsed),
@@ -59,11 +96,12 @@ def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
     ]
     for key, value in summary.macro.items():
         rows.append((f"accuracy (macro, mean over {key}s)", value, True))
-    rows.append(("weighted F1 over answers", summary.weighted_f1, True))
+    rows.append(("F1 (QualBench: 2PR/(P+R), weighted P and R)", overall.f1_qualbench, True))
+    rows.append(("weighted F1 (scikit-learn average=weighted)", summary.weighted_f1, True))
     if overall.max_points:
         rows.append(("points earned / available", overall.points / overall.max_points, True))
-    rows.append(("unparsed rate", rate(overall.unparsed, overall.graded), False))
-    rows.append(("error rate", rate(overall.errors, overall.n), False))
+    rows.append(("unparsed rate", rate(overall.unparsed, overall.checked), False))
+    rows.append((ERROR_RATE, rate(overall.errors, overall.n), False))
     return rows
 
 
@@ -74,11 +112,13 @@ def ceval_columns(summary: RunSummary) -> list[str]:
 
 
 def run_tables(summary: RunSummary) -> list[TextTable]:
-    tables = [TextTable(f"{summary.run} — overall", ("", *_HEADERS), [_row("all", summary.overall)])]
+    note = _JUDGED_NOTE if summary.overall.judged else ""
+    tables = [
+        TextTable(f"{summary.run} — overall", ("", *_HEADERS), [_row("all", summary.overall)], note=note)
+    ]
     for key, table in summary.groups.items():
-        tables.append(
-            TextTable(f"{summary.run} — by {key}", (key, *_HEADERS), [_row(n, t) for n, t in table.items()])
-        )
+        rows = [_row(n, t) for n, t in table.items()]
+        tables.append(TextTable(f"{summary.run} — by {key}", (key, *_HEADERS), rows, note=note))
     tables.append(
         TextTable(
             f"{summary.run} — metrics",

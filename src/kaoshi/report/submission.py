@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
 from kaoshi.data.model import format_gold
-from kaoshi.store.records import RunRecord, SampleRecord
+from kaoshi.store.records import RunRecord, SampleRecord, SampleStatus
 
 CEVAL_LETTERS = frozenset("ABCD")
 
@@ -23,7 +23,22 @@ class SubmissionError(ValueError):
 @dataclass(frozen=True)
 class Submission:
     answers: dict[str, dict[str, str]]
-    unanswered: int  # questions with no readable answer, submitted as "" (graded wrong)
+    # Questions whose answer could not be read (unparsed, ambiguous, not one letter A-D), in run order:
+    # submitted as "" (graded wrong), as README promises, rather than refusing the whole submission.
+    unreadable: tuple[str, ...] = ()
+
+    @property
+    def unanswered(self) -> int:
+        return len(self.unreadable)
+
+    def warning(self) -> str | None:
+        """What to tell the user about the answers submitted as "" (None when there are none)."""
+        if not self.unreadable:
+            return None
+        return (
+            f"warning: {len(self.unreadable)} question(s) had no readable answer (unparsed, ambiguous or "
+            f"not one of A-D) and are submitted as '': {_list(self.unreadable)}"
+        )
 
 
 def _list(items: Iterable[str], limit: int = 10) -> str:
@@ -52,18 +67,17 @@ def ceval_submission(run: RunRecord, samples: Iterable[SampleRecord]) -> Submiss
         problems.append(f"the run was limited to {spec.limit} questions (--limit)")
     by_subject: dict[str, dict[str, str]] = {}
     errors: list[str] = []
-    unanswered = 0
+    unreadable: list[str] = []
     n = 0
     for sample in samples:
         n += 1
         subject, _, row_id = sample.question_id.rpartition("/")
-        if sample.status == "error":
+        if sample.status == SampleStatus.ERROR:
             errors.append(sample.question_id)
             continue
-        answer = format_gold(sample.answer) if isinstance(sample.answer, frozenset) else ""
-        if answer and answer not in CEVAL_LETTERS:
-            raise SubmissionError(f"{sample.question_id}: answer {answer!r} is not one of A, B, C, D")
-        unanswered += not answer
+        answer = submitted_letter(sample)
+        if not answer:
+            unreadable.append(sample.question_id)
         by_subject.setdefault(subject, {})[row_id] = answer
     if n < spec.n_questions:
         problems.append(f"{spec.n_questions - n} of {spec.n_questions} questions have no stored answer yet")
@@ -89,7 +103,16 @@ def ceval_submission(run: RunRecord, samples: Iterable[SampleRecord]) -> Submiss
         subject: dict(sorted(by_subject[subject].items(), key=lambda item: int(item[0])))
         for subject in CEVAL_SUBJECTS
     }
-    return Submission(ordered, unanswered)
+    return Submission(ordered, tuple(unreadable))
+
+
+def submitted_letter(sample: SampleRecord) -> str:
+    """The letter to submit: the answer read as one of A-D, else "" (unparsed, ambiguous between
+    letters, or anything else that is not one letter)."""
+    if sample.status != SampleStatus.OK or not isinstance(sample.answer, frozenset):
+        return ""
+    answer = format_gold(sample.answer)
+    return answer if answer in CEVAL_LETTERS else ""
 
 
 def _missing_ids(answers: dict[str, str]) -> list[str]:

@@ -1,7 +1,9 @@
 """A vote over stored runs written as a run of its own, so every report, plot and export works on it.
 
-No model is called. The members must have evaluated the same questions (by content); the vote covers
-the objective questions they share. Each sample's response records every member's answer and weight.
+No model is called. The vote covers the objective questions every member holds with the same content
+(an id holding another question in some member is left out and reported); the members must have shown
+them with the same options in the same order. Each sample's response records every member's answer and
+weight.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
-from kaoshi.data.model import Exam, Gold, Question, format_gold
+from kaoshi.data.model import Exam, Gold, Question, QuestionType, format_gold
 from kaoshi.runner.samples import grade_for
-from kaoshi.store.records import RunSpec, SampleRecord
+from kaoshi.store.pairing import Pairing, conflict_note, pair_questions
+from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store, StoreError
 
 
@@ -24,36 +27,36 @@ class VoteOutcome:
     abstained: int  # questions no member answered
     weights: str  # how the weights were obtained
     seconds: float
+    conflicts: tuple[str, ...] = ()  # ids holding different questions in different members: not voted
 
 
 def answer_key(sample: SampleRecord) -> str | None:
     """The member's vote: its answer as text, or None (abstains) when unreadable or errored."""
-    if sample.status not in ("ok", "ambiguous") or sample.answer is None:
+    if sample.status not in (SampleStatus.OK, SampleStatus.AMBIGUOUS) or sample.answer is None:
         return None
     return format_gold(sample.answer)
 
 
-def _shared_questions(store: Store, members: Sequence[str]) -> list[list[SampleRecord]]:
-    """Per shared objective question (first member's order), each member's sample."""
-    by_member = [{s.question_id: s for s in store.iter_samples(run)} for run in members]
-    rows = []
-    for question_id, first in by_member[0].items():
-        if first.qtype == "open" or first.gold is None:
-            continue
-        row = [first]
-        for run, samples in zip(members[1:], by_member[1:], strict=True):
-            other = samples.get(question_id)
-            if other is None:
-                break
-            if other.question != first.question:
+def _shown_alike(first: SampleRecord, other: SampleRecord) -> bool:
+    """Asked with the same options in the same order, so the members' letters mean the same thing."""
+    return first.question.get("options") == other.question.get("options") and first.gold == other.gold
+
+
+def _shared_questions(store: Store, members: Sequence[str]) -> Pairing:
+    """The objective questions every member holds with the same content (first member's order); a member
+    that errored abstains."""
+    pairing = pair_questions(
+        [store.iter_samples(run) for run in members],
+        keep=lambda s: s.qtype != QuestionType.OPEN and s.gold is not None,
+    )
+    for row in pairing.rows:
+        for run, other in zip(members[1:], row[1:], strict=True):
+            if not _shown_alike(row[0], other):
                 raise StoreError(
-                    f"question {question_id!r} differs between {members[0]!r} and {run!r} (shuffled options, "
-                    "another data version?): a vote needs the same questions"
+                    f"question {row[0].question_id!r} is shown with other options or another order in "
+                    f"{members[0]!r} and {run!r} (shuffled options?): a vote needs the same questions"
                 )
-            row.append(other)
-        else:
-            rows.append(row)
-    return rows
+    return pairing
 
 
 def vote_runs(
@@ -76,12 +79,16 @@ def vote_runs(
         raise StoreError(f"run {target!r} already exists; choose another --run-name")
     records = [store.get_run(run) for run in members]
     started = time.perf_counter()
-    rows = _shared_questions(store, members)
+    pairing = _shared_questions(store, members)
+    rows = [list(row) for row in pairing.rows]
     if not rows:
-        raise ValueError("the runs share no graded objective question")
+        unpaired = conflict_note(pairing.conflicts)
+        raise ValueError(
+            "the runs share no graded objective question" + (f" ({unpaired})" if unpaired else "")
+        )
     ids = [row[0].question_id for row in rows]
     ballots = [[answer_key(s) for s in row] for row in rows]
-    correct = [[s.correct if s.status != "error" else None for s in row] for row in rows]
+    correct = [[s.correct if s.status != SampleStatus.ERROR else None for s in row] for row in rows]
     n = len(members)
     weights: list[list[float]] | None = None
     if method == "weighted":
@@ -110,7 +117,7 @@ def vote_runs(
         prompt="(vote)",
         shots=0,
         model=f"vote:{method}",
-        method="vote",
+        method=Method.VOTE.value,
         limit=None,
         llm_extractor=None,
         rescored_from=None,
@@ -136,7 +143,7 @@ def vote_runs(
                 row[0],
                 prompt="",
                 shots=0,
-                status="ok" if winner is not None else "unparsed",
+                status=SampleStatus.OK.value if winner is not None else SampleStatus.UNPARSED.value,
                 extracted_by="vote",
                 extractor_response=None,
                 response=json.dumps(response, ensure_ascii=False),
@@ -151,7 +158,7 @@ def vote_runs(
             ),
         )
     store.finish_run(target)
-    return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started)
+    return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started, pairing.conflicts)
 
 
 def _winners(

@@ -3,7 +3,17 @@
 import os
 from pathlib import Path
 
-from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, SampleRecord
+from kaoshi.store.coverage import Coverage, run_coverage
+from kaoshi.store.pairing import Pairing, pair_questions, question_fingerprint
+from kaoshi.store.records import (
+    GradeRecord,
+    Method,
+    RunRecord,
+    RunSpec,
+    RunStatus,
+    SampleRecord,
+    SampleStatus,
+)
 from kaoshi.store.sqlite import Store, StoreError
 
 DEFAULT_STORE = Path("kaoshi_runs") / "kaoshi.sqlite"
@@ -16,11 +26,19 @@ def default_store_path() -> Path:
 
 __all__ = [
     "DEFAULT_STORE",
+    "Coverage",
     "GradeRecord",
+    "Method",
+    "Pairing",
     "RunRecord",
     "RunSpec",
+    "RunStatus",
     "SampleRecord",
+    "SampleStatus",
     "Store",
     "StoreError",
     "default_store_path",
+    "pair_questions",
+    "question_fingerprint",
+    "run_coverage",
 ]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.data.model import gold_from_json, gold_to_json
-from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, SampleRecord
+from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -139,17 +139,30 @@ class Store:
                     f"run {name!r} already exists with a different spec ({detail}); "
                     "choose another --run-name to start a new run"
                 )
-            self._db.execute("UPDATE runs SET status='running', finished_at=NULL WHERE name=?", (name,))
+            self._db.execute(
+                "UPDATE runs SET status=?, finished_at=NULL WHERE name=?", (RunStatus.RUNNING.value, name)
+            )
             return self.get_run(name)
         self._db.execute(
             "INSERT INTO runs (name, spec, benchmark, model, fingerprint, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, 'running', ?)",
-            (name, _dumps(spec.to_json()), spec.benchmark, spec.model, spec.fingerprint, time.time()),
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                name,
+                _dumps(spec.to_json()),
+                spec.benchmark,
+                spec.model,
+                spec.fingerprint,
+                RunStatus.RUNNING.value,
+                time.time(),
+            ),
         )
         return self.get_run(name)
 
     def finish_run(self, name: str) -> None:
-        self._db.execute("UPDATE runs SET status='finished', finished_at=? WHERE name=?", (time.time(), name))
+        self._db.execute(
+            "UPDATE runs SET status=?, finished_at=? WHERE name=?",
+            (RunStatus.FINISHED.value, time.time(), name),
+        )
 
     def find_run(self, name: str) -> RunRecord | None:
         row = self._db.execute(
@@ -176,7 +189,9 @@ class Store:
     # -- samples ------------------------------------------------------------------------------------------
     def finished_ids(self, run: str) -> set[str]:
         """Questions whose response is stored; errored samples are not finished and are tried again."""
-        rows = self._db.execute("SELECT question_id FROM samples WHERE run=? AND status != 'error'", (run,))
+        rows = self._db.execute(
+            "SELECT question_id FROM samples WHERE run=? AND status != ?", (run, SampleStatus.ERROR.value)
+        )
         return {row[0] for row in rows}
 
     def add_sample(self, run: str, sample: SampleRecord) -> None:

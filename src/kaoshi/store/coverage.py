@@ -1,0 +1,78 @@
+"""How much of its exam a run covers, and whether it is complete.
+
+A run is complete when every question it was asked has a stored answer without error and the run has
+finished. Errors (retried on resume), questions not yet stored, and a run still running (or killed
+before finishing) make it incomplete; unreadable answers and ungraded open answers do not, since the
+model did answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kaoshi.store.pairing import answered
+from kaoshi.store.records import RunRecord, RunStatus, SampleRecord
+
+
+@dataclass(frozen=True)
+class Coverage:
+    run: str
+    questions: int  # the questions the run was asked (its spec)
+    answered: int  # stored with an output (unreadable ones included), errors not
+    graded: int  # of those, marked right or wrong, or scored (open answers once judged)
+    errors: int
+    running: bool  # not finished: still running, or stopped before the end
+
+    @property
+    def missing(self) -> int:
+        """Questions with nothing stored yet."""
+        return max(0, self.questions - self.answered - self.errors)
+
+    @property
+    def complete(self) -> bool:
+        return not (self.errors or self.missing or self.running)
+
+    def problems(self) -> list[str]:
+        """What makes the run incomplete, in words (empty when complete)."""
+        found = [f"{self.errors} errors"] if self.errors else []
+        found += [f"{self.missing} missing"] if self.missing else []
+        return found + (["not finished"] if self.running else [])
+
+    @property
+    def status(self) -> str:
+        """`complete`, or `incomplete: 150 errors, not finished`."""
+        return "complete" if self.complete else "incomplete: " + ", ".join(self.problems())
+
+    @property
+    def short(self) -> str:
+        """Answered out of asked, with the reasons when incomplete: `300/300`, `150/300 incomplete:
+        150 errors`. An incomplete run never reads as all answered."""
+        done = f"{self.answered}/{self.questions}"
+        return done if self.complete else f"{done} {self.status}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "run": self.run,
+            "questions": self.questions,
+            "answered": self.answered,
+            "graded": self.graded,
+            "errors": self.errors,
+            "missing": self.missing,
+            "running": self.running,
+            "complete": self.complete,
+        }
+
+
+def run_coverage(run: RunRecord, samples: Iterable[SampleRecord]) -> Coverage:
+    """The run's coverage from its record and its stored samples."""
+    n_answered = n_graded = errors = 0
+    for sample in samples:
+        if not answered(sample):
+            errors += 1
+            continue
+        n_answered += 1
+        n_graded += sample.correct is not None or sample.score is not None
+    return Coverage(
+        run.name, run.spec.n_questions, n_answered, n_graded, errors, run.status == RunStatus.RUNNING
+    )

@@ -1,0 +1,126 @@
+"""Pairing runs question by question: the same id holding the same question in every run.
+
+An id alone is not a question: C-Eval's dev and val splits both have `law/0`, and a corrected data file
+keeps its ids. Every comparison between runs (report, leaderboard, compare, vote, contamination) pairs
+through `pair_questions`, which pairs an id only where its content fingerprint agrees across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kaoshi.data.model import Gold
+from kaoshi.store.records import SampleRecord, SampleStatus
+
+QuestionKey = tuple[str, str]  # (question id, content fingerprint)
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def _gold_content(gold: Gold, option_texts: Mapping[str, str]) -> Any:
+    """The gold answer by content: chosen letters become their option texts, so it survives shuffling."""
+    if isinstance(gold, frozenset):
+        return sorted(option_texts.get(letter, letter) for letter in gold)
+    if isinstance(gold, str):
+        return _squash(gold)
+    return gold  # True / False / None (no published answer)
+
+
+def question_fingerprint(sample: SampleRecord) -> str:
+    """The content of the question a sample answers: type, stem, option texts and gold.
+
+    Independent of the id, of whitespace and of the order the options were shown in (the gold is taken
+    by option text), so a shuffled-options run of a question (`--shuffle-options`, a file shuffled
+    elsewhere) has its original's fingerprint, while the same id on another split or data version has
+    another."""
+    content = sample.question
+    options = {str(letter): _squash(str(text)) for letter, text in content.get("options", ())}
+    value = [
+        sample.qtype,
+        _squash(str(content.get("stem", ""))),
+        sorted(options.values()),
+        _gold_content(sample.gold, options),
+    ]
+    return hashlib.sha256(json.dumps(value, ensure_ascii=False).encode()).hexdigest()
+
+
+def question_key(sample: SampleRecord) -> QuestionKey:
+    return sample.question_id, question_fingerprint(sample)
+
+
+def answered(sample: SampleRecord) -> bool:
+    """The model gave an output (it may still be unreadable); errors are no answer."""
+    return sample.status != SampleStatus.ERROR
+
+
+def graded(sample: SampleRecord) -> bool:
+    """Answered and marked right or wrong (objective questions with a gold answer)."""
+    return answered(sample) and sample.correct is not None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Questions common to several runs.
+
+    rows: per common question (in the first run's order), each run's sample. conflicts: ids that hold
+    different questions in different runs, never paired."""
+
+    runs: int
+    rows: tuple[tuple[SampleRecord, ...], ...]
+    conflicts: tuple[str, ...]
+
+    @property
+    def graded_by_all(self) -> int:
+        """Common questions every run graded (the n of accuracy comparisons)."""
+        return sum(all(graded(s) for s in row) for row in self.rows)
+
+    def samples_of(self, run: int) -> list[SampleRecord]:
+        """One run's samples on the common questions."""
+        return [row[run] for row in self.rows]
+
+    def warning(self) -> str | None:
+        return conflict_warning(self.conflicts)
+
+
+def conflict_note(conflicts: Sequence[str]) -> str:
+    """Ids left unpaired because their content differs, in words ("" when there are none)."""
+    if not conflicts:
+        return ""
+    shown = ", ".join(conflicts[:5]) + (" ..." if len(conflicts) > 5 else "")
+    return (
+        f"{len(conflicts)} question id(s) hold different questions in different runs "
+        f"(another split or data version?) and are not paired: {shown}"
+    )
+
+
+def conflict_warning(conflicts: Sequence[str]) -> str | None:
+    """The warning to print about unpaired ids, or None when there are none."""
+    return f"warning: {conflict_note(conflicts)}" if conflicts else None
+
+
+def pair_questions(
+    runs: Sequence[Iterable[SampleRecord]], keep: Callable[[SampleRecord], bool] = answered
+) -> Pairing:
+    """The questions every run holds with the same content and where `keep` holds for every run's sample
+    (default: answered, errors left out). An id every run holds but not with the same content is a
+    conflict: never paired, whatever `keep` says."""
+    by_run = [{s.question_id: s for s in samples} for samples in runs]
+    if not by_run:
+        return Pairing(0, (), ())
+    rows = []
+    conflicts = []
+    for question_id in by_run[0]:
+        row = [samples[question_id] for samples in by_run if question_id in samples]
+        if len(row) < len(by_run):
+            continue
+        if len({question_fingerprint(s) for s in row}) > 1:
+            conflicts.append(question_id)
+        elif all(keep(s) for s in row):
+            rows.append(tuple(row))
+    return Pairing(len(by_run), tuple(rows), tuple(conflicts))
