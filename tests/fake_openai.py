@@ -1,9 +1,16 @@
 """A local server speaking the OpenAI chat/completions protocol, with scripted faults (tests and benchmarks).
 
 It listens on 127.0.0.1 only. A request whose prompt contains a key of `faults` gets that key's
-faults in turn, one per attempt ("429", "429:0.2" with Retry-After seconds, "500", "hang", "badjson",
-"empty"), then a normal answer. Answers come from `answers` (a key contained in the prompt -> reply
-text), else `default_answer`. Log-probability requests get `logprobs` as top log-probabilities.
+faults in turn, one per attempt, then a normal answer. Faults:
+- transport: "429", "429:0.2" (with Retry-After seconds), "500" (any status), "hang", "badjson",
+  "html" (a proxy's HTML page with status 200), "html:502" (with that status), "error:CODE" (status 200
+  with an error object whose code is CODE);
+- reply shapes (status 200, the normal reply altered): "empty" (no choices), "nochoices", "choices:str",
+  "choice:str", "message:null", "nocontent", "content:int", "content:empty" (finish_reason=length),
+  "reasoning" (only reasoning_content, finish_reason=length), "refusal", "usage:str" (answer intact),
+  "logprobs:none", "logprob:nan", "logprob:pos", "logprob:str", "logprob:missing" (on the first top token).
+Answers come from `answers` (a key contained in the prompt -> reply text), else `default_answer`.
+Log-probability requests get `logprobs` as top log-probabilities.
 """
 
 from __future__ import annotations
@@ -14,8 +21,11 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+HTML_PAGE = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
 
 
 @dataclass
@@ -83,9 +93,10 @@ class FakeOpenAI:
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 status, extra, payload = await self._respond(request_line.decode(), headers, body)
+                content_type = extra.pop("Content-Type", "application/json")
                 head = [
                     f"HTTP/1.1 {status} X",
-                    "Content-Type: application/json",
+                    f"Content-Type: {content_type}",
                     f"Content-Length: {len(payload)}",
                 ]
                 head += [f"{k}: {v}" for k, v in extra.items()]
@@ -115,20 +126,28 @@ class FakeOpenAI:
                 self.attempts[key] += 1
                 script = self.faults[key]
                 if attempt < len(script):
-                    return await self._fault(script[attempt])
+                    return await self._fault(script[attempt], self._completion(body, prompt))
             return 200, {}, json.dumps(self._completion(body, prompt), ensure_ascii=False).encode()
         finally:
             self._in_flight -= 1
 
-    async def _fault(self, fault: str) -> tuple[int, dict[str, str], bytes]:
+    async def _fault(self, fault: str, reply: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+        if fault in REPLY_SHAPES:
+            REPLY_SHAPES[fault](reply, reply["choices"][0])
+            return 200, {}, json.dumps(reply, ensure_ascii=False).encode()  # NaN is written as NaN
         kind, _, arg = fault.partition(":")
         if kind == "hang":
             await asyncio.sleep(self.hang_s)
             return 200, {}, b"{}"
         if kind == "badjson":
             return 200, {}, b"{not json"
-        if kind == "empty":
-            return 200, {}, b'{"choices": []}'
+        if kind == "html":
+            return int(arg or 200), {"Content-Type": "text/html"}, HTML_PAGE
+        if kind == "error":
+            error = {
+                "error": {"message": "scripted error object", "code": int(arg) if arg.isdigit() else arg}
+            }
+            return 200, {}, json.dumps(error).encode()
         extra = {"Retry-After": arg} if arg else {}
         return int(kind), extra, b'{"error": {"message": "scripted fault"}}'
 
@@ -137,17 +156,84 @@ class FakeOpenAI:
         usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
         wants_logprobs = body.get("logprobs") not in (None, False)
         if "messages" in body:
-            choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}}
+            choice: dict[str, Any] = {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
             if wants_logprobs:
                 top = [{"token": t, "logprob": v} for t, v in self.logprobs.items()]
                 choice["logprobs"] = {
                     "content": [{"token": top[0]["token"], "logprob": top[0]["logprob"], "top_logprobs": top}]
                 }
         else:
-            choice = {"index": 0, "text": text}
+            choice = {"index": 0, "text": text, "finish_reason": "stop"}
             if wants_logprobs:
                 choice["logprobs"] = {"top_logprobs": [dict(self.logprobs)]}
         return {"id": "x", "created": int(time.time()), "choices": [choice], "usage": usage}
+
+
+def _answer_field(choice: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The object and key holding a choice's answer text: message.content (chat) or text (completion)."""
+    return (choice["message"], "content") if "message" in choice else (choice, "text")
+
+
+def _set_answer(choice: dict[str, Any], value: object, finish_reason: str | None = None) -> None:
+    holder, key = _answer_field(choice)
+    holder[key] = value
+    if finish_reason is not None:
+        choice["finish_reason"] = finish_reason
+
+
+def _drop_answer(choice: dict[str, Any]) -> None:
+    holder, key = _answer_field(choice)
+    del holder[key]
+
+
+def _reasoning_only(choice: dict[str, Any]) -> None:
+    choice["message"].update(content=None, reasoning_content="首先分析题干……" * 50)
+    choice["finish_reason"] = "length"
+
+
+def _set_logprob(choice: dict[str, Any], value: object) -> None:
+    logprobs = choice["logprobs"]
+    if "content" in logprobs:
+        entry = logprobs["content"][0]["top_logprobs"][0]
+        if value is _DROP:
+            del entry["logprob"]
+        else:
+            entry["logprob"] = value
+        return
+    legacy = logprobs["top_logprobs"][0]
+    token = next(iter(legacy))
+    if value is _DROP:  # the legacy shape has no way to leave a value out: a null stands for it
+        value = None
+    legacy[token] = value
+
+
+_DROP = object()
+
+# Reply-shape faults: each alters a normal reply (the whole reply, its first choice) in place.
+REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
+    "empty": lambda reply, choice: reply.update(choices=[]),
+    "nochoices": lambda reply, choice: reply.pop("choices"),
+    "choices:str": lambda reply, choice: reply.update(choices="A"),
+    "choice:str": lambda reply, choice: reply.update(choices=["A"]),
+    "message:null": lambda reply, choice: choice.update(message=None),
+    "nocontent": lambda reply, choice: _drop_answer(choice),
+    "content:int": lambda reply, choice: _set_answer(choice, 42),
+    "content:empty": lambda reply, choice: _set_answer(choice, "", "length"),
+    "reasoning": lambda reply, choice: _reasoning_only(choice),
+    "refusal": lambda reply, choice: choice["message"].update(
+        content=None, refusal="I can't help with that."
+    ),
+    "usage:str": lambda reply, choice: reply.update(usage="n/a"),
+    "logprobs:none": lambda reply, choice: choice.update(logprobs=None),
+    "logprob:nan": lambda reply, choice: _set_logprob(choice, float("nan")),
+    "logprob:pos": lambda reply, choice: _set_logprob(choice, 0.5),
+    "logprob:str": lambda reply, choice: _set_logprob(choice, "high"),
+    "logprob:missing": lambda reply, choice: _set_logprob(choice, _DROP),
+}
 
 
 def serve_forever(latency_s: float) -> None:

@@ -7,7 +7,15 @@ import random
 import time
 from dataclasses import dataclass
 
-RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+# Statuses worth asking again: timeouts, conflicts, rate limits, and server or proxy failures (5xx,
+# including Cloudflare's 52x) except the two that say the request itself can never succeed.
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+PERMANENT_SERVER_STATUS = frozenset({501, 505})  # Not Implemented, HTTP Version Not Supported
+
+
+def is_retryable_status(status: int) -> bool:
+    """Whether an HTTP status is transient, so the same request may succeed if sent again."""
+    return status in RETRYABLE_STATUS or (500 <= status < 600 and status not in PERMANENT_SERVER_STATUS)
 
 
 @dataclass(frozen=True)
