@@ -142,7 +142,7 @@ def test_qualbench_and_ceval_runs(
         {
             "idx": i,
             "question_type": "单选题",
-            "domain": "消防安全",
+            "domain": "消防",
             "question": "题\nA．甲\nB．乙",
             "answer": "A",
         }
@@ -166,7 +166,7 @@ def test_qualbench_and_ceval_runs(
     )
     assert code == 0, err
     code, out, _ = kaoshi(capsys, "report", "rnd", "--by", "domain", "--store", str(store_path))
-    assert "消防安全" in out
+    assert "消防" in out
 
     from tests.test_ceval import make_ceval
 

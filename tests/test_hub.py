@@ -54,7 +54,7 @@ def test_qualbench_from_hub(monkeypatch: pytest.MonkeyPatch) -> None:
         {
             "idx": 1,
             "question_type": "单选题",
-            "domain": "消防安全",
+            "domain": "消防",
             "question": "q\nA．a\nB．b",
             "answer": "B",
             "explanation": "",

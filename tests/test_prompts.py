@@ -122,14 +122,14 @@ QB_EXEMPLAR = Question(
     explanation="红色表示禁止。",
     domain="安全生产",
 )
-QB_JUDGE = Question("2", QuestionType.JUDGE, "火灾时可以乘坐电梯。", (), False, domain="消防安全")
+QB_JUDGE = Question("2", QuestionType.JUDGE, "火灾时可以乘坐电梯。", (), False, domain="消防")
 QB_TEST = Question(
     "3",
     QuestionType.SINGLE,
     "扑救带电火灾应选用（）。",
     (("A", "水"), ("B", "二氧化碳")),
     frozenset("B"),
-    domain="消防安全",
+    domain="消防",
 )
 QUALBENCH = Exam("qualbench", (QB_EXEMPLAR, QB_JUDGE, QB_TEST))
 QB_SINGLE_INSTRUCTION = (
@@ -251,6 +251,22 @@ def test_prompt_show(capsys: pytest.CaptureFixture[str]) -> None:
         "# qualbench v1, 1 exemplar(s), chat" in out and "[system]" in out and "[assistant]\n答案：B" in out
     )
     assert main(["prompt", "show", "--benchmark", "sample", "--question", "nope"]) == 2
+
+
+def test_prompt_show_json_is_exactly_what_is_sent(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["prompt", "show", "--benchmark", "sample", "--question", "s-safe-7", "--format", "json"]
+    assert main([*base, "--shots", "1"]) == 0
+    completion = json.loads(capsys.readouterr().out)
+    assert list(completion) == ["text"]
+    assert completion["text"].endswith("题目：发生火灾时，可以乘坐普通电梯快速逃生。\n答案：")
+    assert main([*base, "--shots", "1", "--no-chat"]) == 0
+    assert json.loads(capsys.readouterr().out) == completion
+    assert main([*base, "--chat", "--system", "你是考生。"]) == 0
+    chat = json.loads(capsys.readouterr().out)
+    assert list(chat) == ["messages"]
+    roles = [m["role"] for m in chat["messages"]]
+    assert roles[0] == "system" and roles[-1] == "user" and "你是考生。" in chat["messages"][0]["content"]
+    assert all(set(m) == {"role", "content"} for m in chat["messages"])
 
 
 def test_pinned_exemplars(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from kaoshi.data import DataError, QuestionType, load_exam
-from kaoshi.data.qualbench import load_qualbench
+from kaoshi.data.model import Question
+from kaoshi.data.qualbench import (
+    QUALBENCH_PUBLISHED_CLEAN,
+    QUALBENCH_PUBLISHED_TOTAL,
+    load_qualbench,
+    published_count_differences,
+)
 from tests.conftest import write_jsonl
 
 ORIGINAL = [
     {
         "idx": 1,
         "question_type": "单选题",
-        "domain": "消防安全",
+        "domain": "消防",
         "question": "扑救带电设备初起火灾应选用（）。\nA．清水\nB．泡沫\nC．二氧化碳\nD．砂土",
         "answer": "C",
         "explanation": "二氧化碳不导电。",
@@ -62,7 +69,7 @@ def test_original_json_array(tmp_path: Path) -> None:
     assert single.stem == "扑救带电设备初起火灾应选用（）。"
     assert single.options == (("A", "清水"), ("B", "泡沫"), ("C", "二氧化碳"), ("D", "砂土"))
     assert single.answer == frozenset("C")
-    assert single.domain == "消防安全" and single.category == "Fire Safety"
+    assert single.domain == "消防" and single.category == "Fire Safety"
     assert single.explanation == "二氧化碳不导电。"
     assert multi.answer == frozenset("ABC") and multi.letters == tuple("ABCDE")
     assert judge_true.answer is True and judge_true.options == ()
@@ -98,7 +105,7 @@ def test_shuffled_jsonl(tmp_path: Path) -> None:
             "type": "判断题",
             "idx": 11,
             "domain": "fire",
-            "sub_domain": "消防安全",
+            "sub_domain": "消防",
         },
     ]
     exam = load_exam("qualbench", write_jsonl(tmp_path / "QualBench_shuffled.jsonl", rows)).exam
@@ -228,12 +235,12 @@ def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path) -> None:
         {
             "idx": 5,
             "question_type": "单选题",
-            "domain": "消防安全",
+            "domain": "消防",
             "question": "题\nA．甲\nB．乙",
             "answer": "D",
         },
         # true/false written 对 instead of 正确 (loadable, dropped by the authors' rule)
-        {"idx": 6, "question_type": "判断题", "domain": "消防安全", "question": "另一说法。", "answer": "对"},
+        {"idx": 6, "question_type": "判断题", "domain": "消防", "question": "另一说法。", "answer": "对"},
         # repeated question text
         {
             "idx": 7,
@@ -260,3 +267,21 @@ def test_qualbench_has_one_split(tmp_path: Path) -> None:
     path = write_original(tmp_path / "QualBench.json", ORIGINAL)
     with pytest.raises(DataError, match="single split"):
         load_exam("qualbench", path, split="val")
+
+
+def test_the_real_file_matches_the_published_counts() -> None:
+    """Runs where the real QualBench.json is at hand: KAOSHI_QUALBENCH_JSON=/path/to/QualBench.json."""
+    path = os.environ.get("KAOSHI_QUALBENCH_JSON")
+    if not path or not Path(path).is_file():
+        pytest.skip("set KAOSHI_QUALBENCH_JSON to the published QualBench.json to check its counts")
+    result = load_qualbench(Path(path))
+    assert len(result.exam.questions) == QUALBENCH_PUBLISHED_TOTAL
+    assert published_count_differences(list(result.exam.questions)) == []
+    assert len(load_qualbench(Path(path), clean=True).exam.questions) == QUALBENCH_PUBLISHED_CLEAN
+
+
+def test_published_count_differences_name_the_domain() -> None:
+    question = Question("1", QuestionType.JUDGE, "说法。", (), True, domain="消防")
+    differences = published_count_differences([question])
+    assert "消防: loaded (0, 0, 1) (single, multi, true/false), published (1444, 827, 1130)" in differences
+    assert len(differences) == 6

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from kaoshi.cli.run_cmd import (
     add_load_options,
@@ -11,7 +12,7 @@ from kaoshi.cli.run_cmd import (
     load_from_args,
     template_from_args,
 )
-from kaoshi.prompts import RenderOptions
+from kaoshi.prompts import Prompt, RenderOptions
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,6 +22,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_load_options(show)
     add_prompt_options(show)
     show.add_argument("--question", required=True, help="question id (C-Eval: subject/id)")
+    show.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help='text: readable; json: one object, {"text": ...} or {"messages": [...]}, exactly what is sent',
+    )
     show.set_defaults(handler=show_command)
 
 
@@ -31,7 +38,17 @@ def show_command(args: argparse.Namespace) -> int:
     question = exam.question(args.question)
     options = RenderOptions(shots, bool(args.chat), args.system, exemplar_ids(args))
     prompt = template.render(question, exam, options)
+    if args.format == "json":
+        print(json.dumps(prompt_payload(prompt), ensure_ascii=False))
+        return 0
     form = "chat" if args.chat else "completion"
     print(f"# {template.name} v{template.version}, {prompt.shots} exemplar(s), {form}")
     print(prompt.display())
     return 0
+
+
+def prompt_payload(prompt: Prompt) -> dict[str, object]:
+    """What a backend is sent: the completion text, or the chat messages in the OpenAI shape."""
+    if prompt.messages is None:
+        return {"text": prompt.text}
+    return {"messages": [{"role": role, "content": content} for role, content in prompt.messages]}

@@ -23,12 +23,42 @@ from kaoshi.data.rawio import iter_json_array, iter_jsonl, read_text
 # The six vertical domains and the English names the paper's tables use.
 QUALBENCH_DOMAINS: dict[str, str] = {
     "安全生产": "Production Safety",
-    "消防安全": "Fire Safety",
+    "消防": "Fire Safety",  # the data says 消防, not 消防安全
     "建筑工程": "Civil Engineering",
     "经济金融": "Economics and Finance",
     "石油天然气": "Oil and Gas",
     "银行保险": "Banking and Insurance",
 }
+# Published question counts per domain (single, multi, true/false) of the 17,316-row QualBench.json, from
+# the authors' analysis notebook; the cleaning rule keeps 17,298.
+QUALBENCH_PUBLISHED_COUNTS: dict[str, tuple[int, int, int]] = {
+    "安全生产": (4187, 844, 1489),
+    "石油天然气": (733, 333, 538),
+    "消防": (1444, 827, 1130),
+    "建筑工程": (1420, 558, 0),
+    "经济金融": (1052, 717, 608),
+    "银行保险": (702, 431, 303),
+}
+QUALBENCH_PUBLISHED_TOTAL, QUALBENCH_PUBLISHED_CLEAN = 17316, 17298
+
+
+def published_count_differences(questions: list[Question]) -> list[str]:
+    """How the loaded questions' counts per domain and type differ from the published ones (empty: same)."""
+    order = (QuestionType.SINGLE, QuestionType.MULTI, QuestionType.JUDGE)
+    loaded: dict[str, list[int]] = {}
+    for question in questions:
+        counts = loaded.setdefault(question.domain or "(none)", [0, 0, 0])
+        if question.type in order:
+            counts[order.index(question.type)] += 1
+    differences = []
+    for domain in sorted({*QUALBENCH_PUBLISHED_COUNTS, *loaded}):
+        want = QUALBENCH_PUBLISHED_COUNTS.get(domain, (0, 0, 0))
+        got = tuple(loaded.get(domain, [0, 0, 0]))
+        if got != want:
+            differences.append(f"{domain}: loaded {got} (single, multi, true/false), published {want}")
+    return differences
+
+
 _QUALBENCH_TYPES = {"单选题": QuestionType.SINGLE, "多选题": QuestionType.MULTI, "判断题": QuestionType.JUDGE}
 
 
