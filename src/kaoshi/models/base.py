@@ -34,6 +34,17 @@ class LoglikRequest:
     context: str
     continuations: tuple[str, ...]
     messages: tuple[Message, ...] | None = None  # chat form: the continuation follows the assistant turn
+    # What ends an answer in the prompt's format (the template's `answer_end`), scored with every
+    # continuation so that 'ABCD' never loses to its own prefix 'AB'. None: a chat request's answer ends
+    # the assistant turn (the backend scores its end-of-turn text); a completion request scores the bare
+    # continuation.
+    answer_end: str | None = None
+
+    def scored_end(self, turn_end: str) -> str:
+        """The text scored after every continuation, given the backend's end of an assistant turn."""
+        if self.answer_end is not None:
+            return self.answer_end
+        return turn_end if self.messages is not None else ""
 
 
 @dataclass(frozen=True)

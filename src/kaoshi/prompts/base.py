@@ -62,6 +62,12 @@ class Template(Protocol):
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt: ...
 
+    def answer_end(self, chat: bool) -> str | None:
+        """The text that follows an answer in this template's own format (what its exemplars write after
+        the answer). Log-likelihood scores it with every candidate, so a letter set never loses to its own
+        prefix ('AB' against 'ABCD'). None: the answer ends the assistant turn (chat)."""
+        ...
+
 
 def render_fitting(
     template: Template, question: Question, exam: Exam, options: RenderOptions, fits: Fits

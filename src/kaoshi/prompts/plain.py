@@ -14,6 +14,8 @@ INSTRUCTIONS = {
     QuestionType.JUDGE: "以下是判断题，请判断下列说法是否正确，回答“正确”或“错误”。",
     QuestionType.OPEN: "以下是主观题，请给出完整的回答。",
 }
+# Completion prompts separate instruction, exemplars and question with a blank line.
+BLOCK_SEPARATOR = "\n\n"
 
 
 def format_body(question: Question, separator: str = ". ") -> str:
@@ -44,4 +46,8 @@ class PlainTemplate:
         parts = [instruction]
         parts += [f"{format_body(e)}\n答案：{format_gold(e.answer)}" for e in exemplars]
         parts.append(f"{format_body(question)}\n答案：")
-        return Prompt("\n\n".join(parts), len(exemplars))
+        return Prompt(BLOCK_SEPARATOR.join(parts), len(exemplars))
+
+    def answer_end(self, chat: bool) -> str | None:
+        # An exemplar's answer ends its block (completion) or its assistant turn (chat).
+        return None if chat else BLOCK_SEPARATOR

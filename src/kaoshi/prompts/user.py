@@ -88,3 +88,9 @@ class UserTemplate:
             messages = ([("system", options.system)] if options.system else []) + [("user", text)]
             return Prompt.chat(messages, len(exemplars))
         return Prompt(text, len(exemplars))
+
+    def answer_end(self, chat: bool) -> str | None:
+        # A user template's layout after an answer is its own; a line break ends an answer line in any
+        # layout that puts the answer on one. Chat: the whole template is one user turn, so the answer
+        # ends the assistant turn.
+        return None if chat else "\n"

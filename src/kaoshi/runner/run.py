@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from kaoshi.data.model import Exam
+from kaoshi.data.model import Exam, QuestionType
 from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
 from kaoshi.runner.llm_extract import rescue_unparsed
@@ -63,7 +63,7 @@ def execute_run(
         on_plan(len(exam.questions), done)
     errors = 0
     for chunk in _chunks(pending, model.chunk_size(spec.method)):
-        for pending_question, output in _ask(model, chunk, spec):
+        for pending_question, output in _ask(model, chunk, spec, template):
             sample = build_sample(pending_question, output, spec)
             if extractor is not None and sample.status == "unparsed":
                 sample = rescue_unparsed(extractor, [(pending_question.question, sample)], spec)[0]
@@ -90,7 +90,7 @@ def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[Pendin
 
 
 def _ask(
-    model: Model, chunk: list[PendingQuestion], spec: RunSpec
+    model: Model, chunk: list[PendingQuestion], spec: RunSpec, template: Template
 ) -> Iterator[tuple[PendingQuestion, ModelOutput]]:
     """Send a chunk: log-likelihood for objective questions when asked, generation otherwise."""
     by_id = {p.question.id: p for p in chunk}
@@ -112,7 +112,7 @@ def _ask(
             )
     streams: list[Iterator[ModelOutput]] = []
     if scored:
-        streams.append(model.loglikelihood([_loglik_request(p) for p in scored]))
+        streams.append(model.loglikelihood([_loglik_request(p, template) for p in scored]))
     if generated:
         streams.append(model.generate([_generate_request(p, spec) for p in generated]))
     seen = {p.question.id for p in chunk if p not in scored and p not in generated}
@@ -128,10 +128,21 @@ def _ask(
         )
 
 
-def _loglik_request(pending: PendingQuestion) -> LoglikRequest:
+def _loglik_request(pending: PendingQuestion, template: Template) -> LoglikRequest:
     prompt = pending.prompt
+    # Letter sets are scored with what ends an answer in the prompt's format, so 'ABCD' never loses to
+    # its own prefix 'AB'. Single letters and 正确/错误 are no prefix of one another: they are scored bare,
+    # as C-Eval's official code and lm-evaluation-harness do, so their numbers stay comparable.
+    if pending.question.type is QuestionType.MULTI:
+        answer_end = template.answer_end(chat=prompt.messages is not None)
+    else:
+        answer_end = ""
     return LoglikRequest(
-        pending.question.id, prompt.text, answer_candidates(pending.question), prompt.messages
+        pending.question.id,
+        prompt.text,
+        answer_candidates(pending.question),
+        prompt.messages,
+        answer_end=answer_end,
     )
 
 
