@@ -75,33 +75,34 @@ def test_ceval_answer_only_few_shot_uses_same_subject_dev() -> None:
 
 def test_ceval_cot() -> None:
     assert (
-        render("ceval-cot", CEVAL, TEST_Q, 0).text == f"{HEADER}\n\n{TEST_BODY}\n答案：让我们一步一步思考，\n"
+        render("ceval-cot", CEVAL, TEST_Q, 0).text
+        == f"{HEADER}\n\n{TEST_BODY}\n答案：让我们一步一步思考，\n1."
     )
     assert render("ceval-cot", CEVAL, TEST_Q, 1).text == (
         f"{HEADER}\n\n"
         "例题0____\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n"
         "答案：让我们一步一步思考，\n1. 第0步\n2. 推出结论\n所以答案是A。\n\n"
-        f"{TEST_BODY}\n答案：让我们一步一步思考，\n"
+        f"{TEST_BODY}\n答案：让我们一步一步思考，\n1."
     )
 
 
 def test_ceval_chat_few_shot_is_multi_turn() -> None:
     prompt = render("ceval-answer-only", CEVAL, TEST_Q, 2, chat=True)
     assert prompt.messages == (
-        ("system", HEADER),
-        ("user", "例题0____\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n答案："),
+        ("system", f"你是一个中文人工智能助手，{HEADER}"),
+        ("user", f"{HEADER}\n\n例题0____\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n答案："),
         ("assistant", "A"),
         ("user", "例题1____\nA. 甲\nB. 乙\nC. 丙\nD. 丁\n答案："),
         ("assistant", "B"),
         ("user", f"{TEST_BODY}\n答案："),
     )
-    assert json.loads(prompt.text)[0] == {"role": "system", "content": HEADER}
+    assert json.loads(prompt.text)[0] == {"role": "system", "content": f"你是一个中文人工智能助手，{HEADER}"}
     cot = render("ceval-cot", CEVAL, TEST_Q, 1, chat=True)
     assert cot.messages is not None
     assert cot.messages[2] == ("assistant", "让我们一步一步思考，\n1. 第0步\n2. 推出结论\n所以答案是A。")
     assert render("ceval-answer-only", CEVAL, TEST_Q, 0, chat=True).messages == (
-        ("system", HEADER),
-        ("user", f"{TEST_BODY}\n答案："),
+        ("system", f"你是一个中文人工智能助手，{HEADER}"),
+        ("user", f"{HEADER}\n\n{TEST_BODY}\n答案："),
     )
 
 
@@ -110,7 +111,10 @@ def test_system_prompt() -> None:
         f"你是考生。\n{HEADER}\n\n"
     )
     chat = render("ceval-answer-only", CEVAL, TEST_Q, 0, chat=True, system="你是考生。")
-    assert chat.messages is not None and chat.messages[0] == ("system", f"你是考生。\n{HEADER}")
+    assert chat.messages is not None and chat.messages[0] == (
+        "system",
+        f"你是考生。\n你是一个中文人工智能助手，{HEADER}",
+    )
 
 
 QB_EXEMPLAR = Question(
@@ -137,21 +141,21 @@ QB_SINGLE_INSTRUCTION = (
 )
 
 
-def test_qualbench_protocol_one_exemplar_of_the_same_type() -> None:
-    prompt = render("qualbench", QUALBENCH, QB_TEST, 1)
+def test_kaoshi_qualbench_wording_one_exemplar_of_the_same_type() -> None:
+    prompt = render("qualbench-kaoshi", QUALBENCH, QB_TEST, 1)
     assert prompt.text == (
         f"{QB_SINGLE_INSTRUCTION}\n\n"
         "题目：安全色中表示禁止的是（）。\nA．红色\nB．黄色\n答案：A\n解析：红色表示禁止。\n\n"
         "题目：扑救带电火灾应选用（）。\nA．水\nB．二氧化碳\n答案："
     )
     # the exemplar is never the question itself, and is of the same type
-    assert render("qualbench", QUALBENCH, QB_EXEMPLAR, 1).shots == 1
-    assert "扑救带电火灾" in render("qualbench", QUALBENCH, QB_EXEMPLAR, 1).text.split("\n\n")[1]
-    assert render("qualbench", QUALBENCH, QB_JUDGE, 1).shots == 0
+    assert render("qualbench-kaoshi", QUALBENCH, QB_EXEMPLAR, 1).shots == 1
+    assert "扑救带电火灾" in render("qualbench-kaoshi", QUALBENCH, QB_EXEMPLAR, 1).text.split("\n\n")[1]
+    assert render("qualbench-kaoshi", QUALBENCH, QB_JUDGE, 1).shots == 0
 
 
 def test_qualbench_variants() -> None:
-    expert = render("qualbench-expert", QUALBENCH, QB_TEST, 1).text
+    expert = render("qualbench-kaoshi-expert", QUALBENCH, QB_TEST, 1).text
     assert expert.startswith(
         "你是一名资深顾问，精通中国大陆的法律法规、国家标准和行业执业规范。作答时请依据相关法规和标准。\n"
         f"{QB_SINGLE_INSTRUCTION}\n\n题目：安全色"
@@ -162,7 +166,7 @@ def test_qualbench_variants() -> None:
         "请判断下面的说法是否正确。先写“答案：正确”或“答案：错误”，再在“解析：”后说明理由。\n\n"
         "题目：火灾时可以乘坐电梯。\n答案："
     )
-    chat = render("qualbench", QUALBENCH, QB_TEST, 1, chat=True)
+    chat = render("qualbench-kaoshi", QUALBENCH, QB_TEST, 1, chat=True)
     assert chat.messages == (
         ("system", QB_SINGLE_INSTRUCTION),
         ("user", "题目：安全色中表示禁止的是（）。\nA．红色\nB．黄色"),
@@ -241,14 +245,16 @@ def test_prompt_show(capsys: pytest.CaptureFixture[str]) -> None:
                 "s-safe-1",
                 "--chat",
                 "--prompt",
-                "qualbench",
+                "qualbench-kaoshi",
             ]
         )
         == 0
     )
     out = capsys.readouterr().out
     assert (
-        "# qualbench v1, 1 exemplar(s), chat" in out and "[system]" in out and "[assistant]\n答案：B" in out
+        "# qualbench-kaoshi v1, 1 exemplar(s), chat" in out
+        and "[system]" in out
+        and "[assistant]\n答案：B" in out
     )
     assert main(["prompt", "show", "--benchmark", "sample", "--question", "nope"]) == 2
 
@@ -272,8 +278,9 @@ def test_prompt_show_json_is_exactly_what_is_sent(capsys: pytest.CaptureFixture[
 def test_pinned_exemplars(capsys: pytest.CaptureFixture[str]) -> None:
     options = RenderOptions(1, exemplar_ids=("3",))
     # a pinned exemplar of another type is not used for this question
-    assert get_template("qualbench").render(QB_EXEMPLAR, QUALBENCH, options).text.count("题目：") == 2
-    assert get_template("qualbench").render(QB_JUDGE, QUALBENCH, options).shots == 0
+    for name in ("qualbench", "qualbench-kaoshi"):
+        assert get_template(name).render(QB_EXEMPLAR, QUALBENCH, options).text.count("题目：") == 2
+        assert get_template(name).render(QB_JUDGE, QUALBENCH, options).shots == 0
     assert (
         main(["prompt", "show", "--benchmark", "sample", "--question", "s-safe-1", "--exemplars", "dev-s2"])
         == 0

@@ -8,9 +8,10 @@ import json
 from kaoshi.cli.run_cmd import (
     add_load_options,
     add_prompt_options,
-    exemplar_ids,
     load_from_args,
+    run_exemplars,
     template_from_args,
+    with_exemplars_file,
 )
 from kaoshi.prompts import Prompt, RenderOptions
 
@@ -35,8 +36,9 @@ def show_command(args: argparse.Namespace) -> int:
     exam = load_from_args(args).exam
     benchmark = str(exam.metadata.get("benchmark", ""))
     template, shots = template_from_args(args, benchmark)
+    exam, _ = with_exemplars_file(exam, args)
     question = exam.question(args.question)
-    options = RenderOptions(shots, bool(args.chat), args.system, exemplar_ids(args))
+    options = RenderOptions(shots, bool(args.chat), args.system, run_exemplars(template, exam, args))
     prompt = template.render(question, exam, options)
     if args.format == "json":
         print(json.dumps(prompt_payload(prompt), ensure_ascii=False))

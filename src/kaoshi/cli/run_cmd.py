@@ -15,11 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 import kaoshi
 from kaoshi.cli.common import add_store_option, eprint, open_store
 from kaoshi.data import LoadResult, load_exam
+from kaoshi.data.loaders import load_exemplars
 from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.finetune.adapter import check_overlap, run_record
 from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.prompts import Template, default_template_name, get_template
+from kaoshi.prompts.registry import exemplars_for_run
 from kaoshi.report import render_summary, summarize
 from kaoshi.report.standard import parse_standard_scores
 from kaoshi.runner import METHODS, execute_run
@@ -55,6 +57,12 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--system", help="a system prompt (chat) or text before the prompt (completion)")
     parser.add_argument("--exemplars", help="comma-separated question ids to use as the solved exemplars")
+    parser.add_argument(
+        "--exemplars-file",
+        type=Path,
+        metavar="FILE",
+        help="solved exemplars from a kaoshi JSONL file, for any template (its hash is in the run spec)",
+    )
 
 
 def add_scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -164,6 +172,23 @@ def load_from_args(args: argparse.Namespace) -> LoadResult:
     )
 
 
+def with_exemplars_file(exam: Exam, args: argparse.Namespace) -> tuple[Exam, str | None]:
+    """The exam with --exemplars-file's questions as its few-shot pool, and the file's hash (or None)."""
+    path = getattr(args, "exemplars_file", None)
+    if path is None:
+        return exam, None
+    questions, digest = load_exemplars(path)
+    return replace(exam, fewshot=questions), digest
+
+
+def run_exemplars(template: Template, exam: Exam, args: argparse.Namespace) -> tuple[str, ...]:
+    """The exemplar ids the run pins (a template's fixed demos are found once); notes shown as warnings."""
+    pinned, notes = exemplars_for_run(template, exam, exemplar_ids(args))
+    for note in notes:
+        eprint(f"warning: {note}")
+    return pinned
+
+
 def load_named_exam(args: argparse.Namespace, usage: str) -> LoadResult:
     """The exam a file-writing command works on: a positional `input` (the same as --data) or --benchmark;
     load warnings and skipped rows reported."""
@@ -254,6 +279,8 @@ def run_command(args: argparse.Namespace) -> int:
         exam = shuffle_exam(exam, args.shuffle_options)
     benchmark = str(exam.metadata.get("benchmark", args.benchmark or ""))
     template, shots = template_from_args(args, benchmark)
+    exam, exemplars_file = with_exemplars_file(exam, args)
+    pinned = run_exemplars(template, exam, args)
     options = model_options(args)
     adapter: dict[str, object] = {}
     if args.adapter is not None:
@@ -280,7 +307,8 @@ def run_command(args: argparse.Namespace) -> int:
         clean=args.clean,
         chat=model.default_chat if args.chat is None else args.chat,
         system=args.system,
-        exemplars=exemplar_ids(args),
+        exemplars=pinned,
+        exemplars_file=exemplars_file,
         llm_extractor=args.llm_extractor,
         model_settings=recorded_settings(options),
         multi_policy=args.multi_policy,

@@ -46,6 +46,12 @@ def ceval_question(
         category=info.category if info else None,
         split=split,
         source=Source(file, line) if line is not None else None,
+        verbatim=(
+            ("question", require_text(dict(record), "question")),
+            *((letter, require_text(dict(record), letter)) for letter in CEVAL_OPTION_LETTERS),
+            ("explanation", optional_text(dict(record), "explanation")),
+            ("answer", "" if raw_answer is None else str(raw_answer)),
+        ),
     )
 
 

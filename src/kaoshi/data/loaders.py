@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from importlib import resources
@@ -13,6 +14,7 @@ from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.data.hub import CEVAL_HUB_ID, QUALBENCH_HUB_ID, load_ceval_hub, load_qualbench_hub
 from kaoshi.data.kaoshi_jsonl import load_kaoshi_jsonl
+from kaoshi.data.model import Question
 from kaoshi.data.qualbench import load_qualbench
 from kaoshi.data.rawio import read_text
 
@@ -98,3 +100,15 @@ def _dispatch(
             return load_ceval_hub(split or "val", chosen, CEVAL_HUB_ID, benchmark)
         return load_ceval(data, split or "val", subjects=subjects, hard=hard)
     raise DataError(f"unknown benchmark {benchmark!r} (known: {', '.join(BENCHMARKS)})")
+
+
+def load_exemplars(path: Path) -> tuple[tuple[Question, ...], str]:
+    """Solved questions from a kaoshi JSONL file, every row whatever its split, to serve as any template's
+    exemplars (`--exemplars-file`); and the file's content hash, for the run spec."""
+    result = load_kaoshi_jsonl(path)
+    questions = (*result.exam.fewshot, *result.exam.questions)
+    unsolved = [q.id for q in questions if not q.has_answer]
+    if unsolved:
+        raise DataError(f"{path}: exemplars need answers; question {unsolved[0]!r} has none")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return questions, f"sha256:{digest}"

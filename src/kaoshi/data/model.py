@@ -84,6 +84,14 @@ class Question:
     # option A was C). Empty for questions never shuffled.
     original_letters: tuple[str, ...] = ()
     source: Source | None = field(default=None, compare=False)
+    # The row's text fields exactly as read (no stripping, options still inside QualBench's question), for
+    # templates that reproduce an official prompt byte for byte. Not content: the parsed fields are.
+    verbatim: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def verbatim_field(self, name: str) -> str | None:
+        """A field as the data file has it, or None when the loader kept none (or the question was
+        changed since, e.g. its options shuffled)."""
+        return dict(self.verbatim).get(name)
 
     @property
     def letters(self) -> tuple[str, ...]:

@@ -101,6 +101,11 @@ def qualbench_question(record: Any, file: str, line: int | None) -> Question:
         category=QUALBENCH_DOMAINS.get(domain or ""),
         split="test",
         source=Source(file, line) if line is not None else None,
+        verbatim=(
+            ("question", text),
+            ("answer", str(raw_answer)),
+            ("explanation", optional_text(record, "explanation", "explan")),
+        ),
     )
 
 

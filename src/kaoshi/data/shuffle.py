@@ -40,7 +40,7 @@ def shuffle_question(question: Question, seed: int) -> Question:
     gold = original.answer
     if isinstance(gold, frozenset):
         gold = frozenset(letters[new] for new, old in enumerate(order) if letters[old] in gold)
-    return replace(original, options=options, answer=gold, original_letters=origin)
+    return replace(original, options=options, answer=gold, original_letters=origin, verbatim=())
 
 
 def to_original(question: Question, answer: Gold) -> Gold:

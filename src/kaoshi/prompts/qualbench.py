@@ -1,8 +1,8 @@
-"""The QualBench protocol: a type-specific instruction, one solved exemplar of the same type
-(题目 / 答案 / 解析), then '题目：…\\n答案：'. Variants: expert persona, and instruction only.
+"""kaoshi's own QualBench-style prompts (`qualbench-kaoshi`, `-expert`, `qualbench-zero`, `lhmke`): a
+type-specific instruction, solved exemplars of the same type (题目 / 答案 / 解析), then '题目：…\\n答案：'.
 LHMKE's mixed exams use the same shape and ask open questions for a full answer.
 
-The instruction wording is kaoshi's own, following the protocol the paper describes.
+The instruction wording is kaoshi's own; the authors' exact prompt is `qualbench` (qualbench_paper.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from kaoshi.data.model import Exam, Question, QuestionType, format_gold
 from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
-from kaoshi.prompts.plain import format_body
+from kaoshi.prompts.plain import BLOCK_SEPARATOR, format_body
 
 QUALBENCH_INSTRUCTIONS = {
     QuestionType.SINGLE: (
@@ -30,13 +30,15 @@ EXPERT_PERSONA = (
 )
 # QualBench writes options with a full-width separator, as in its data files.
 OPTION_SEPARATOR = "．"
+# What follows the answer: the instruction asks for '答案：…' then '解析：…', as the exemplars write it.
+EXPLANATION_LEAD = "\n解析："
 
 
 def _solved(exemplar: Question) -> tuple[str, str]:
     answer = format_gold(exemplar.answer)
     reply = f"答案：{answer}"
     if exemplar.explanation.strip():
-        reply += f"\n解析：{exemplar.explanation.strip()}"
+        reply += f"{EXPLANATION_LEAD}{exemplar.explanation.strip()}"
     return f"题目：{format_body(exemplar, OPTION_SEPARATOR)}", reply
 
 
@@ -64,10 +66,16 @@ class QualbenchTemplate:
         blocks = [instruction]
         blocks += ["\n".join(_solved(e)) for e in exemplars]
         blocks.append(f"{asked}\n答案：")
-        return Prompt("\n\n".join(blocks), len(exemplars))
+        return Prompt(BLOCK_SEPARATOR.join(blocks), len(exemplars))
+
+    def answer_end(self, chat: bool) -> str | None:
+        # The same in both forms: the answer line is followed by the explanation (an exemplar without
+        # one ends its block or turn instead; the instruction still asks for it).
+        return EXPLANATION_LEAD
 
 
-QUALBENCH = QualbenchTemplate("qualbench")
-QUALBENCH_EXPERT = QualbenchTemplate("qualbench-expert", persona=True)
+# kaoshi's own wording; `qualbench` and `qualbench-expert` are the authors' (prompts/qualbench_paper.py).
+QUALBENCH_KAOSHI = QualbenchTemplate("qualbench-kaoshi")
+QUALBENCH_KAOSHI_EXPERT = QualbenchTemplate("qualbench-kaoshi-expert", persona=True)
 QUALBENCH_ZERO = QualbenchTemplate("qualbench-zero", default_shots=0)
 LHMKE = QualbenchTemplate("lhmke", default_shots=0)

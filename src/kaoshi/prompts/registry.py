@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kaoshi.data.model import Exam
 from kaoshi.prompts.base import Template
 from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT
 from kaoshi.prompts.plain import PlainTemplate
-from kaoshi.prompts.qualbench import LHMKE, QUALBENCH, QUALBENCH_EXPERT, QUALBENCH_ZERO
+from kaoshi.prompts.qualbench import LHMKE, QUALBENCH_KAOSHI, QUALBENCH_KAOSHI_EXPERT, QUALBENCH_ZERO
+from kaoshi.prompts.qualbench_paper import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
 from kaoshi.prompts.user import UserTemplate
 
 TEMPLATES: dict[str, Template] = {
@@ -16,8 +18,10 @@ TEMPLATES: dict[str, Template] = {
         PlainTemplate(),
         CEVAL_ANSWER_ONLY,
         CEVAL_COT,
-        QUALBENCH,
-        QUALBENCH_EXPERT,
+        QUALBENCH_PAPER,
+        QUALBENCH_PAPER_EXPERT,
+        QUALBENCH_KAOSHI,
+        QUALBENCH_KAOSHI_EXPERT,
         QUALBENCH_ZERO,
         LHMKE,
     )
@@ -43,3 +47,15 @@ def get_template(name: str) -> Template:
     if name.startswith("file:") or path.endswith((".j2", ".jinja", ".jinja2")):
         return UserTemplate.load(Path(path))
     raise KeyError(f"unknown prompt {name!r} (built in: {', '.join(sorted(TEMPLATES))}; or file:PATH.j2)")
+
+
+def exemplars_for_run(
+    template: Template, exam: Exam, pinned: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The exemplar ids a run pins, and notes to show. Templates with fixed exemplars (the QualBench
+    protocol's demos) find them once for the whole run, so the run spec records which were used."""
+    prepare = getattr(template, "prepare", None)
+    if prepare is None:
+        return pinned, ()
+    ids, notes = prepare(exam, pinned)
+    return tuple(ids), tuple(notes)

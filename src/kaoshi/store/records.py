@@ -47,7 +47,8 @@ class RunSpec:
     clean: bool = False
     chat: bool = False
     system: str | None = None
-    exemplars: tuple[str, ...] = ()  # pinned exemplar ids (--exemplars)
+    exemplars: tuple[str, ...] = ()  # pinned exemplar ids (--exemplars, or a template's fixed demos)
+    exemplars_file: str | None = None  # --exemplars-file: the content hash ("sha256:…") of the file
     llm_extractor: str | None = None  # model spec asked to read answers the rules left unparsed
     multi_policy: str = "exact"  # multiple-choice scoring: exact / partial / f1
     partial_credit: float = 0.5  # fraction of the points a correct subset earns under "partial"
