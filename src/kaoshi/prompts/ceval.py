@@ -1,9 +1,16 @@
-"""C-Eval's own prompts (README and tutorial): answer-only and chain-of-thought, completion and chat.
+"""C-Eval's prompts exactly as the official code sends them (`code/evaluator_series/evaluators/llama.py`
+for completion, `chatgpt.py` for chat), answer-only and chain-of-thought, zero- and few-shot.
 
-Completion: the header, a blank line, k solved dev exemplars of the same subject each followed by a
-blank line, then the test question ending in '答案：' (CoT: '答案：让我们一步一步思考，\\n').
-Chat: the header is the system message; each exemplar is a user turn ending in '答案：' and a
-hard-coded assistant turn with the answer; the test question is the last user turn.
+    header = "以下是中国关于{科目}考试的单项选择题，请选出其中的正确答案。"
+    body   = question + "\\nA. " + A + "\\nB. " + B + "\\nC. " + C + "\\nD. " + D   (cells as read)
+
+Completion: header + "\\n\\n", then per dev exemplar (file order) body + "\\n答案：" + answer + "\\n\\n"
+(CoT: body + "\\n答案：让我们一步一步思考，\\n" + explanation + "\\n所以答案是" + answer + "。\\n\\n"), then
+body(test) + "\\n答案：" (CoT: + "让我们一步一步思考，\\n1.").
+Chat: system "你是一个中文人工智能助手，" + header; per exemplar user body + "\\n答案：" and assistant
+answer (CoT: "让我们一步一步思考，\\n" + explanation + "\\n所以答案是" + answer + "。"); then user
+body(test) + "\\n答案：". The first user message of the conversation (the first exemplar's, or the test
+question's when there are none) starts with header + "\\n\\n".
 """
 
 from __future__ import annotations
@@ -14,9 +21,15 @@ from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
 from kaoshi.data.model import Exam, Question, format_gold
 from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
-from kaoshi.prompts.plain import format_body
+from kaoshi.prompts.plain import BLOCK_SEPARATOR, format_body
 
-COT_LEAD = "让我们一步一步思考，"
+# Protocol facts (the official evaluators): reproduced byte for byte.
+ANSWER_CUE = "\n答案："
+COT_LEAD = "让我们一步一步思考，\n"
+COT_TEST_START = "1."  # the completion CoT prompt starts the first step for the model
+COT_CONCLUSION = "所以答案是"
+COT_CLOSE = "。"  # after the letter in '所以答案是A。'
+CHAT_PERSONA = "你是一个中文人工智能助手，"
 
 
 def ceval_header(question: Question) -> str:
@@ -25,36 +38,76 @@ def ceval_header(question: Question) -> str:
     return f"以下是中国关于{name}考试的单项选择题，请选出其中的正确答案。"
 
 
+def ceval_body(question: Question) -> str:
+    """The question and its options as the official code joins them: the cells exactly as the data file
+    has them where the loader kept them, else the parsed (stripped) fields."""
+    stem = question.verbatim_field("question")
+    cells = [question.verbatim_field(letter) for letter in question.letters]
+    if stem is None or None in cells:  # another loader, a shuffled question, or one rebuilt from a store
+        return format_body(question)
+    return stem + "".join(f"\n{letter}. {cell}" for letter, cell in zip(question.letters, cells, strict=True))
+
+
+def _answer(exemplar: Question) -> str:
+    return exemplar.verbatim_field("answer") or format_gold(exemplar.answer)
+
+
+def _explanation(exemplar: Question) -> str:
+    explanation = exemplar.verbatim_field("explanation")
+    return exemplar.explanation if explanation is None else explanation
+
+
 @dataclass(frozen=True)
 class CevalTemplate:
     name: str
     cot: bool
-    version: int = 1
+    version: int = 2  # v1 stripped cells, had no chat persona or first-turn header, and no CoT '1.'
     default_shots: int = 5
 
     def _solution(self, exemplar: Question) -> str:
-        letter = format_gold(exemplar.answer)
+        """What follows '答案：' in a solved exemplar (the assistant turn, in chat)."""
+        answer = _answer(exemplar)
         if not self.cot:
-            return letter
-        steps = exemplar.explanation.strip()
-        return f"{COT_LEAD}\n{steps}\n所以答案是{letter}。" if steps else f"{COT_LEAD}\n所以答案是{letter}。"
+            return answer
+        explanation = _explanation(exemplar)
+        # Every official dev row has an explanation; for one without (other data) the blank line the
+        # official formula would leave is left out.
+        steps = f"{explanation}\n" if explanation.strip() else ""
+        return f"{COT_LEAD}{steps}{COT_CONCLUSION}{answer}{COT_CLOSE}"
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot
         exemplars = pick_exemplars(question, pool, options.shots, same_subject_only=True)
-        header = with_system(options.system, ceval_header(question))
+        header = ceval_header(question)
         if options.chat:
-            messages: list[Message] = [("system", header)]
-            for exemplar in exemplars:
-                messages.append(("user", f"{format_body(exemplar)}\n答案："))
-                messages.append(("assistant", self._solution(exemplar)))
-            messages.append(("user", f"{format_body(question)}\n答案："))
-            return Prompt.chat(messages, len(exemplars))
-        blocks = [header]
-        blocks += [f"{format_body(e)}\n答案：{self._solution(e)}" for e in exemplars]
-        ending = f"答案：{COT_LEAD}\n" if self.cot else "答案："
-        blocks.append(f"{format_body(question)}\n{ending}")
-        return Prompt("\n\n".join(blocks), len(exemplars))
+            return self._chat(question, exemplars, header, options.system)
+        # A user system prompt (`--system`) is the first line, before the official header.
+        text = with_system(options.system, header) + BLOCK_SEPARATOR
+        text += "".join(f"{ceval_body(e)}{ANSWER_CUE}{self._solution(e)}{BLOCK_SEPARATOR}" for e in exemplars)
+        text += f"{ceval_body(question)}{ANSWER_CUE}"
+        if self.cot:
+            text += f"{COT_LEAD}{COT_TEST_START}"
+        return Prompt(text, len(exemplars))
+
+    def _chat(self, question: Question, exemplars: list[Question], header: str, system: str | None) -> Prompt:
+        # A user system prompt (`--system`) goes first in the system message, before the official one.
+        messages: list[Message] = [("system", with_system(system, CHAT_PERSONA + header))]
+        for exemplar in exemplars:
+            messages.append(("user", f"{ceval_body(exemplar)}{ANSWER_CUE}"))
+            messages.append(("assistant", self._solution(exemplar)))
+        # The official chat code does not start the test turn with the CoT lead: the model writes it.
+        messages.append(("user", f"{ceval_body(question)}{ANSWER_CUE}"))
+        # The official code repeats the header at the start of the conversation's first user message.
+        role, first = messages[1]
+        messages[1] = (role, header + BLOCK_SEPARATOR + first)
+        return Prompt.chat(messages, len(exemplars))
+
+    def answer_end(self, chat: bool) -> str | None:
+        # Answer-only: the answer ends the exemplar's block (or assistant turn). CoT: '。' closes the
+        # concluding sentence first.
+        if self.cot:
+            return COT_CLOSE if chat else COT_CLOSE + BLOCK_SEPARATOR
+        return None if chat else BLOCK_SEPARATOR
 
 
 CEVAL_ANSWER_ONLY = CevalTemplate("ceval-answer-only", cot=False)
