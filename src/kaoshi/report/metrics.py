@@ -40,12 +40,8 @@ def category_averages(
     return result
 
 
-def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
-    """F1 per gold answer string ("A", "ABD", "正确"), averaged weighted by how often each is the gold.
-
-    `pairs` are (gold, predicted); an unparsed prediction is "" and only ever counts against recall.
-    This is scikit-learn's `f1_score(average="weighted")` over answer strings, as QualBench reports it.
-    """
+def _label_counts(pairs: Iterable[tuple[str, str]]) -> tuple[Counter[str], Counter[str], Counter[str]]:
+    """Per answer string: true positives, gold support and times predicted."""
     true_positive: Counter[str] = Counter()
     gold_count: Counter[str] = Counter()
     predicted_count: Counter[str] = Counter()
@@ -54,6 +50,16 @@ def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
         predicted_count[predicted] += 1
         if gold == predicted:
             true_positive[gold] += 1
+    return true_positive, gold_count, predicted_count
+
+
+def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
+    """F1 per gold answer string ("A", "ABD", "正确"), averaged weighted by how often each is the gold.
+
+    `pairs` are (gold, predicted); an unparsed prediction is "" and only ever counts against recall.
+    This is scikit-learn's `f1_score(average="weighted")` over answer strings, as QualBench reports it.
+    """
+    true_positive, gold_count, predicted_count = _label_counts(pairs)
     total = sum(gold_count.values())
     if not total:
         return None
@@ -70,14 +76,7 @@ def qualbench_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
     over answer strings as labels (each gold label weighted by its support; a label never predicted has
     precision 0). R equals accuracy. This is not `weighted_f1`, the support-weighted mean of per-label
     F1s: on gold A,A,B,C,AB and predictions A,B,B,"",AB it is 0.6462 where `weighted_f1` gives 0.6."""
-    true_positive: Counter[str] = Counter()
-    gold_count: Counter[str] = Counter()
-    predicted_count: Counter[str] = Counter()
-    for gold, predicted in pairs:
-        gold_count[gold] += 1
-        predicted_count[predicted] += 1
-        if gold == predicted:
-            true_positive[gold] += 1
+    true_positive, gold_count, predicted_count = _label_counts(pairs)
     total = sum(gold_count.values())
     if not total:
         return None
