@@ -13,7 +13,7 @@ from kaoshi.data import Exam, Question, QuestionType
 from kaoshi.data.model import format_gold
 from kaoshi.models import LoglikRequest, Model, ModelOptions, ModelOutput
 from kaoshi.models.chat import assistant_turn_end
-from kaoshi.models.tokens import continuation_tokens
+from kaoshi.models.tokens import continuation_tokens, decode_whole_characters
 from kaoshi.prompts import TEMPLATES, RenderOptions, get_template
 from kaoshi.runner import execute_run
 from kaoshi.store import RunSpec, Store
@@ -229,3 +229,16 @@ def test_single_choice_and_true_false_are_scored_bare(tmp_path: Path, chat: bool
         )
     assert [r.answer_end for r in model.requests] == ["", ""]
     assert all(r.scored_end("<|im_end|>") == "" for r in model.requests)
+
+
+def test_a_character_cut_by_the_token_limit_is_dropped_not_shown_broken() -> None:
+    # A byte-level tokenizer: one token per UTF-8 byte; 考 is three bytes.
+    def decode(tokens: list[int]) -> str:
+        return bytes(tokens).decode("utf-8", errors="replace")
+
+    whole = list("答案：考".encode())
+    assert decode_whole_characters(decode, whole) == "答案：考"
+    assert decode_whole_characters(decode, whole[:-1]) == "答案："  # 考 cut after two of its bytes
+    assert decode_whole_characters(decode, whole[:-2]) == "答案："
+    assert decode_whole_characters(decode, list("考�试".encode())) == "考�试"  # only an unfinished end goes
+    assert decode_whole_characters(decode, []) == ""

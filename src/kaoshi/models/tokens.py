@@ -31,3 +31,22 @@ def continuation_tokens(
     if whole[:n_context] == list(context_ids) and len(whole) > n_context:
         return whole[n_context:]
     return None
+
+
+# A UTF-8 character spans at most 4 bytes, so at most 3 trailing tokens can hold an unfinished one.
+_MAX_PARTIAL_TOKENS = 3
+
+
+def decode_whole_characters(decode: Callable[[list[int]], str], tokens: list[int]) -> str:
+    """The text of generated tokens without a character the token limit cut in half. Byte-level tokenizers
+    split a Chinese character over several tokens; when generation stops between them, decoding gives
+    U+FFFD. The trailing tokens of the unfinished character (at most 3) are dropped instead; a U+FFFD
+    before the end is left as the model wrote it."""
+    text = decode(tokens)
+    if not text.endswith("\ufffd"):
+        return text
+    for cut in range(1, min(_MAX_PARTIAL_TOKENS, len(tokens)) + 1):
+        shorter = decode(tokens[:-cut])
+        if not shorter.endswith("\ufffd"):
+            return shorter
+    return text
