@@ -151,3 +151,12 @@ def test_unknown_subject_is_a_warning(tmp_path: Path) -> None:
         f"{root / 'val' / 'my_subject_val.csv'}: 'my_subject' is not a C-Eval subject; "
         "loaded with no category",
     )
+
+
+def test_an_unknown_subject_names_the_subjects_there(tmp_path: Path) -> None:
+    root = make_ceval(tmp_path / "c")
+    with pytest.raises(DataError) as caught:
+        load_exam("ceval", root, "val", subjects=["computer_netwrk"])
+    message = str(caught.value)
+    assert "no file for subject(s) computer_netwrk (did you mean computer_network?)" in message
+    assert "subjects here: " in message and "computer_network" in message.split("subjects here: ")[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 from collections.abc import Iterable, Mapping
 from functools import partial
@@ -110,8 +111,21 @@ def _load_split(
         questions.extend(collector.questions)
         errors.extend(collector.errors)
     if wanted is not None and (missing := sorted(wanted - found)):
-        warnings.append(f"{folder}: no file for subject(s) {', '.join(missing)}")
+        available = sorted(path.name[: -len(suffix)] for path in files)
+        message = f"{folder}: no file for subject(s) {_with_suggestions(missing, available)}"
+        if not found:  # nothing to evaluate: say which names exist instead of "no valid questions"
+            raise DataError(f"{message}; subjects here: {', '.join(available)}")
+        warnings.append(message)
     return questions
+
+
+def _with_suggestions(missing: list[str], available: list[str]) -> str:
+    """'computer_netwrk (did you mean computer_network?), xyz' for subject names that have no file."""
+    named = []
+    for subject in missing:
+        close = difflib.get_close_matches(subject, available, n=1)
+        named.append(f"{subject} (did you mean {close[0]}?)" if close else subject)
+    return ", ".join(named)
 
 
 def _read_csv(path: Path, subject: str, split: str, collector: QuestionCollector) -> None:
