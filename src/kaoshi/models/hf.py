@@ -84,12 +84,42 @@ def locate(spec: str) -> tuple[str, str | None]:
         return str(path.parent), path.name
     if not target:
         raise ModelError(f"name what to load: --model {kind}:<hub id, folder or .gguf file>")
-    path = Path(target)
+    path = Path(target).expanduser()
     if kind == "gguf" or path.suffix == ".gguf":
         if not path.is_file():
             raise ModelError(f"GGUF file {target} does not exist")
         return str(path.parent), path.name
-    return target, None
+    if path.exists() and not path.is_dir():
+        raise ModelError(f"{target} is a file; hf: needs a model folder (or gguf:FILE for a .gguf file)")
+    # A hub id is 'name' or 'org/name'; anything else (./x, /x, a/b/c) can only be a local folder.
+    if not path.exists() and (target.startswith((".", "/", "~")) or len(path.parts) > 2):
+        raise ModelError(f"local folder {target} not found (hf:PATH loads a folder with config.json)")
+    return str(path) if path.is_dir() else target, None
+
+
+# Seconds to wait for the hub before saying it cannot be reached: transformers itself retries for ~50 s.
+HUB_CHECK_TIMEOUT_S = 5.0
+
+
+def check_hub_model(repo_id: str, timeout_s: float = HUB_CHECK_TIMEOUT_S) -> None:
+    """Fail fast, in one line, when a hub model is neither in the local cache nor reachable."""
+    try:
+        from huggingface_hub import model_info, snapshot_download
+    except ImportError:
+        return  # transformers will say what is missing
+    try:
+        snapshot_download(repo_id, local_files_only=True)
+        return
+    except Exception:  # not cached, for whatever reason: ask the hub
+        pass
+    try:
+        model_info(repo_id, timeout=timeout_s)
+    except Exception as exc:  # network, auth or a missing repo all end the same way
+        reason = type(exc).__name__
+        raise ModelError(
+            f"cannot fetch {repo_id!r} from the Hugging Face hub ({reason}): offline or no such model. "
+            "Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
+        ) from None
 
 
 def _device(torch: Any, wanted: str) -> Any:
@@ -115,6 +145,8 @@ def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source, gguf_file = locate(spec)
+    if gguf_file is None and not Path(source).is_dir():
+        check_hub_model(source)
     device = _device(torch, options.device)
     dtype = _dtype(torch, options.dtype, device)
     load: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
