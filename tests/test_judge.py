@@ -142,7 +142,7 @@ def test_replies_without_a_score_are_unparsed_and_the_report_agrees(
     assert (row["n"], row["graded"], row["judged"], row["ungraded"], row["scored"]) == (4, 2, 2, 2, 2)
     assert row["points"] == pytest.approx(points) and row["max_points"] == available
     code, out, _ = kaoshi(capsys, "report", "strong", "--format", "md", "--store", str(two_runs))
-    assert f"| open | 4 | — | — | — | 0 | 2 | 0 | 0 | 2 | {points:g}/{available:g} |" in out
+    assert f"| open | 4 | — | — | — | 0 | 2 | 0 | 0 | 0 | 2 | {points:g}/{available:g} |" in out
 
 
 @pytest.mark.model

@@ -90,20 +90,28 @@ def test_qualbench_f1_overall_and_per_group_by_hand() -> None:
     assert "weighted F1 (scikit-learn average=weighted)" in labels
 
 
+def test_ambiguous_answers_are_counted_in_every_format() -> None:
+    summary = summarize("r", SAMPLES, ["domain"])
+    rates = {label: value for label, value, _ in metric_rows(summary)}
+    assert rates["ambiguous rate"] == pytest.approx(1 / 6)  # h of the 6 checked answers
+    assert "| ambiguous |" in render_summary(summary, "md").split("\n\n")[1]  # the overall table's header
+    assert "r — overall,all,ambiguous,1," in render_summary(summary, "csv")
+
+
 def test_renderings() -> None:
     summary = summarize("r", SAMPLES, ["domain"])
     md = render_summary(summary, "md")
     # 3/6 has the Wilson interval 18.8%–81.2%
-    assert "| all | 8 | 50.0% | 18.8–81.2 | 45.5% | 3 | 6 | 1 | 1 | 1 | 3/7 |" in md
-    assert "| d1 | 4 | 66.7% | 20.8–93.9 | 66.7% | 2 | 3 | 1 | 1 | 0 | 2/4 |" in md
+    assert "| all | 8 | 50.0% | 18.8–81.2 | 45.5% | 3 | 6 | 1 | 1 | 1 | 1 | 3/7 |" in md
+    assert "| d1 | 4 | 66.7% | 20.8–93.9 | 66.7% | 2 | 3 | 1 | 0 | 1 | 0 | 2/4 |" in md
     csv_text = render_summary(summary, "csv").splitlines()
     assert csv_text[0] == "table,row,column,value,best"
     assert "r — by domain,d2,accuracy,50.0%,0" in csv_text
     table = render_summary(summary, "table")
     assert "d1" in table and "66.7%" in table
     latex = render_summary(summary, "latex")
-    assert "\\begin{tabular}{lrrrrrrrrrr}" in latex
-    assert "all & 8 & 50.0\\% & 18.8–81.2 & 45.5\\% & 3 & 6 & 1 & 1 & 1 & 3/7 \\\\" in latex
+    assert "\\begin{tabular}{lrrrrrrrrrrr}" in latex
+    assert "all & 8 & 50.0\\% & 18.8–81.2 & 45.5\\% & 3 & 6 & 1 & 1 & 1 & 1 & 3/7 \\\\" in latex
 
 
 def test_macro_and_micro_differ_by_hand() -> None:
@@ -207,4 +215,4 @@ def test_judged_open_answers_are_graded_and_earn_their_points() -> None:
         for name, tally in table.items():
             assert tally.scored == tally.graded, name  # every graded answer has points, and only those
             assert tally.graded + tally.ungraded + tally.errors == tally.n, name
-    assert "| open | 4 | — | — | — | 0 | 1 | 0 | 0 | 3 | 3/5 |" in render_summary(summary, "md")
+    assert "| open | 4 | — | — | — | 0 | 1 | 0 | 0 | 0 | 3 | 3/5 |" in render_summary(summary, "md")

@@ -22,6 +22,7 @@ _HEADERS = (
     "correct",
     "graded",
     "unparsed",
+    "ambiguous",
     "errors",
     "ungraded",
     "points",
@@ -78,6 +79,7 @@ def _row(label: str, tally: Tally) -> list[str]:
         str(tally.correct),
         str(tally.graded),
         str(tally.unparsed),
+        str(tally.ambiguous),
         str(tally.errors),
         str(tally.ungraded),
         f"{tally.points:g}/{tally.max_points:g}",
@@ -101,6 +103,7 @@ def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
     if overall.max_points:
         rows.append(("points earned / available", overall.points / overall.max_points, True))
     rows.append(("unparsed rate", rate(overall.unparsed, overall.checked), False))
+    rows.append(("ambiguous rate", rate(overall.ambiguous, overall.checked), False))
     rows.append((ERROR_RATE, rate(overall.errors, overall.n), False))
     return rows
 
