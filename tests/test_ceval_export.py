@@ -119,7 +119,7 @@ def test_ceval_leaderboard_uses_subject_means(
     )
     assert code == 0, err
     header = (
-        "| run | model | method | prompt | questions | "
+        "| run | model | method | prompt | split | questions | "
         + "STEM | Social Science | Humanities | Other | Average | Hard |"
     )
     assert header in out
@@ -162,3 +162,22 @@ def test_an_ambiguous_answer_is_submitted_empty_with_a_warning_naming_it(
     assert "warning: 2 question(s) had no readable answer" in err and "law/1, physician/2" in err
     document = json.loads(out_file.read_text(encoding="utf-8"))
     assert document["law"] == {"0": "D", "1": "", "2": "D"} and document["physician"]["2"] == ""
+
+
+def test_ceval_leaderboard_says_how_many_subjects_an_average_covers(
+    capsys: pytest.CaptureFixture[str], store_path: Path, ceval_root: Path
+) -> None:
+    # two subjects only: law (Humanities) and advanced_mathematics (STEM, Hard)
+    subjects = "law,advanced_mathematics"
+    run(capsys, store_path, ceval_root, "two", "--model", "constant:C", "--subjects", subjects)
+    code, out, err = kaoshi(
+        capsys, "leaderboard", "--benchmark", "ceval", "--format", "md", "--store", str(store_path)
+    )
+    assert code == 0, err
+    [line] = [line for line in out.splitlines() if line.startswith("| two |")]
+    cells = [cell.strip() for cell in line.strip("|").split("|")]
+    assert cells[4] == "val"  # the split is shown
+    stem, social, humanities, other, average, hard = cells[-6:]
+    assert stem.endswith("(1/20)") and humanities.endswith("(1/11)") and hard.endswith("(1/8)")
+    assert social == other == "—" and average.endswith("(2/52)")
+    assert "covers n of the N subjects" in out

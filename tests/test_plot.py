@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from kaoshi.cli.main import main
-from kaoshi.report import summarize
+from kaoshi.report import fonts, summarize
 from kaoshi.report.fonts import find_cjk_font
-from kaoshi.report.plot import PlotError, bar_chart, draw, png_bytes, save_figure
+from kaoshi.report.plot import PlotError, ascii_labels, bar_chart, draw, png_bytes, save_figure
 from tests.test_report import SAMPLES
 
 matplotlib = pytest.importorskip(
@@ -34,6 +34,98 @@ def test_a_cjk_font_is_available() -> None:
     assert font is not None, (
         "no CJK font: install fonts-wqy-microhei (make test does it on Debian as root) or set KAOSHI_CJK_FONT"
     )
+
+
+def glyph_bitmap(font_path: str, char: str) -> bytes:
+    """One character drawn with FreeType, independently of kaoshi's own check."""
+    import numpy as np
+    from matplotlib.ft2font import FT2Font
+
+    font = FT2Font(font_path)
+    font.set_size(40, 72)
+    font.set_text(char)
+    font.draw_glyphs_to_bitmap()
+    return np.asarray(font.get_image()).tobytes()
+
+
+def last_resort_font() -> str:
+    """matplotlib's bundled placeholder font: it maps every code point, drawing one box per block."""
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "LastResortHE-Regular.ttf"
+    if not path.is_file():
+        pytest.skip("this matplotlib does not bundle LastResortHE")
+    return str(path)
+
+
+def test_the_chosen_font_draws_different_chinese_characters_differently() -> None:
+    """A font that covers Chinese in its character map may still draw placeholder boxes only."""
+    font = find_cjk_font()
+    assert font is not None
+    first, second = glyph_bitmap(font, "考"), glyph_bitmap(font, "试")
+    assert any(first) and any(second)
+    assert first != second, f"{font} draws 考 and 试 alike: placeholder glyphs, not Chinese"
+
+
+def test_a_placeholder_font_is_not_taken_for_a_chinese_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LastResortHE covers every code point, so a character-map check accepts it; it draws boxes."""
+    placeholder = last_resort_font()
+    assert glyph_bitmap(placeholder, "考") == glyph_bitmap(placeholder, "试")  # why it must be refused
+    monkeypatch.setenv("KAOSHI_CJK_FONT", placeholder)
+    font = find_cjk_font()
+    assert font is None or glyph_bitmap(font, "考") != glyph_bitmap(font, "试"), f"{font} was accepted"
+    monkeypatch.delenv("KAOSHI_CJK_FONT")
+    # Also when it is the only font found on the system (the uncached search, so other tests keep theirs).
+    monkeypatch.setattr(fonts, "_candidates", lambda: iter([placeholder]))
+    monkeypatch.setattr(fonts, "_search", fonts._search.__wrapped__)
+    assert find_cjk_font() is None
+
+
+def test_a_font_installed_after_matplotlibs_cache_was_built_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from matplotlib import font_manager
+
+    system_font = find_cjk_font()
+    if system_font is None or system_font not in font_manager.findSystemFonts():
+        pytest.skip("no system CJK font")
+    stale = [entry for entry in font_manager.fontManager.ttflist if entry.fname != system_font]
+    monkeypatch.setattr(font_manager.fontManager, "ttflist", stale)  # the cache predates the font
+    monkeypatch.setattr(fonts, "_search", fonts._search.__wrapped__)
+    assert find_cjk_font() == system_font
+
+
+def test_without_a_chinese_font_the_plot_has_ascii_labels_and_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("KAOSHI_CJK_FONT", last_resort_font())
+    out = tmp_path / "bar.png"
+    with pytest.warns(UserWarning) as caught:
+        code = main(["plot", "weak", "strong", "--by", "domain", "-o", str(out), "--store", str(two_runs)])
+    assert code == 0, capsys.readouterr().err
+    messages = [str(w.message) for w in caught if "fonts-wqy-microhei" in str(w.message)]
+    assert len(messages) == 1, [str(w.message) for w in caught]
+    assert "LastResortHE" in messages[0] and "fonts-noto-cjk" in messages[0]
+    assert "domain 1 = 信息技术" in messages[0]  # the stand-in for a name with no English one
+    assert not [w for w in caught if "missing from font" in str(w.message)]  # no box was drawn
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    summary = summarize("运行", SAMPLES, ["domain"])
+    with pytest.warns(UserWarning, match="run 1 = 运行"):
+        figure = bar_chart([summary], "domain")
+    axes = figure.axes[0]
+    assert [t.get_text() for t in axes.get_xticklabels()] == ["d1", "d2"]
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["run 1"]
+
+
+@pytest.mark.parametrize(
+    ("labels", "drawn", "replaced"),
+    [
+        (["d1", "d2"], ["d1", "d2"], {}),
+        (["安全生产", "消防"], ["Production Safety", "Fire Safety"],
+         {"Production Safety": "安全生产", "Fire Safety": "消防"}),
+        (["高等数学", "信息技术", "其他"], ["Advanced Mathematics", "domain 1", "domain 2"],
+         {"Advanced Mathematics": "高等数学", "domain 1": "信息技术", "domain 2": "其他"}),
+    ],
+)  # fmt: skip
+def test_ascii_labels(labels: list[str], drawn: list[str], replaced: dict[str, str]) -> None:
+    assert ascii_labels(labels, "domain") == (drawn, replaced)
 
 
 @pytest.mark.parametrize("kind", ["bar", "radar"])

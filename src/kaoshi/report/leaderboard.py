@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS
+from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
 from kaoshi.report.aggregate import OBJECTIVE, SUBJECTIVE, UNKNOWN_GROUP, RunSummary, summarize
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.metrics import CEVAL_AVERAGE
@@ -84,6 +84,24 @@ def _ceval_values(entry: Entry) -> dict[str, float | None]:
     return values
 
 
+def _ceval_coverage(entry: Entry) -> dict[str, tuple[int, int]]:
+    """Per C-Eval column: (subjects the run graded, subjects the column averages over in C-Eval)."""
+    graded = {name for name, t in entry.summary.groups.get("subject", {}).items() if t.accuracy is not None}
+    columns: dict[str, set[str]] = {c: set() for c in CEVAL_CATEGORIES}
+    for subject, info in CEVAL_SUBJECTS.items():
+        columns.setdefault(info.category, set()).add(subject)
+    columns[CEVAL_AVERAGE] = set(CEVAL_SUBJECTS)
+    columns[HARD] = set(CEVAL_HARD_SUBJECTS)
+    return {c: (len(graded & subjects), len(subjects)) for c, subjects in columns.items()}
+
+
+def _with_coverage(cell: str, coverage: tuple[int, int] | None) -> str:
+    """A C-Eval average over fewer subjects than C-Eval's own says so: `45.0% (2/20)`."""
+    if coverage is None or cell == "—" or coverage[0] == coverage[1]:
+        return cell
+    return f"{cell} ({coverage[0]}/{coverage[1]})"
+
+
 def _domain_values(entry: Entry, domains: Sequence[str]) -> dict[str, float | None]:
     groups = entry.summary.groups.get("domain", {})
     values: dict[str, float | None] = {d: groups[d].accuracy if d in groups else None for d in domains}
@@ -125,21 +143,24 @@ def leaderboard_table(board: Board) -> TextTable:
         range(len(entries)),
         key=lambda i: (incomplete_last and not entries[i].coverage.complete, -(values[i][headline] or -1.0)),
     )
-    fixed = ["run", "model", "method", "prompt", "questions"]
+    fixed = ["run", "model", "method", "prompt", "split", "questions"]
+    is_ceval = benchmark in CEVAL_BENCHMARKS
     rows: list[list[str]] = []
     numbers: list[list[float | None]] = []
     for i in order:
         run = entries[i].run
         spec = run.spec
         prompt = f"{spec.prompt} {spec.shots}-shot"
+        subjects = _ceval_coverage(entries[i]) if is_ceval else {}
         rows.append(
             [
                 run.name,
                 spec.model,
                 spec.method,
                 prompt,
+                spec.split or "—",
                 entries[i].coverage.short,
-                *(percent(values[i][c]) for c in columns),
+                *(_with_coverage(percent(values[i][c]), subjects.get(c)) for c in columns),
             ]
         )
         blanks: list[float | None] = [None] * len(fixed)
@@ -172,7 +193,10 @@ def _notes(board: Board) -> list[str]:
         if len(graders) > 1:
             notes.append(f"open answers graded by different judges ({', '.join(graders)}): compare with care")
     if board.benchmark in CEVAL_BENCHMARKS:
-        notes.append("categories are means of subject accuracies, Average is over all subjects")
+        notes.append(
+            "categories are means of subject accuracies, Average is over all subjects; (n/N): the average "
+            "covers n of the N subjects C-Eval averages over"
+        )
     return notes
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.report.aggregate import UNKNOWN_GROUP, RunSummary
-from kaoshi.report.fonts import INSTALL_HINT, cjk_font_family
+from kaoshi.report.fonts import cjk_font_family, missing_font_message
 
 PLOT_KINDS = ("bar", "radar")
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -32,15 +32,58 @@ def _matplotlib() -> Any:
     return matplotlib
 
 
+def english_names() -> dict[str, str]:
+    """Chinese domain and subject names -> the English names the benchmarks' papers use."""
+    from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
+    from kaoshi.data.qualbench import QUALBENCH_DOMAINS
+
+    return {**{s.chinese: s.english for s in CEVAL_SUBJECTS.values()}, **QUALBENCH_DOMAINS}
+
+
+def ascii_labels(labels: Sequence[str], stand_in: str) -> tuple[list[str], dict[str, str]]:
+    """Labels a font without Chinese glyphs can draw: ASCII labels as they are, known Chinese names in
+    English, others as `{stand_in} N`; and the replaced label -> original mapping."""
+    english = english_names()
+    drawn: list[str] = []
+    replaced: dict[str, str] = {}
+    stand_ins = 0
+    for label in labels:
+        if label.isascii():
+            drawn.append(label)
+            continue
+        if label in english:
+            ascii_label = english[label]
+        else:
+            stand_ins += 1
+            ascii_label = f"{stand_in} {stand_ins}"
+        drawn.append(ascii_label)
+        replaced[ascii_label] = label
+    return drawn, replaced
+
+
+def _drawable(names: Sequence[str], runs: Sequence[str], key: str, cjk: bool) -> tuple[list[str], list[str]]:
+    """Group and run labels to draw: as they are with a CJK font, else ASCII and one warning."""
+    if cjk:
+        return list(names), list(runs)
+    group_labels, groups_replaced = ascii_labels(names, key)
+    run_labels, runs_replaced = ascii_labels(runs, "run")
+    replaced = {**groups_replaced, **runs_replaced}
+    mapping = "; ".join(f"{label} = {original}" for label, original in replaced.items())
+    message = missing_font_message()
+    if mapping:
+        message += f". Drawing ASCII labels instead: {mapping}"
+    warnings.warn(message, stacklevel=3)
+    return group_labels, run_labels
+
+
 def _figure(width: float, height: float, polar: bool = False) -> tuple[Any, Any, list[str]]:
-    """A white Agg figure with one axes, and the font families to draw text with (CJK first)."""
+    """A white Agg figure with one axes, and the font families to draw text with (CJK first; only
+    DejaVu Sans when there is no CJK font)."""
     _matplotlib()
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     family = cjk_font_family()
-    if family is None:
-        warnings.warn(INSTALL_HINT, stacklevel=3)
     fonts = [family, "DejaVu Sans"] if family else ["DejaVu Sans"]
     figure = Figure(figsize=(width, height), dpi=120, layout="constrained")
     FigureCanvasAgg(figure)
@@ -60,6 +103,7 @@ def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any
     """One group of bars per `key` value, one bar per run, whiskers at the 95% Wilson interval."""
     names = group_names(summaries, key)
     figure, axes, fonts = _figure(max(6.0, 1.2 * len(names) * max(1, len(summaries)) ** 0.5 + 2), 4.5)
+    labels, runs = _drawable(names, [s.run for s in summaries], key, cjk=len(fonts) > 1)
     width = 0.8 / len(summaries)
     for i, summary in enumerate(summaries):
         heights, low, high = [], [], []
@@ -71,8 +115,8 @@ def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any
             low.append(100 * (accuracy - interval[0]) if accuracy is not None and interval else 0.0)
             high.append(100 * (interval[1] - accuracy) if accuracy is not None and interval else 0.0)
         positions = [j + (i - (len(summaries) - 1) / 2) * width for j in range(len(names))]
-        axes.bar(positions, heights, width, label=summary.run, yerr=[low, high], capsize=3)
-    axes.set_xticks(range(len(names)), names, fontfamily=fonts)
+        axes.bar(positions, heights, width, label=runs[i], yerr=[low, high], capsize=3)
+    axes.set_xticks(range(len(names)), labels, fontfamily=fonts)
     axes.set_ylabel("accuracy (%)", fontfamily=fonts)
     axes.set_ylim(0, 100)
     axes.grid(axis="y", alpha=0.3)
@@ -87,15 +131,16 @@ def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> A
     if len(names) < 3:
         raise PlotError(f"a radar chart needs at least 3 {key} values, the runs have {len(names)}")
     figure, axes, fonts = _figure(6.0, 6.0, polar=True)
+    labels, runs = _drawable(names, [s.run for s in summaries], key, cjk=len(fonts) > 1)
     axes.set_theta_offset(math.pi / 2)  # first value at the top, then clockwise, as papers draw them
     axes.set_theta_direction(-1)
     angles = [2 * math.pi * i / len(names) for i in range(len(names))]
-    for summary in summaries:
+    for summary, run in zip(summaries, runs, strict=True):
         table = summary.groups.get(key, {})
         values = [100 * (table[n].accuracy or 0.0) if n in table else 0.0 for n in names]
-        axes.plot([*angles, angles[0]], [*values, values[0]], label=summary.run, linewidth=1.5)
+        axes.plot([*angles, angles[0]], [*values, values[0]], label=run, linewidth=1.5)
         axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.15)
-    axes.set_xticks(angles, names, fontfamily=fonts)
+    axes.set_xticks(angles, labels, fontfamily=fonts)
     axes.set_ylim(0, 100)
     axes.set_title(title or f"accuracy by {key}", fontfamily=fonts)
     axes.legend(loc="upper right", bbox_to_anchor=(1.15, 1.1), prop={"family": fonts})
