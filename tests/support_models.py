@@ -42,3 +42,10 @@ class ReversedModel(Model):
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         for request in list(reversed(requests))[1:]:
             yield ModelOutput(request.id, text="答案：A")
+
+
+class UnloadableModel(Model):
+    """Fails as it loads, like weights that would take minutes: a command that gets past it loaded it."""
+
+    def __init__(self, spec: str, options: ModelOptions) -> None:
+        raise RuntimeError("UnloadableModel was loaded")

@@ -187,7 +187,13 @@ def test_qualbench_and_ceval_runs(
     )
     assert code == 0, err
     code, out, _ = kaoshi(
-        capsys, "report", "ceval-constant_A-generate-5shot", "--format", "json", "--store", str(store_path)
+        capsys,
+        "report",
+        "ceval-val-constant_A-generate-5shot",
+        "--format",
+        "json",
+        "--store",
+        str(store_path),
     )
     report = json.loads(out)
     assert report["correct"] == 2 and report["graded"] == 6  # one 'A' per subject
@@ -356,6 +362,10 @@ def test_killed_run_resumes_without_asking_twice(tmp_path: Path, store_path: Pat
     with sqlite3.connect(store_path) as db:
         committed = {row[0] for row in db.execute("SELECT question_id FROM samples WHERE run='k'")}
     assert 10 <= len(committed) < len(EXAM)
+    listed = subprocess.run(
+        _cli("runs", "--store", str(store_path)), cwd=tmp_path, env=_env(), capture_output=True, text=True
+    )
+    assert f"interrupted {len(committed)}/{len(EXAM)}" in listed.stdout, listed.stdout
 
     resumed = subprocess.run(args, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
@@ -425,3 +435,140 @@ def test_llm_extractor_and_show_unparsed(
     assert json.loads(out)["unparsed"] == 3
     _, out, _ = kaoshi(capsys, "report", "llm", "--show", "unparsed", "--store", str(store_path))
     assert "llm: 2 unparsed sample(s)" in out and "s-safe-2" in out and "s-safe-1 " not in out
+
+
+def test_a_changed_spec_is_refused_before_the_model_loads(
+    capsys: pytest.CaptureFixture[str], store_path: Path
+) -> None:
+    store = ("--store", str(store_path))
+    code, _, err = kaoshi(
+        capsys, "run", "--benchmark", "sample", "--model", "random", "--run-name", "r", *store
+    )
+    assert code == 0, err
+    unloadable = "py:tests.support_models:UnloadableModel"
+    code, _, err = kaoshi(
+        capsys,
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        unloadable,
+        "--seed",
+        "3",
+        "--run-name",
+        "r",
+        *store,
+    )
+    assert (code, err.strip()) == (
+        2,
+        f"error: run 'r' already exists with a different spec (model: stored 'random', now '{unloadable}'; "
+        "seed: stored 0, now 3); choose another --run-name to start a new run",
+    )
+    # the same refusal for a backend whose chat form is known without loading it
+    code, _, err = kaoshi(
+        capsys, "run", "--benchmark", "sample", "--model", "random", "--chat", "--run-name", "r", *store
+    )
+    assert code == 2 and "(chat: stored False, now True)" in err
+
+
+def test_default_run_names_hold_the_split_and_the_spec_the_effective_split(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    from tests.test_ceval import make_ceval
+
+    root = make_ceval(tmp_path / "ceval-exam")
+    common = (
+        "--benchmark",
+        "ceval",
+        "--data",
+        str(root),
+        "--model",
+        "constant:A",
+        "--store",
+        str(store_path),
+    )
+    assert kaoshi(capsys, "run", *common)[0] == 0  # C-Eval's default split: val
+    assert kaoshi(capsys, "run", *common, "--split", "test")[0] == 0
+    out = kaoshi(capsys, "runs", "--format", "json", "--store", str(store_path))[1]
+    assert [row["run"] for row in json.loads(out)] == [
+        "ceval-val-constant_A-generate-5shot",
+        "ceval-test-constant_A-generate-5shot",
+    ]
+    with sqlite3.connect(store_path) as db:
+        splits = [
+            json.loads(row[0])["split"] for row in db.execute("SELECT spec FROM runs ORDER BY created_at")
+        ]
+    assert splits == ["val", "test"]
+
+
+def test_a_run_stored_with_split_none_resumes(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    """A run written by earlier kaoshi, which stored None for C-Eval's default split, still resumes."""
+    from tests.test_ceval import make_ceval
+
+    root = make_ceval(tmp_path / "ceval-exam")
+    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--run-name", "old")
+    assert kaoshi(capsys, "run", *common, "--limit", "2", "--store", str(store_path))[0] == 0
+    with sqlite3.connect(store_path) as db:
+        spec = json.loads(db.execute("SELECT spec FROM runs WHERE name='old'").fetchone()[0])
+        db.execute("UPDATE runs SET spec=? WHERE name='old'", (json.dumps({**spec, "split": None}),))
+    code, _, err = kaoshi(capsys, "run", *common, "--limit", "2", "--store", str(store_path))
+    assert code == 0 and "0 new, 2 already stored" in err
+
+
+def test_a_run_under_the_earlier_default_name_is_resumed_not_paid_again(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    """Default names gained the split; the same command resumes a run stored under the earlier name."""
+    from tests.test_ceval import make_ceval
+
+    root = make_ceval(tmp_path / "ceval-exam")
+    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit", "2")
+    legacy = "ceval-constant_A-generate-5shot"
+    assert kaoshi(capsys, "run", *common, "--run-name", legacy, "--store", str(store_path))[0] == 0
+    code, _, err = kaoshi(capsys, "run", *common, "--store", str(store_path))
+    assert code == 0 and f"resuming the run '{legacy}'" in err and "0 new, 2 already stored" in err
+    # another split is another run: it gets its own name and is not refused
+    code, _, err = kaoshi(capsys, "run", *common, "--split", "dev", "--store", str(store_path))
+    assert code == 0 and "resuming" not in err
+    with sqlite3.connect(store_path) as db:
+        names = {row[0] for row in db.execute("SELECT name FROM runs")}
+    assert names == {legacy, "ceval-dev-constant_A-generate-5shot"}
+
+
+@pytest.mark.slow
+def test_ctrl_c_marks_the_run_interrupted(tmp_path: Path, store_path: Path) -> None:
+    log = tmp_path / "requests.log"
+    args = _cli(
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        f"py:tests.support_models:CountingModel:{log}",
+        "--run-name",
+        "c",
+        "--store",
+        str(store_path),
+    )
+    process = subprocess.Popen(args, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _wait_for_samples(store_path, 5)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err.decode()
+    assert "run the same command to resume" in err.decode()
+    with sqlite3.connect(store_path) as db:
+        assert db.execute("SELECT status FROM runs WHERE name='c'").fetchone()[0] == "interrupted"
+
+
+def _wait_for_samples(store_path: Path, at_least: int) -> None:
+    deadline = time.monotonic() + 60
+    stored = 0
+    while stored < at_least and time.monotonic() < deadline:
+        time.sleep(0.05)
+        if store_path.exists():
+            try:
+                with sqlite3.connect(store_path) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from kaoshi.store import RunSpec, SampleRecord, Store, StoreError
+from kaoshi.store import RunSpec, SampleRecord, Store, StoreError, run_coverage
 
 SPEC = RunSpec(
     benchmark="sample",
@@ -111,3 +113,46 @@ def test_unknown_run_and_bad_file(store_path: Path, tmp_path: Path) -> None:
 
 def test_spec_json_round_trip() -> None:
     assert RunSpec.from_json(SPEC.to_json()) == SPEC
+
+
+def test_a_stored_default_split_of_none_resumes_under_the_effective_split() -> None:
+    """Earlier kaoshi stored None for a loader's default split; the effective one is recorded now."""
+    old = replace(SPEC, split=None)
+    assert old.differences(replace(SPEC, split="val")) == []
+    assert replace(SPEC, split="val").differences(replace(SPEC, split="test")) == [("split", "val", "test")]
+
+
+def test_a_run_whose_process_is_gone_reads_as_interrupted(store_path: Path) -> None:
+    with Store(store_path) as store:
+        store.open_run("alive", SPEC)  # this process owns it
+        store.open_run("killed", SPEC)
+        store.open_run("stopped", SPEC)
+        store.interrupt_run("stopped")  # Ctrl-C: marked by the CLI itself
+        store.open_run("done", SPEC)
+        store.finish_run("done")
+        store.interrupt_run("done")  # a finished run stays finished
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    with sqlite3.connect(store_path) as db:
+        db.execute("UPDATE run_owners SET pid=? WHERE run='killed'", (int(dead.stdout),))
+    with Store(store_path) as store:
+        status = {run.name: run.status for run in store.runs()}
+        assert status == {
+            "alive": "running",
+            "killed": "interrupted",
+            "stopped": "interrupted",
+            "done": "finished",
+        }
+        assert store.open_run("killed", SPEC).status == "running"  # resuming claims it again
+        assert run_coverage(store.get_run("stopped"), []).running  # interrupted is incomplete too
+
+
+def test_a_store_from_before_run_owners_opens_and_its_runs_stay_running(store_path: Path) -> None:
+    with Store(store_path) as store:
+        store.open_run("r", SPEC)
+    with sqlite3.connect(store_path) as db:
+        db.execute("DROP TABLE run_owners")  # what a store written by earlier kaoshi looks like
+    with Store(store_path) as store:
+        assert store.get_run("r").status == "running"  # no owner recorded: nothing says it died
+        store.open_run("r", SPEC)
+        store.finish_run("r")
+        assert store.get_run("r").status == "finished"

@@ -35,13 +35,18 @@ def add_store_option(parser: argparse.ArgumentParser, *, top_level: bool = False
     )
 
 
-def open_store(args: argparse.Namespace) -> Store:
+def store_path(args: argparse.Namespace) -> Path:
+    """--store, else $KAOSHI_STORE, else ./kaoshi_runs/kaoshi.sqlite."""
     path: Path = args.store or default_store_path()
-    return Store(path)
+    return path
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    return Store(store_path(args))
 
 
 def open_existing_store(args: argparse.Namespace) -> Store:
-    path: Path = args.store or default_store_path()
+    path = store_path(args)
     if not path.exists():
         raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
     return Store(path)

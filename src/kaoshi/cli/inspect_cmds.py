@@ -16,7 +16,7 @@ from kaoshi.data.model import format_gold
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
 from kaoshi.report.compare import compare_runs, render_comparison
 from kaoshi.runner.judge import load_graded
-from kaoshi.store import RunRecord, SampleRecord, Store
+from kaoshi.store import RunRecord, RunStatus, SampleRecord, Store
 from kaoshi.store.coverage import run_coverage
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
@@ -95,11 +95,18 @@ def runs_command(args: argparse.Namespace) -> int:
             row["method"],
             row["done"],
             accuracy,
-            row["status"],
+            _shown_status(row),
             row["created"],
         )
     Console(width=140).print(table)
     return 0
+
+
+def _shown_status(row: dict[str, Any]) -> str:
+    """`finished`, `running`, or `interrupted 12/40` (answered of asked: how far it got)."""
+    if row["status"] == RunStatus.INTERRUPTED:
+        return f"{row['status']} {row['answered']}/{row['questions']}"
+    return str(row["status"])
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -13,20 +13,21 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 import kaoshi
-from kaoshi.cli.common import add_store_option, eprint, open_store
+from kaoshi.cli.common import add_store_option, eprint, open_store, store_path
 from kaoshi.data import LoadResult, load_exam
 from kaoshi.data.loaders import load_exemplars
 from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.finetune.adapter import check_overlap, run_record
 from kaoshi.models import ModelOptions, resolve_model
+from kaoshi.models.registry import default_chat_before_load
 from kaoshi.prompts import Template, default_template_name, get_template
 from kaoshi.prompts.registry import exemplars_for_run
 from kaoshi.report import render_summary, summarize
 from kaoshi.report.standard import parse_standard_scores
 from kaoshi.runner import METHODS, execute_run
 from kaoshi.scoring import MULTI_POLICIES
-from kaoshi.store import RunSpec, SampleRecord
+from kaoshi.store import RunSpec, SampleRecord, Store
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
@@ -244,7 +245,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="evaluate even questions the adapter was trained on (recorded in the run spec)",
     )
-    parser.add_argument("--run-name", help="default: <exam>-<model>-<method>; the same name resumes")
+    parser.add_argument(
+        "--run-name", help="default: <exam>-<split>-<model>-<method>-<N>shot; the same name resumes"
+    )
     add_store_option(parser)
     parser.set_defaults(handler=run_command)
 
@@ -263,9 +266,24 @@ def adapter_for_run(path: Path, model: str, exam: Exam, allow_overlap: bool) -> 
     return run_record(path, manifest, overlap)
 
 
-def default_run_name(exam_name: str, model: str, method: str, shots: int) -> str:
-    raw = f"{exam_name}-{model}-{method}" + (f"-{shots}shot" if shots else "")
+def default_run_name(exam_name: str, split: str | None, model: str, method: str, shots: int) -> str:
+    """`<exam>[-<split>]-<model>-<method>[-<N>shot]`, made safe for a file name."""
+    parts = [exam_name, *([split] if split else []), model, method, *([f"{shots}shot"] if shots else [])]
+    raw = "-".join(parts)
     return re.sub(r"[^\w.\-]+", "_", raw)
+
+
+def _earlier_default_name(
+    store: Store, name: str, spec: RunSpec, args: argparse.Namespace, exam_name: str, shots: int
+) -> str:
+    """The default name before it held the split, when only a run of that name exists and has this spec:
+    the same command then resumes it instead of paying for every answer again."""
+    legacy = default_run_name(exam_name, None, args.model, args.method, shots)
+    earlier = store.find_run(legacy) if legacy != name and store.find_run(name) is None else None
+    if earlier is None or [d for d in earlier.spec.differences(spec) if d[0] != "chat"]:
+        return name
+    eprint(f"note: resuming the run {legacy!r} (named before default run names held the split)")
+    return legacy
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -288,11 +306,12 @@ def run_command(args: argparse.Namespace) -> int:
         options = replace(options, adapter=str(args.adapter))
     elif args.allow_overlap:
         raise ValueError("--allow-overlap is for runs with --adapter")
-    model = resolve_model(args.model, options)
+    effective_split = args.split or exam.metadata.get("split")
+    chat = args.chat if args.chat is not None else default_chat_before_load(args.model)
     spec = RunSpec(
         benchmark=benchmark,
         data=args.data,
-        split=args.split,
+        split=effective_split,
         fingerprint=exam.fingerprint,
         n_questions=len(exam),
         prompt=template.name,
@@ -305,7 +324,7 @@ def run_command(args: argparse.Namespace) -> int:
         max_new_tokens=args.max_new_tokens,
         on_invalid=args.on_invalid,
         clean=args.clean,
-        chat=model.default_chat if args.chat is None else args.chat,
+        chat=bool(chat),
         system=args.system,
         exemplars=pinned,
         exemplars_file=exemplars_file,
@@ -318,10 +337,24 @@ def run_command(args: argparse.Namespace) -> int:
         standard_scores={**exam.metadata.get("standard_scores", {}), **(args.standard_score or {})},
         kaoshi_version=kaoshi.__version__,
     )
-    extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None
-    name = args.run_name or default_run_name(exam.name, args.model, args.method, shots)
+    name = args.run_name or default_run_name(exam.name, effective_split, args.model, args.method, shots)
     if args.run_name is None and args.shuffle_options is not None:
         name += f"-shuffled{args.shuffle_options}"
+    if store_path(args).exists():
+        # Refuse a changed spec before paying for the model load (minutes for a 7B model); a chat form
+        # only the loaded model knows is checked again when the run opens.
+        with open_store(args) as store:
+            if args.run_name is None and args.shuffle_options is None:
+                name = _earlier_default_name(store, name, spec, args, exam.name, shots)
+            store.check_resumable(name, spec, ignore=frozenset({"chat"}) if chat is None else frozenset())
+    model = resolve_model(args.model, options)
+    if chat is None:
+        spec = replace(spec, chat=model.default_chat)
+    try:
+        extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None
+    except BaseException:
+        model.close()
+        raise
     with open_store(args) as store:
         try:
             with _progress() as (on_plan, on_sample):
@@ -337,6 +370,7 @@ def run_command(args: argparse.Namespace) -> int:
                     extractor=extractor,
                 )
         except KeyboardInterrupt:
+            store.interrupt_run(name)
             done = len(store.finished_ids(name))
             eprint(f"interrupted: {done} sample(s) of run {name!r} are saved; run the same command to resume")
             return 130

@@ -18,6 +18,18 @@ BACKENDS: dict[str, str] = {
     "llamacpp": "kaoshi.models.llamacpp:LlamaCppModel",
     "vllm": "kaoshi.models.vllm_backend:VLLMModel",
 }
+# Backends whose default chat form is a class attribute and whose module imports nothing heavy; the
+# others (hf, gguf, llamacpp, vllm) read it from the loaded tokenizer's chat template.
+_CHAT_FROM_CLASS = frozenset({"random", "constant", "mock", "openai"})
+
+
+def default_chat_before_load(spec: str) -> bool | None:
+    """The backend's default chat form without loading its model, or None where only the loaded model
+    knows (a tokenizer's chat template, or a plugin class that may decide in __init__)."""
+    kind = spec.partition(":")[0]
+    if kind not in _CHAT_FROM_CLASS:
+        return None
+    return bool(_backend_class(BACKENDS[kind], spec).default_chat)
 
 
 def resolve_model(spec: str, options: ModelOptions | None = None) -> Model:
@@ -37,6 +49,11 @@ def resolve_model(spec: str, options: ModelOptions | None = None) -> Model:
 
 
 def _instantiate(target: str, spec: str, options: ModelOptions) -> Model:
+    model: Model = _backend_class(target, spec)(spec, options)
+    return model
+
+
+def _backend_class(target: str, spec: str) -> type[Model]:
     module_name, _, class_name = target.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -45,5 +62,4 @@ def _instantiate(target: str, spec: str, options: ModelOptions) -> Model:
     cls = getattr(module, class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Model)):
         raise ModelError(f"{target} is not a kaoshi.models.Model subclass")
-    model: Model = cls(spec, options)
-    return model
+    return cls

@@ -1,8 +1,8 @@
 """How much of its exam a run covers, and whether it is complete.
 
 A run is complete when every question it was asked has a stored answer without error and the run has
-finished. Errors (retried on resume), questions not yet stored, and a run still running (or killed
-before finishing) make it incomplete; unreadable answers and ungraded open answers do not, since the
+finished. Errors (retried on resume), questions not yet stored, and a run still running or interrupted
+(stopped before finishing) make it incomplete; unreadable answers and ungraded open answers do not, since the
 model did answer.
 """
 
@@ -22,7 +22,7 @@ class Coverage:
     answered: int  # stored with an output (unreadable ones included), errors not
     graded: int  # of those, marked right or wrong, or scored (open answers once judged)
     errors: int
-    running: bool  # not finished: still running, or stopped before the end
+    running: bool  # not finished: still running, or interrupted before the end
 
     @property
     def missing(self) -> int:
@@ -74,5 +74,5 @@ def run_coverage(run: RunRecord, samples: Iterable[SampleRecord]) -> Coverage:
         n_answered += 1
         n_graded += sample.correct is not None or sample.score is not None
     return Coverage(
-        run.name, run.spec.n_questions, n_answered, n_graded, errors, run.status == RunStatus.RUNNING
+        run.name, run.spec.n_questions, n_answered, n_graded, errors, run.status != RunStatus.FINISHED
     )

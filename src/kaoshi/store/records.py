@@ -65,6 +65,8 @@ class RunSpec:
     kaoshi_version: str = ""
 
     # Fields that may change between a run and its resumption without changing its numbers.
+    # A stored split of None (earlier kaoshi recorded None for a loader's default split, e.g. C-Eval
+    # `val`) also resumes under the effective split now recorded; the fingerprint still guards the questions.
     RESUMABLE_CHANGES = frozenset({"kaoshi_version", "standard_scores"})
 
     def to_json(self) -> dict[str, Any]:
@@ -80,11 +82,14 @@ class RunSpec:
         return cls(**values)
 
     def differences(self, other: RunSpec) -> list[tuple[str, Any, Any]]:
+        """The fields that differ between this (stored) spec and `other`, except resumable changes."""
         mine, theirs = self.to_json(), other.to_json()
         return [
             (name, mine[name], theirs[name])
             for name in mine
-            if name not in self.RESUMABLE_CHANGES and mine[name] != theirs[name]
+            if name not in self.RESUMABLE_CHANGES
+            and mine[name] != theirs[name]
+            and not (name == "split" and mine[name] is None)
         ]
 
 
@@ -98,7 +103,8 @@ def run_method(spec: RunSpec) -> Method:
 
 
 class RunStatus(str, enum.Enum):
-    RUNNING = "running"  # still running, or stopped before the end (resuming finishes it)
+    RUNNING = "running"  # its process is still running (or ran on another host, or before owners were kept)
+    INTERRUPTED = "interrupted"  # stopped before the end: Ctrl-C, crash or kill (resuming finishes it)
     FINISHED = "finished"
 
 

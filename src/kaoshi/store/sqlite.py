@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -24,6 +26,14 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     created_at REAL NOT NULL,
     finished_at REAL
+);
+-- The process that last opened a run; a run it left `running` after dying reads as interrupted.
+-- A table of its own, so that stores from before it open unchanged.
+CREATE TABLE IF NOT EXISTS run_owners (
+    run TEXT PRIMARY KEY REFERENCES runs(name) ON DELETE CASCADE,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    opened_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS samples (
     run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
@@ -128,20 +138,30 @@ class Store:
         self.close()
 
     # -- runs ---------------------------------------------------------------------------------------------
+    def check_resumable(self, name: str, spec: RunSpec, ignore: frozenset[str] = frozenset()) -> None:
+        """Refuse (StoreError naming what differs) when a run of this name exists with another spec.
+
+        `ignore`: fields not known yet (a backend's default chat form before its weights load)."""
+        existing = self.find_run(name)
+        if existing is None:
+            return
+        diffs = [d for d in existing.spec.differences(spec) if d[0] not in ignore]
+        if diffs:
+            detail = "; ".join(f"{field}: stored {old!r}, now {new!r}" for field, old, new in diffs)
+            raise StoreError(
+                f"run {name!r} already exists with a different spec ({detail}); "
+                "choose another --run-name to start a new run"
+            )
+
     def open_run(self, name: str, spec: RunSpec) -> RunRecord:
         """Create the run, or resume it when the stored spec matches; StoreError names what differs."""
         existing = self.find_run(name)
         if existing is not None:
-            diffs = existing.spec.differences(spec)
-            if diffs:
-                detail = "; ".join(f"{field}: stored {old!r}, now {new!r}" for field, old, new in diffs)
-                raise StoreError(
-                    f"run {name!r} already exists with a different spec ({detail}); "
-                    "choose another --run-name to start a new run"
-                )
+            self.check_resumable(name, spec)
             self._db.execute(
                 "UPDATE runs SET status=?, finished_at=NULL WHERE name=?", (RunStatus.RUNNING.value, name)
             )
+            self._claim(name)
             return self.get_run(name)
         self._db.execute(
             "INSERT INTO runs (name, spec, benchmark, model, fingerprint, status, created_at) "
@@ -156,7 +176,21 @@ class Store:
                 time.time(),
             ),
         )
+        self._claim(name)
         return self.get_run(name)
+
+    def _claim(self, name: str) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO run_owners (run, pid, host, opened_at) VALUES (?, ?, ?, ?)",
+            (name, os.getpid(), socket.gethostname(), time.time()),
+        )
+
+    def interrupt_run(self, name: str) -> None:
+        """Mark a run stopped before its end (Ctrl-C); running it again resumes it."""
+        self._db.execute(
+            "UPDATE runs SET status=? WHERE name=? AND status=?",
+            (RunStatus.INTERRUPTED.value, name, RunStatus.RUNNING.value),
+        )
 
     def finish_run(self, name: str) -> None:
         self._db.execute(
@@ -165,11 +199,7 @@ class Store:
         )
 
     def find_run(self, name: str) -> RunRecord | None:
-        row = self._db.execute(
-            "SELECT name, spec, status, created_at, finished_at, "
-            "(SELECT COUNT(*) FROM samples WHERE run=runs.name) FROM runs WHERE name=?",
-            (name,),
-        ).fetchone()
+        row = self._db.execute(_RUN_QUERY + " WHERE name=?", (name,)).fetchone()
         return _run_from_row(row) if row else None
 
     def get_run(self, name: str) -> RunRecord:
@@ -180,10 +210,7 @@ class Store:
         return found
 
     def runs(self) -> list[RunRecord]:
-        rows = self._db.execute(
-            "SELECT name, spec, status, created_at, finished_at, "
-            "(SELECT COUNT(*) FROM samples WHERE run=runs.name) FROM runs ORDER BY created_at"
-        ).fetchall()
+        rows = self._db.execute(_RUN_QUERY + " ORDER BY created_at").fetchall()
         return [_run_from_row(row) for row in rows]
 
     # -- samples ------------------------------------------------------------------------------------------
@@ -257,9 +284,33 @@ def _loads(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
+_RUN_QUERY = (
+    "SELECT name, spec, status, created_at, finished_at, "
+    "(SELECT COUNT(*) FROM samples WHERE run=runs.name), "
+    "(SELECT pid FROM run_owners WHERE run=runs.name), (SELECT host FROM run_owners WHERE run=runs.name) "
+    "FROM runs"
+)
+
+
 def _run_from_row(row: tuple[Any, ...]) -> RunRecord:
-    name, spec, status, created_at, finished_at, n_samples = row
+    name, spec, status, created_at, finished_at, n_samples, pid, host = row
+    if status == RunStatus.RUNNING.value and _owner_gone(pid, host):
+        status = RunStatus.INTERRUPTED.value  # killed or crashed without a chance to say so
     return RunRecord(name, RunSpec.from_json(json.loads(spec)), status, created_at, finished_at, n_samples)
+
+
+def _owner_gone(pid: int | None, host: str | None) -> bool:
+    """Whether the process that opened a run is known to be dead: only on this host can it be asked, and
+    a run from before owners were recorded stays `running`."""
+    if pid is None or host != socket.gethostname():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, owned by another user
+        return False
+    return False
 
 
 def _sample_values(sample: SampleRecord) -> tuple[Any, ...]:
