@@ -572,3 +572,12 @@ def _wait_for_samples(store_path: Path, at_least: int) -> None:
                     stored = db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
             except sqlite3.OperationalError:
                 stored = 0
+
+
+def test_run_help_lists_every_backend(capsys: pytest.CaptureFixture[str]) -> None:
+    from kaoshi.models.registry import BACKENDS
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(kind in text for kind in BACKENDS) and "py:MODULE:CLASS" in text

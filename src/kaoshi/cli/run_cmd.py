@@ -216,7 +216,12 @@ def report_load(result: LoadResult) -> None:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("run", help="evaluate a model on an exam (resumes a run of the same name)")
     add_load_options(parser)
-    parser.add_argument("--model", required=True, help="random, constant:X, mock:FILE, py:MODULE:CLASS[:ARG]")
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="hf:ID_OR_FOLDER, gguf:FILE, smollm2, openai:MODEL (--base-url), llamacpp:FILE, vllm:ID, "
+        "random, constant:X, mock:FILE, py:MODULE:CLASS[:ARG]",
+    )
     parser.add_argument("--method", choices=METHODS, default="generate")
     add_prompt_options(parser)
     parser.add_argument("--limit", type=int, help="evaluate only the first N questions")
