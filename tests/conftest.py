@@ -6,6 +6,9 @@ from typing import Any
 
 import pytest
 
+from kaoshi.data.model import Exam
+from kaoshi.store import RunSpec
+
 
 def write_jsonl(path: Path, rows: list[Any], *, newline: str = "\n", bom: bool = False) -> Path:
     text = (
@@ -56,3 +59,24 @@ def two_runs(capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Pat
         assert code == 0, capsys.readouterr().err
         capsys.readouterr()
     return store_path
+
+
+def exam_spec(exam: Exam, model: str, method: str = "generate", **overrides: Any) -> RunSpec:
+    """The run spec of a test run over `exam`: defaults for every field the test does not set."""
+    values: dict[str, Any] = {
+        "benchmark": "kaoshi",
+        "data": None,
+        "split": None,
+        "fingerprint": exam.fingerprint,
+        "n_questions": len(exam),
+        "prompt": "default",
+        "prompt_version": 1,
+        "shots": 0,
+        "model": model,
+        "method": method,
+        "seed": 0,
+        "limit": None,
+        "max_new_tokens": 64,
+        **overrides,
+    }
+    return RunSpec(**values)

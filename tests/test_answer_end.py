@@ -16,7 +16,8 @@ from kaoshi.models.chat import assistant_turn_end
 from kaoshi.models.tokens import continuation_tokens, decode_whole_characters
 from kaoshi.prompts import TEMPLATES, RenderOptions, get_template
 from kaoshi.runner import execute_run
-from kaoshi.store import RunSpec, Store
+from kaoshi.store import Store
+from tests.conftest import exam_spec
 
 OPTIONS = (("A", "甲"), ("B", "乙"), ("C", "丙"), ("D", "丁"))
 EXEMPLAR = Question(
@@ -176,19 +177,13 @@ def test_runner_sends_the_templates_answer_end(
 ) -> None:
     model = RecordingModel()
     template = get_template(name)
-    spec = RunSpec(
-        benchmark="kaoshi",
-        data=None,
-        split=None,
-        fingerprint=EXAM.fingerprint,
-        n_questions=1,
-        prompt=name,
-        prompt_version=1,
-        shots=1,
+    spec = exam_spec(
+        EXAM,
         model="recording",
         method="loglik",
-        seed=0,
-        limit=None,
+        n_questions=1,
+        prompt=name,
+        shots=1,
         max_new_tokens=8,
         chat=chat,
     )
@@ -207,22 +202,7 @@ def test_single_choice_and_true_false_are_scored_bare(tmp_path: Path, chat: bool
     judge = Question("j", QuestionType.JUDGE, "说法。", (), True)
     exam = Exam("law", (single, judge), (EXEMPLAR,))
     model = RecordingModel()
-    spec = RunSpec(
-        benchmark="kaoshi",
-        data=None,
-        split=None,
-        fingerprint=exam.fingerprint,
-        n_questions=2,
-        prompt="default",
-        prompt_version=1,
-        shots=0,
-        model="recording",
-        method="loglik",
-        seed=0,
-        limit=None,
-        max_new_tokens=8,
-        chat=chat,
-    )
+    spec = exam_spec(exam, model="recording", method="loglik", n_questions=2, max_new_tokens=8, chat=chat)
     with Store(tmp_path / "s.sqlite") as store:
         execute_run(
             name="r", exam=exam, spec=spec, model=model, template=get_template("default"), store=store

@@ -13,7 +13,8 @@ import pytest
 from kaoshi.data import Exam, load_exam
 from kaoshi.data.shuffle import shuffle_question
 from kaoshi.prompts import Prompt, RenderOptions, get_template
-from kaoshi.store import RunSpec, Store, StoreError
+from kaoshi.store import Store, StoreError
+from tests.conftest import exam_spec
 
 COLUMNS = ["id", "question", "A", "B", "C", "D", "answer", "explanation"]
 SUBJECT = "computer_network"
@@ -188,19 +189,14 @@ def test_user_system_prompt_goes_first(exam: Exam) -> None:
 def test_resuming_a_run_made_with_the_old_prompt_is_refused(tmp_path: Path, exam: Exam, name: str) -> None:
     template = get_template(name)
     assert template.version == 2
-    spec = RunSpec(
-        benchmark="ceval",
-        data=None,
-        split="val",
-        fingerprint=exam.fingerprint,
-        n_questions=len(exam),
-        prompt=name,
-        prompt_version=1,
-        shots=5,
+    spec = exam_spec(
+        exam,
         model="constant:A",
         method="generate",
-        seed=0,
-        limit=None,
+        benchmark="ceval",
+        split="val",
+        prompt=name,
+        shots=5,
         max_new_tokens=8,
     )
     with Store(tmp_path / "s.sqlite") as store:

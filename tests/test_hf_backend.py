@@ -24,7 +24,8 @@ from kaoshi.models import GenerateRequest, LoglikRequest, ModelOptions, resolve_
 from kaoshi.models.hf import HFModel  # noqa: E402
 from kaoshi.prompts import get_template  # noqa: E402
 from kaoshi.runner import execute_run  # noqa: E402
-from kaoshi.store import RunSpec, Store  # noqa: E402
+from kaoshi.store import Store  # noqa: E402
+from tests.conftest import exam_spec  # noqa: E402
 
 CONTEXT = (
     "以下是中国关于消防考试的单项选择题，请选出其中的正确答案。\n\n"
@@ -122,19 +123,12 @@ def test_sample_exam_both_methods(model: HFModel, tmp_path: Path) -> None:
     template = get_template("lhmke")
     with Store(tmp_path / "s.sqlite") as store:
         for method in ("loglik", "generate"):
-            spec = RunSpec(
-                benchmark="sample",
-                data=None,
-                split=None,
-                fingerprint=exam.fingerprint,
-                n_questions=len(exam),
-                prompt="lhmke",
-                prompt_version=1,
-                shots=0,
+            spec = exam_spec(
+                exam,
                 model="smollm2",
                 method=method,
-                seed=0,
-                limit=None,
+                benchmark="sample",
+                prompt="lhmke",
                 max_new_tokens=24,
                 chat=True,
             )
@@ -300,22 +294,7 @@ def test_primed_multi_choice_picks_every_letter_set(model: HFModel, tmp_path: Pa
     # Scored without an answer end, 'AB' beat 'ABCD', 'AC' beat 'ACD' and 'AB' beat 'ABD' on every
     # question (0 of 6 each, both forms): a set's score contained its prefix's.
     exam = primed_exam()
-    spec = RunSpec(
-        benchmark="kaoshi",
-        data=None,
-        split=None,
-        fingerprint=exam.fingerprint,
-        n_questions=len(exam),
-        prompt="default",
-        prompt_version=1,
-        shots=5,
-        model="smollm2",
-        method="loglik",
-        seed=0,
-        limit=None,
-        max_new_tokens=8,
-        chat=chat,
-    )
+    spec = exam_spec(exam, model="smollm2", method="loglik", shots=5, max_new_tokens=8, chat=chat)
     with Store(tmp_path / "s.sqlite") as store:
         execute_run(
             name="p", exam=exam, spec=spec, model=model, template=get_template("default"), store=store

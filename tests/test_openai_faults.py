@@ -26,8 +26,8 @@ from kaoshi.models.retry import Backoff, is_retryable_status
 from kaoshi.prompts import get_template
 from kaoshi.runner import execute_run
 from kaoshi.runner.samples import logprob_error
-from kaoshi.store import RunSpec, Store
-from tests.conftest import write_jsonl
+from kaoshi.store import Store
+from tests.conftest import exam_spec, write_jsonl
 from tests.fake_openai import FakeOpenAI
 
 REASONING = len("首先分析题干……" * 50)
@@ -206,21 +206,7 @@ class NanModel(Model):
 
 def test_nan_logprobs_from_any_backend_are_errors_not_answers(store_path: Path) -> None:
     exam = load_exam("sample").exam.limited(3)
-    spec = RunSpec(
-        benchmark="sample",
-        data=None,
-        split=None,
-        fingerprint=exam.fingerprint,
-        n_questions=len(exam),
-        prompt="default",
-        prompt_version=1,
-        shots=0,
-        model="nan",
-        method="loglik",
-        seed=0,
-        limit=None,
-        max_new_tokens=8,
-    )
+    spec = exam_spec(exam, model="nan", method="loglik", benchmark="sample", max_new_tokens=8)
     with Store(store_path) as store:
         outcome = execute_run(
             name="nan",
