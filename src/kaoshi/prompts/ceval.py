@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
-from kaoshi.data.model import Exam, Question, format_gold
+from kaoshi.data.model import Exam, Question
 from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
-from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
+from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars, stored_answer, stored_explanation
 from kaoshi.prompts.plain import BLOCK_SEPARATOR, format_body
 
 # Protocol facts (the official evaluators): reproduced byte for byte.
@@ -48,15 +48,6 @@ def ceval_body(question: Question) -> str:
     return stem + "".join(f"\n{letter}. {cell}" for letter, cell in zip(question.letters, cells, strict=True))
 
 
-def _answer(exemplar: Question) -> str:
-    return exemplar.verbatim_field("answer") or format_gold(exemplar.answer)
-
-
-def _explanation(exemplar: Question) -> str:
-    explanation = exemplar.verbatim_field("explanation")
-    return exemplar.explanation if explanation is None else explanation
-
-
 @dataclass(frozen=True)
 class CevalTemplate:
     name: str
@@ -66,10 +57,10 @@ class CevalTemplate:
 
     def _solution(self, exemplar: Question) -> str:
         """What follows '答案：' in a solved exemplar (the assistant turn, in chat)."""
-        answer = _answer(exemplar)
+        answer = stored_answer(exemplar)
         if not self.cot:
             return answer
-        explanation = _explanation(exemplar)
+        explanation = stored_explanation(exemplar)
         # Every official dev row has an explanation; for one without (other data) the blank line the
         # official formula would leave is left out.
         steps = f"{explanation}\n" if explanation.strip() else ""

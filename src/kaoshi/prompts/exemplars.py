@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kaoshi.data.model import Exam, Question
+from kaoshi.data.model import Exam, Question, format_gold
 
 
 def pick_exemplars(
@@ -42,3 +42,14 @@ def exemplar_pool(exam: Exam, pinned: Sequence[str] = ()) -> Sequence[Question]:
     if pinned:
         return [exam.question(question_id) for question_id in pinned]
     return exam.fewshot or exam.questions
+
+
+def stored_answer(exemplar: Question) -> str:
+    """An exemplar's answer as the data file writes it (official prompts copy it), else as kaoshi does."""
+    return exemplar.verbatim_field("answer") or format_gold(exemplar.answer)
+
+
+def stored_explanation(exemplar: Question) -> str:
+    """An exemplar's explanation exactly as the data file has it, else the parsed one."""
+    explanation = exemplar.verbatim_field("explanation")
+    return exemplar.explanation if explanation is None else explanation

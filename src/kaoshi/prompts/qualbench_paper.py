@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kaoshi.data.model import Exam, Question, QuestionType, format_gold
+from kaoshi.data.model import Exam, Question, QuestionType
 from kaoshi.prompts.base import Message, Prompt, RenderOptions
+from kaoshi.prompts.exemplars import stored_answer, stored_explanation
 from kaoshi.prompts.plain import format_body
 from kaoshi.prompts.qualbench import OPTION_SEPARATOR, QUALBENCH_INSTRUCTIONS
 
@@ -47,15 +48,6 @@ EXPLANATION_LEAD = "解析："
 def stored_question(question: Question) -> str:
     """The question text as the data file stores it; rebuilt QualBench-style where the loader kept none."""
     return question.verbatim_field("question") or format_body(question, OPTION_SEPARATOR)
-
-
-def _stored_answer(question: Question) -> str:
-    return question.verbatim_field("answer") or format_gold(question.answer)
-
-
-def _stored_explanation(question: Question) -> str:
-    explanation = question.verbatim_field("explanation")
-    return question.explanation if explanation is None else explanation
 
 
 @dataclass(frozen=True)
@@ -118,8 +110,8 @@ class QualbenchPaperTemplate:
             demo = find_demos(self.demo_pool(exam, options)).by_type.get(question.type)
         if demo is not None:
             parts.append(
-                f"题目：{stored_question(demo)}\n{ANSWER_LEAD}{_stored_answer(demo)}\n"
-                f"{EXPLANATION_LEAD}{_stored_explanation(demo)}\n\n"
+                f"题目：{stored_question(demo)}\n{ANSWER_LEAD}{stored_answer(demo)}\n"
+                f"{EXPLANATION_LEAD}{stored_explanation(demo)}\n\n"
             )
         parts.append(f"题目：{stored_question(question)}\n{ANSWER_LEAD}")
         text = "".join(parts)
