@@ -13,7 +13,7 @@ from kaoshi.cli.run_cmd import (
     template_from_args,
     with_exemplars_file,
 )
-from kaoshi.prompts import Prompt, RenderOptions
+from kaoshi.prompts import RenderOptions
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,16 +41,9 @@ def show_command(args: argparse.Namespace) -> int:
     options = RenderOptions(shots, bool(args.chat), args.system, run_exemplars(template, exam, args))
     prompt = template.render(question, exam, options)
     if args.format == "json":
-        print(json.dumps(prompt_payload(prompt), ensure_ascii=False))
+        print(json.dumps(prompt.payload(), ensure_ascii=False))
         return 0
     form = "chat" if args.chat else "completion"
     print(f"# {template.name} v{template.version}, {prompt.shots} exemplar(s), {form}")
     print(prompt.display())
     return 0
-
-
-def prompt_payload(prompt: Prompt) -> dict[str, object]:
-    """What a backend is sent: the completion text, or the chat messages in the OpenAI shape."""
-    if prompt.messages is None:
-        return {"text": prompt.text}
-    return {"messages": [{"role": role, "content": content} for role, content in prompt.messages]}

@@ -33,6 +33,12 @@ class Prompt:
             return cls(text, shots)
         return cls(text, shots, tuple((m["role"], m["content"]) for m in json.loads(text)))
 
+    def payload(self) -> dict[str, object]:
+        """What a backend is sent: the completion text, or the chat messages in the OpenAI shape."""
+        if self.messages is None:
+            return {"text": self.text}
+        return {"messages": [{"role": role, "content": content} for role, content in self.messages]}
+
     def display(self) -> str:
         """Human-readable form for `kaoshi prompt show`."""
         if self.messages is None:

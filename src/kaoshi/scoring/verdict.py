@@ -68,15 +68,20 @@ _BARE_OPEN = ' \t\r\n"“(（【[*'
 _BARE_CLOSE = ' \t\r\n"”)）】]*.。!！'
 
 
+def _truth(match: re.Match[str] | None) -> bool | None:
+    """The verdict a matched phrase states: its judgement word, flipped by a negation."""
+    if match is None:
+        return None
+    truth = match.group("true") is not None
+    return not truth if match.group("neg") else truth
+
+
 def _read(text: str, pos: int, *, short: bool) -> bool | None:
     """The verdict that starts at `pos`, or None."""
     match = _VERDICT.match(text, pos)
     if match is None and short:
         match = _SHORT_VERDICT.match(text, pos)
-    if match is None:
-        return None
-    truth = match.group("true") is not None
-    return not truth if match.group("neg") else truth
+    return _truth(match)
 
 
 def _after(text: str, pos: int, link: re.Pattern[str]) -> bool | None:
@@ -100,20 +105,11 @@ def _stated(text: str, cue: re.Pattern[str], link: re.Pattern[str]) -> bool | No
 
 def _bare(text: str) -> bool | None:
     inner = text.lstrip(_BARE_OPEN).rstrip(_BARE_CLOSE)
-    for short in (False, True):
-        match = (_VERDICT if not short else _SHORT_VERDICT).fullmatch(inner)
-        if match is not None:
-            truth = match.group("true") is not None
-            return not truth if match.group("neg") else truth
-    return None
+    return _truth(_VERDICT.fullmatch(inner) or _SHORT_VERDICT.fullmatch(inner))
 
 
 def _first_in_passing(text: str) -> bool | None:
-    for match in _VERDICT.finditer(text):
-        if match.group("true") or match.group("false"):
-            truth = match.group("true") is not None
-            return not truth if match.group("neg") else truth
-    return None
+    return _truth(_VERDICT.search(text))
 
 
 def read_verdict(text: str) -> bool | None:
