@@ -22,6 +22,7 @@ from kaoshi.cli.main import main  # noqa: E402
 from kaoshi.data import Exam, Question, QuestionType, load_exam  # noqa: E402
 from kaoshi.models import GenerateRequest, LoglikRequest, ModelOptions, resolve_model  # noqa: E402
 from kaoshi.models.hf import HFModel  # noqa: E402
+from kaoshi.models.tokens import continuation_ids  # noqa: E402
 from kaoshi.prompts import get_template  # noqa: E402
 from kaoshi.runner import execute_run  # noqa: E402
 from kaoshi.store import Store  # noqa: E402
@@ -313,7 +314,7 @@ def test_answer_end_tokens_are_those_after_an_exemplar_answer(model: HFModel) ->
     # which never follows an answer. The scored answer end is the former.
     exemplar = model.encode("答案：ABD\n\n下一题", chat=False)
     context_ids = model.encode(CONTEXT, chat=False)
-    scored = model._continuation_ids(CONTEXT, context_ids, "ABD\n\n", chat=False)
+    scored = continuation_ids(model.encode, model.decode, CONTEXT, context_ids, "ABD\n\n", chat=False)
     answer_at = len(model.encode("答案：", chat=False))
     assert scored == exemplar[answer_at : answer_at + len(scored)]
     assert model.decode(scored) == "ABD\n\n" and model.turn_end == "<|im_end|>"

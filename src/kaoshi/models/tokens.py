@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Protocol
+
+from kaoshi.models.base import LoglikRequest
 
 # Text assumed to follow an answer end that closes with whitespace. GPT-2-style tokenizers write a final
 # '\n\n' as one token, but '\n\n' before text (as after every exemplar's answer) as two '\n' tokens: the
@@ -50,3 +54,35 @@ def decode_whole_characters(decode: Callable[[list[int]], str], tokens: list[int
         if not shorter.endswith("\ufffd"):
             return shorter
     return text
+
+
+class Encode(Protocol):
+    def __call__(self, text: str, *, chat: bool) -> list[int]: ...
+
+
+def continuation_ids(
+    encode: Encode,
+    decode: Callable[[list[int]], str],
+    context: str,
+    context_ids: Sequence[int],
+    text: str,
+    chat: bool,
+) -> list[int]:
+    """`continuation_tokens`, or the text's own tokens where the context's tokens do not survive the join."""
+    tokens = continuation_tokens(partial(encode, chat=chat), decode, context, context_ids, text)
+    return tokens if tokens is not None else encode(text, chat=True)
+
+
+def tokenize_request(
+    request: LoglikRequest, context: str, encode: Encode, decode: Callable[[list[int]], str], turn_end: str
+) -> tuple[list[int], list[list[int]]]:
+    """The rendered context's tokens and each candidate's scored tokens (candidate + answer end) after it,
+    shared by the local backends so that every one scores the same tokens."""
+    chat = request.messages is not None
+    context_ids = encode(context, chat=chat)
+    end = request.scored_end(turn_end if chat else "")
+    scored = [
+        continuation_ids(encode, decode, context, context_ids, candidate + end, chat)
+        for candidate in request.continuations
+    ]
+    return context_ids, scored

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any
 
 from kaoshi.models.base import (
@@ -21,7 +21,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
-from kaoshi.models.tokens import continuation_tokens
+from kaoshi.models.tokens import tokenize_request
 
 
 class VLLMModel(Model):
@@ -86,13 +86,10 @@ class VLLMModel(Model):
         prompts: list[dict[str, list[int]]] = []
         spans: list[tuple[int, list[list[int]]]] = []  # per request: context length, candidate tokens
         for request in requests:
-            chat = request.messages is not None
             context = self.render(request.context, request.messages)
-            context_ids = self._encode(context, chat=chat)
-            end = request.scored_end(self.turn_end if chat else "")
-            continuations = [
-                self._continuation_ids(context, context_ids, c + end, chat) for c in request.continuations
-            ]
+            context_ids, continuations = tokenize_request(
+                request, context, self._encode, self._decode, self.turn_end
+            )
             prompts += [{"prompt_token_ids": context_ids + ids} for ids in continuations]
             spans.append((len(context_ids), continuations))
         outputs = iter(self.llm.generate(prompts, params, use_tqdm=False))
@@ -112,14 +109,6 @@ class VLLMModel(Model):
     def turn_end(self) -> str:
         """What ends an assistant turn in this model's chat template: scored after each chat answer."""
         return assistant_turn_end(self.tokenizer)
-
-    def _continuation_ids(
-        self, context: str, context_ids: list[int], continuation: str, chat: bool
-    ) -> list[int]:
-        tokens = continuation_tokens(
-            partial(self._encode, chat=chat), self._decode, context, context_ids, continuation
-        )
-        return tokens if tokens is not None else self._encode(continuation, chat=True)
 
     def _encode(self, text: str, *, chat: bool) -> list[int]:
         # A chat template already wrote the special tokens; plain text gets the tokenizer's own (BOS).
