@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -8,6 +9,10 @@ import pytest
 
 from kaoshi.data.model import Exam
 from kaoshi.store import RunSpec
+
+# Converted GGUF models (kaoshi.models.gguf_cache) go beside pytest's own cache, never into the user's
+# home; CLI tests run in subprocesses, which inherit it.
+os.environ.setdefault("KAOSHI_CACHE", str(Path(__file__).resolve().parents[1] / ".pytest_cache" / "kaoshi"))
 
 
 def write_jsonl(path: Path, rows: list[Any], *, newline: str = "\n", bom: bool = False) -> Path:

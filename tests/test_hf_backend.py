@@ -330,3 +330,31 @@ def test_prefix_reuse_gives_the_same_scores_with_answer_ends(model: HFModel) -> 
         assert set(scores) == set(candidates)
         for candidate, value in scores.items():
             assert abs(reused[rid][candidate] - value) <= 1e-4, (rid, candidate)
+
+
+def test_a_converted_gguf_is_the_same_model_as_the_file(
+    model: HFModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the converted copy (written when the module's model loaded) and the GGUF file itself give
+    the same tokenizer, chat template and logits."""
+    from kaoshi.models import gguf_cache
+    from kaoshi.models.hf import load_causal_lm, smollm2_path
+
+    assert gguf_cache.cached(smollm2_path(), torch.float32) is not None
+    tokenizer, converted, _ = load_causal_lm("smollm2", ModelOptions())
+    assert getattr(converted, "hf_quantizer", None) is None  # loaded from the folder, not the file
+    monkeypatch.setenv("KAOSHI_GGUF_CACHE", "off")
+    direct_tokenizer, direct, _ = load_causal_lm("smollm2", ModelOptions())
+    assert getattr(direct, "hf_quantizer", None) is not None
+    messages = [{"role": "user", "content": "中国的首都是哪里？"}]
+    assert tokenizer.apply_chat_template(messages, tokenize=False) == direct_tokenizer.apply_chat_template(
+        messages, tokenize=False
+    )
+    assert (tokenizer.eos_token, tokenizer.pad_token) == (
+        direct_tokenizer.eos_token,
+        direct_tokenizer.pad_token,
+    )
+    ids = tokenizer(CONTEXT, return_tensors="pt").input_ids
+    assert ids.tolist() == direct_tokenizer(CONTEXT, return_tensors="pt").input_ids.tolist()
+    with torch.inference_mode():
+        assert torch.equal(direct(ids).logits, converted(ids).logits)

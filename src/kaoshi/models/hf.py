@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kaoshi.models import gguf_cache
 from kaoshi.models.base import (
     GenerateRequest,
     LoglikRequest,
@@ -150,7 +151,11 @@ def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
     device = _device(torch, options.device)
     dtype = _dtype(torch, options.dtype, device)
     load: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
-    if gguf_file:
+    gguf = Path(source) / gguf_file if gguf_file else None
+    converted = gguf_cache.cached(gguf, dtype) if gguf else None
+    if converted is not None:
+        source = str(converted)
+    elif gguf_file:
         load["gguf_file"] = gguf_file
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **load)
@@ -159,6 +164,8 @@ def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
         raise ModelError(
             f"cannot load {spec!r}: {exc}. Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
         ) from exc
+    if gguf is not None and converted is None:
+        gguf_cache.save_converted(gguf, dtype, tokenizer, model)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer, model.to(device), device
@@ -169,7 +176,7 @@ def apply_adapter(model: Any, adapter: str) -> Any:
     try:
         from peft import PeftModel
     except ImportError:
-        raise ModelError("--adapter needs peft: pip install -e '.[finetune]'") from None
+        raise ModelError("--adapter needs peft: pip install 'kaoshi[finetune]'") from None
     if not (Path(adapter) / "adapter_config.json").is_file():
         raise ModelError(f"{adapter} is not an adapter folder (no adapter_config.json)")
     return PeftModel.from_pretrained(model, adapter).merge_and_unload()
@@ -234,7 +241,8 @@ class HFModel(Model):
                 yield ModelOutput(request.id, error=self._too_long(len(ids), request.max_new_tokens))
                 continue
             encoded.append((request, ids))
-        encoded.sort(key=lambda item: len(item[1]), reverse=True)
+        # One budget per batch: a batch generates as long as its largest budget asks.
+        encoded.sort(key=lambda item: (item[0].max_new_tokens, len(item[1])), reverse=True)
         for start in range(0, len(encoded), self.batch_size):
             yield from self._generate_batch(encoded[start : start + self.batch_size])
 

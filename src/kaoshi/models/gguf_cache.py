@@ -1,0 +1,79 @@
+"""A converted copy of each GGUF file transformers loads, so the next load takes a second, not half a minute.
+
+transformers reads a GGUF file's metadata field by field in Python: for SmolLM2-135M that is about 9 s
+for the tokenizer and 27 s for the model (the weights themselves dequantize in 2 s), every time. The
+converted tokenizer, config and weights (in the dtype they were loaded in, so the numbers are identical)
+are written once to `$KAOSHI_CACHE/gguf/` (default `~/.cache/kaoshi/gguf/`) and loaded from there after.
+`KAOSHI_GGUF_CACHE=off` turns it off; weights above `MAX_CACHED_BYTES` are not copied.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+MAX_CACHED_BYTES = 4 * 1024**3  # a 7B model in float32 would take 28 GB of disk: load those directly
+COMPLETE = "kaoshi-complete"  # written last: a folder without it is a conversion that did not finish
+
+
+def cache_root() -> Path:
+    base = os.environ.get("KAOSHI_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kaoshi"
+    )
+    return Path(base) / "gguf"
+
+
+def enabled() -> bool:
+    return os.environ.get("KAOSHI_GGUF_CACHE", "on").lower() not in ("off", "0", "false", "no")
+
+
+def converted_folder(gguf: Path, dtype: Any) -> Path:
+    """Where the conversion of this file (its path, size and modification time) in this dtype lives; a
+    changed file gets a new folder."""
+    import transformers
+
+    stat = gguf.stat()
+    key = f"{gguf.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{dtype}|{transformers.__version__}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return cache_root() / f"{gguf.stem}-{digest}"
+
+
+def cached(gguf: Path, dtype: Any) -> Path | None:
+    """The finished conversion of this file, if there is one and the cache is on."""
+    if not enabled():
+        return None
+    folder = converted_folder(gguf, dtype)
+    return folder if (folder / COMPLETE).exists() else None
+
+
+def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path | None:
+    """Write the loaded tokenizer and model beside each other; None when the cache is off, the weights are
+    too large, or the disk refuses (the run goes on with the model already loaded)."""
+    from safetensors.torch import save_model
+
+    size = sum(p.numel() * p.element_size() for p in model.parameters())
+    if not enabled() or size > MAX_CACHED_BYTES:
+        return None
+    folder = converted_folder(gguf, dtype)
+    partial = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
+    try:
+        partial.mkdir(parents=True, exist_ok=True)
+        config = copy.deepcopy(model.config)
+        if hasattr(config, "quantization_config"):  # the weights are stored dequantized
+            del config.quantization_config
+        config.save_pretrained(partial)
+        model.generation_config.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        save_model(model, str(partial / "model.safetensors"))  # tied weights are stored once
+        (partial / COMPLETE).write_text(str(gguf.resolve()), encoding="utf-8")
+        os.replace(partial, folder)
+    except OSError:
+        # Another process finished the same conversion first (the folder exists), or the disk is full
+        # or read-only: either way this load already has its model.
+        shutil.rmtree(partial, ignore_errors=True)
+        return folder if (folder / COMPLETE).exists() else None
+    return folder
