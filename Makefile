@@ -36,17 +36,20 @@ $(VENV)/.system: | $(BIN)/python
 	else echo "note: install $(SYSTEM_PACKAGES) for the plot and browser tests"; fi
 	touch $@
 
+# The demo has its own store, so it never touches your runs; `kaoshi runs --store kaoshi_runs/demo.sqlite`
+# (or KAOSHI_STORE=kaoshi_runs/demo.sqlite) shows it afterwards. Each report is printed once, at the end.
 demo: $(VENV)/.models
 	rm -f $(STORE) $(STORE)-wal $(STORE)-shm
-	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method loglik --max-new-tokens 48 --run-name smollm2-loglik
-	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method generate --max-new-tokens 48 --run-name smollm2-generate
-	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model random --seed 7 --run-name random-baseline
+	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method loglik --max-new-tokens 48 --run-name smollm2-loglik --no-report
+	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method generate --max-new-tokens 48 --run-name smollm2-generate --no-report
+	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model random --seed 7 --run-name random-baseline --no-report
 	$(BIN)/kaoshi report --store $(STORE) smollm2-loglik --by domain --by type
 	$(BIN)/kaoshi report --store $(STORE) random-baseline smollm2-loglik smollm2-generate --by type
 	$(BIN)/kaoshi leaderboard --store $(STORE)
 	$(BIN)/kaoshi plot --store $(STORE) random-baseline smollm2-loglik smollm2-generate --by domain -o kaoshi_runs/demo-domains.png
 	$(BIN)/kaoshi html --store $(STORE) random-baseline smollm2-loglik smollm2-generate -o kaoshi_runs/demo-report.html
 	$(BIN)/kaoshi runs --store $(STORE)
+	@echo "the demo's runs are in $(STORE): kaoshi runs --store $(STORE)"
 
 test: $(VENV)/.dev $(VENV)/.system
 	$(BIN)/python -m pytest -q

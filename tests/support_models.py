@@ -49,3 +49,12 @@ class UnloadableModel(Model):
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         raise RuntimeError("UnloadableModel was loaded")
+
+
+class BudgetEchoModel(Model):
+    """Answers every question with the first candidate and writes the token budget it was given."""
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        for request in requests:
+            first = request.choices[0] if request.choices else "文本"
+            yield ModelOutput(request.id, text=f"答案：{first}\nbudget={request.max_new_tokens}")

@@ -581,3 +581,97 @@ def test_run_help_lists_every_backend(capsys: pytest.CaptureFixture[str]) -> Non
         main(["run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert all(kind in text for kind in BACKENDS) and "py:MODULE:CLASS" in text
+
+
+def _budgets(store_path: Path, run: str) -> tuple[dict[str, set[int]], dict[str, object]]:
+    """The budget each question type was generated with, and the run's stored spec."""
+    with sqlite3.connect(store_path) as db:
+        rows = db.execute("SELECT qtype, response FROM samples WHERE run=?", (run,)).fetchall()
+        spec = json.loads(db.execute("SELECT spec FROM runs WHERE name=?", (run,)).fetchone()[0])
+    budgets: dict[str, set[int]] = {}
+    for qtype, response in rows:
+        budgets.setdefault(qtype, set()).add(int(response.rpartition("budget=")[2]))
+    return budgets, spec
+
+
+@pytest.mark.parametrize(
+    ("options", "objective", "open_"),
+    [
+        ((), 50, 512),  # the sample exam's lhmke prompt: QualBench's 50 tokens, paragraphs for open answers
+        (("--prompt", "default"), 128, 512),
+        (("--prompt", "ceval-answer-only"), 32, 512),
+        (("--max-new-tokens", "20"), 20, 20),
+        (("--max-new-tokens-open", "64"), 50, 64),
+        (("--max-new-tokens", "20", "--max-new-tokens-open", "64"), 20, 64),
+    ],
+)
+def test_generation_budgets_follow_the_protocol(
+    capsys: pytest.CaptureFixture[str], store_path: Path, options: tuple[str, ...], objective: int, open_: int
+) -> None:
+    model = "py:tests.support_models:BudgetEchoModel"
+    code, _, err = kaoshi(
+        capsys, "run", "--benchmark", "sample", "--model", model, "--run-name", "b", *options,
+        "--store", str(store_path),
+    )  # fmt: skip
+    assert code == 0, err
+    budgets, spec = _budgets(store_path, "b")
+    assert budgets == {"single": {objective}, "multi": {objective}, "judge": {objective}, "open": {open_}}
+    assert (spec["max_new_tokens"], spec["max_new_tokens_open"]) == (objective, open_)
+
+
+def test_a_run_from_before_per_protocol_budgets_resumes_with_its_budget(
+    capsys: pytest.CaptureFixture[str], store_path: Path
+) -> None:
+    common = ("run", "--benchmark", "sample", "--model", "py:tests.support_models:BudgetEchoModel")
+    common += ("--limit", "3", "--run-name", "old", "--store", str(store_path))
+    assert kaoshi(capsys, *common, "--max-new-tokens", "256")[0] == 0
+    with sqlite3.connect(store_path) as db:  # as stored before open answers had their own budget
+        spec = json.loads(db.execute("SELECT spec FROM runs WHERE name='old'").fetchone()[0])
+        del spec["max_new_tokens_open"]
+        db.execute("UPDATE runs SET spec=? WHERE name='old'", (json.dumps(spec),))
+    code, _, err = kaoshi(capsys, *common)
+    assert code == 2 and "max_new_tokens: stored 256, now 50" in err
+    code, _, err = kaoshi(capsys, *common, "--max-new-tokens", "256")
+    assert code == 0 and "0 new, 3 already stored" in err
+
+
+def test_run_help_states_the_budgets(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "qualbench, qualbench-expert, qualbench-kaoshi" in text and "50 objective / 512 open" in text
+    assert "ceval-answer-only: 32 objective" in text
+
+
+def test_a_missing_store_names_the_stores_beside_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "kaoshi_runs"
+    folder.mkdir()
+    assert kaoshi(capsys, "runs", "--store", str(folder / "kaoshi.sqlite"))[2].strip() == (
+        f"error: no store at {folder / 'kaoshi.sqlite'} (run 'kaoshi run' first, or pass --store PATH)"
+    )
+    demo = folder / "demo.sqlite"
+    assert kaoshi(capsys, "run", "--benchmark", "sample", "--model", "random", "--store", str(demo))[0] == 0
+    code, _, err = kaoshi(capsys, "runs", "--store", str(folder / "kaoshi.sqlite"))
+    assert code == 2 and f"found {demo} beside it: pass --store {demo}" in err
+
+
+def test_no_report_prints_only_the_count(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
+    run = ("run", "--benchmark", "sample", "--model", "random", "--store", str(store_path))
+    code, out, err = kaoshi(capsys, *run, "--no-report")
+    assert code == 0 and out == "" and "44 new, 0 already stored" in err
+    code, out, _ = kaoshi(capsys, *run)
+    assert code == 0 and "by type" in out
+
+
+def test_long_run_names_are_never_cut(capsys: pytest.CaptureFixture[str], store_path: Path) -> None:
+    long_name = "qualbench-expert-prompt-with-a-long-model-name-qwen2.5-7b-instruct-generate-1shot-try2"
+    run = ("run", "--benchmark", "sample", "--model", "random", "--store", str(store_path), "--no-report")
+    assert kaoshi(capsys, *run, "--run-name", long_name)[0] == 0
+    assert kaoshi(capsys, *run, "--run-name", "short")[0] == 0
+    for command in ("leaderboard", "runs"):
+        code, out, _ = kaoshi(capsys, command, "--store", str(store_path))
+        assert code == 0 and "…" not in out
+        cells = "".join(line.split("│")[1].strip() for line in out.splitlines() if line.count("│") > 2)
+        assert long_name in cells, (command, out)

@@ -48,6 +48,12 @@ def open_store(args: argparse.Namespace) -> Store:
 def open_existing_store(args: argparse.Namespace) -> Store:
     path = store_path(args)
     if not path.exists():
+        others = sorted(p for p in path.parent.glob("*.sqlite") if p != path) if path.parent.is_dir() else []
+        if others:
+            named = ", ".join(str(p) for p in others)
+            raise StoreError(
+                f"no store at {path}; found {named} beside it: pass --store {others[0]} (or set KAOSHI_STORE)"
+            )
         raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
     return Store(path)
 

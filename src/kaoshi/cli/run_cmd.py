@@ -22,7 +22,7 @@ from kaoshi.finetune.adapter import check_overlap, run_record
 from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.models.registry import default_chat_before_load
 from kaoshi.prompts import Template, default_template_name, get_template
-from kaoshi.prompts.registry import exemplars_for_run
+from kaoshi.prompts.registry import TEMPLATES, exemplars_for_run
 from kaoshi.report import render_summary, summarize
 from kaoshi.report.standard import parse_standard_scores
 from kaoshi.runner import METHODS, execute_run
@@ -232,7 +232,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="permute each choice question's options (contamination check; see kaoshi contamination)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-new-tokens", type=int, default=256)
+    parser.add_argument(
+        "--max-new-tokens",
+        type=int,
+        metavar="N",
+        help=f"new tokens for every generated answer (default: the prompt's own budget: {budget_help()})",
+    )
+    parser.add_argument(
+        "--max-new-tokens-open",
+        type=int,
+        metavar="N",
+        help="new tokens for open (subjective) answers (default: --max-new-tokens, else the protocol's)",
+    )
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
     add_scoring_options(parser)
     add_standard_score_option(parser)
@@ -253,8 +264,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--run-name", help="default: <exam>-<split>-<model>-<method>-<N>shot; the same name resumes"
     )
+    parser.add_argument(
+        "--report",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="print the run's summary when it ends (--no-report: only the one-line count)",
+    )
     add_store_option(parser)
     parser.set_defaults(handler=run_command)
+
+
+def budget_help() -> str:
+    """Each built-in prompt's generation budget, for `run --help`."""
+    by_budget: dict[str, list[str]] = {}
+    for name, template in TEMPLATES.items():
+        by_budget.setdefault(template.budget.describe(), []).append(name)
+    return "; ".join(f"{', '.join(names)}: {budget}" for budget, names in by_budget.items())
+
+
+def generation_budget(template: Template, args: argparse.Namespace) -> tuple[int, int]:
+    """(objective, open) new tokens: the options given, else the prompt's protocol budget."""
+    for option in ("max_new_tokens", "max_new_tokens_open"):
+        value = getattr(args, option)
+        if value is not None and value <= 0:
+            raise ValueError(f"--{option.replace('_', '-')} must be > 0, got {value}")
+    objective = args.max_new_tokens or template.budget.objective
+    return objective, args.max_new_tokens_open or args.max_new_tokens or template.budget.open
 
 
 def adapter_for_run(path: Path, model: str, exam: Exam, allow_overlap: bool) -> dict[str, object]:
@@ -312,6 +347,7 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.allow_overlap:
         raise ValueError("--allow-overlap is for runs with --adapter")
     effective_split = args.split or exam.metadata.get("split")
+    objective_tokens, open_tokens = generation_budget(template, args)
     chat = args.chat if args.chat is not None else default_chat_before_load(args.model)
     spec = RunSpec(
         benchmark=benchmark,
@@ -326,7 +362,8 @@ def run_command(args: argparse.Namespace) -> int:
         method=args.method,
         seed=args.seed,
         limit=args.limit,
-        max_new_tokens=args.max_new_tokens,
+        max_new_tokens=objective_tokens,
+        max_new_tokens_open=open_tokens,
         on_invalid=args.on_invalid,
         clean=args.clean,
         chat=bool(chat),
@@ -387,8 +424,9 @@ def run_command(args: argparse.Namespace) -> int:
             f"run {name!r}: {outcome.new_samples} new, {outcome.already_done} already stored, "
             f"{outcome.errors} error(s); store {store.path}"
         )
-        summary = summarize(name, store.iter_samples(name), ["type"])
-    print(render_summary(summary, "table"))
+        summary = summarize(name, store.iter_samples(name), ["type"]) if args.report else None
+    if summary is not None:
+        print(render_summary(summary, "table"))
     return 0
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from kaoshi.data.model import Exam, Question
+from kaoshi.data.model import Exam, Question, QuestionType
 
 Message = tuple[str, str]  # (role, content): role is system / user / assistant
 
@@ -54,6 +54,26 @@ class RenderOptions:
     exemplar_ids: tuple[str, ...] = ()  # pinned exemplars; empty: chosen from the pool
 
 
+@dataclass(frozen=True)
+class GenerationBudget:
+    """How many new tokens a generated answer may use under a protocol. Objective answers (a letter set, a
+    verdict, a short reason) get `objective`; open answers `open`."""
+
+    objective: int = 128
+    open: int = 512
+
+    def for_type(self, qtype: QuestionType) -> int:
+        return self.open if qtype is QuestionType.OPEN else self.objective
+
+    def describe(self) -> str:
+        return f"{self.objective} objective / {self.open} open"
+
+
+DEFAULT_BUDGET = GenerationBudget()
+# QualBench's authors generate 50 new tokens (greedy decoding); open answers (LHMKE) take paragraphs.
+QUALBENCH_BUDGET = GenerationBudget(objective=50, open=512)
+
+
 # A predicate the backend supplies: does this prompt fit the model's context window?
 Fits = Callable[[Prompt], bool]
 
@@ -65,6 +85,10 @@ class Template(Protocol):
     def version(self) -> int: ...
     @property
     def default_shots(self) -> int: ...
+    @property
+    def budget(self) -> GenerationBudget:
+        """The protocol's generation budget (`kaoshi run --max-new-tokens` overrides it)."""
+        ...
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt: ...
 

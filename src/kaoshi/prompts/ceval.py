@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
 from kaoshi.data.model import Exam, Question
-from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
+from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Message, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars, stored_answer, stored_explanation
 from kaoshi.prompts.plain import BLOCK_SEPARATOR, format_body
 
@@ -54,6 +54,7 @@ class CevalTemplate:
     cot: bool
     version: int = 2  # v1 stripped cells, had no chat persona or first-turn header, and no CoT '1.'
     default_shots: int = 5
+    budget: GenerationBudget = DEFAULT_BUDGET
 
     def _solution(self, exemplar: Question) -> str:
         """What follows '答案：' in a solved exemplar (the assistant turn, in chat)."""
@@ -101,5 +102,9 @@ class CevalTemplate:
         return None if chat else BLOCK_SEPARATOR
 
 
-CEVAL_ANSWER_ONLY = CevalTemplate("ceval-answer-only", cot=False)
-CEVAL_COT = CevalTemplate("ceval-cot", cot=True)
+# Answer-only asks for the letter and nothing else: a short budget still leaves a chat model room for
+# '答案是 B。' and a clause. CoT writes its steps first ('让我们一步一步思考，1. …') and needs room for them.
+CEVAL_ANSWER_ONLY = CevalTemplate(
+    "ceval-answer-only", cot=False, budget=GenerationBudget(objective=32, open=512)
+)
+CEVAL_COT = CevalTemplate("ceval-cot", cot=True, budget=GenerationBudget(objective=1024, open=1024))

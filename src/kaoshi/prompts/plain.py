@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, QuestionType, format_gold
-from kaoshi.prompts.base import Prompt, RenderOptions, with_system
+from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
 
 INSTRUCTIONS = {
@@ -29,6 +29,8 @@ class PlainTemplate:
     name: str = "default"
     version: int = 1
     default_shots: int = 0
+    # Room for a chat model's short reason before or after its answer; open answers need paragraphs.
+    budget: GenerationBudget = DEFAULT_BUDGET
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot

@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, QuestionType, format_gold
-from kaoshi.prompts.base import Message, Prompt, RenderOptions, with_system
+from kaoshi.prompts.base import (
+    QUALBENCH_BUDGET,
+    GenerationBudget,
+    Message,
+    Prompt,
+    RenderOptions,
+    with_system,
+)
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
 from kaoshi.prompts.plain import BLOCK_SEPARATOR, format_body
 
@@ -48,6 +55,8 @@ class QualbenchTemplate:
     persona: bool = False
     version: int = 1
     default_shots: int = 1
+    # The authors' budget, kept for kaoshi's wording so the two compare.
+    budget: GenerationBudget = QUALBENCH_BUDGET
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         exemplars = pick_exemplars(question, exemplar_pool(exam, options.exemplar_ids), options.shots)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, QuestionType
-from kaoshi.prompts.base import Message, Prompt, RenderOptions
+from kaoshi.prompts.base import QUALBENCH_BUDGET, GenerationBudget, Message, Prompt, RenderOptions
 from kaoshi.prompts.exemplars import stored_answer, stored_explanation
 from kaoshi.prompts.plain import format_body
 from kaoshi.prompts.qualbench import OPTION_SEPARATOR, QUALBENCH_INSTRUCTIONS
@@ -87,6 +87,7 @@ class QualbenchPaperTemplate:
     expert: bool = False
     version: int = 2  # v1 of these names was kaoshi's own wording, now `qualbench-kaoshi`
     default_shots: int = 1
+    budget: GenerationBudget = QUALBENCH_BUDGET
 
     def instruction(self, question: Question) -> str:
         if question.type not in PAPER_INSTRUCTIONS:  # QualBench has no open questions: kaoshi's wording

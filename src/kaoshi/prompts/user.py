@@ -9,7 +9,7 @@ from typing import Any
 
 from kaoshi.data.errors import DataError
 from kaoshi.data.model import Exam, Question, format_gold
-from kaoshi.prompts.base import Prompt, RenderOptions
+from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
 
 TYPE_NAMES_ZH = {"single": "单选题", "multi": "多选题", "judge": "判断题", "open": "主观题"}
@@ -50,6 +50,7 @@ class UserTemplate:
     name: str = ""
     version: int = 1
     default_shots: int = 0
+    budget: GenerationBudget = DEFAULT_BUDGET
     _compiled: Any = field(default=None, compare=False, repr=False)
 
     @classmethod

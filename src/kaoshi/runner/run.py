@@ -151,6 +151,6 @@ def _generate_request(pending: PendingQuestion, spec: RunSpec) -> GenerateReques
         pending.question.id,
         pending.prompt.text,
         choices=answer_candidates(pending.question),
-        max_new_tokens=spec.max_new_tokens,
+        max_new_tokens=spec.new_tokens(pending.question.type.value),
         messages=pending.prompt.messages,
     )

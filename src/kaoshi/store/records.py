@@ -42,6 +42,7 @@ class RunSpec:
     method: str
     seed: int
     limit: int | None
+    # New tokens for a generated objective answer (for every answer in runs stored before the next field).
     max_new_tokens: int
     on_invalid: str = "fail"
     clean: bool = False
@@ -63,6 +64,8 @@ class RunSpec:
     # Backend settings that can change results (base URL, dtype, context length); never an API key.
     model_settings: dict[str, Any] = field(default_factory=dict)
     kaoshi_version: str = ""
+    # New tokens for a generated open answer; None (runs before per-protocol budgets): max_new_tokens.
+    max_new_tokens_open: int | None = None
 
     # Fields that may change between a run and its resumption without changing its numbers.
     # A stored split of None (earlier kaoshi recorded None for a loader's default split, e.g. C-Eval
@@ -71,6 +74,12 @@ class RunSpec:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def new_tokens(self, qtype: str) -> int:
+        """The generation budget of a question of this type ('open' or an objective type)."""
+        if qtype == "open" and self.max_new_tokens_open is not None:
+            return self.max_new_tokens_open
+        return self.max_new_tokens
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> RunSpec:
@@ -84,6 +93,9 @@ class RunSpec:
     def differences(self, other: RunSpec) -> list[tuple[str, Any, Any]]:
         """The fields that differ between this (stored) spec and `other`, except resumable changes."""
         mine, theirs = self.to_json(), other.to_json()
+        for spec in (mine, theirs):  # a run stored before open answers had their own budget
+            if spec["max_new_tokens_open"] is None:
+                spec["max_new_tokens_open"] = spec["max_new_tokens"]
         return [
             (name, mine[name], theirs[name])
             for name in mine
