@@ -29,7 +29,7 @@ def test_missing_datasets_package(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(DataError) as info:
         load_exam("qualbench")
     assert str(info.value) == (
-        "loading from the Hugging Face hub needs the 'datasets' package: pip install 'kaoshi[hf]' "
+        "loading from the Hugging Face hub needs the 'datasets' package: pip install 'kaoshi[hub]' "
         "(or pass --data PATH to a downloaded copy)"
     )
 

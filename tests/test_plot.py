@@ -180,3 +180,41 @@ def test_plot_refusals(tmp_path: Path) -> None:
         draw([summarize("r", SAMPLES, ["subject"])], "subject", "bar")
     with pytest.raises(PlotError, match="must end in"):
         save_figure(draw([summary], "type", "bar"), tmp_path / "fig.gif")
+
+
+def _summaries(store_path: Path, key: str, runs: tuple[str, ...] = ("weak", "strong")) -> list[object]:
+    from kaoshi.store import Store
+
+    with Store(store_path) as store:
+        return [summarize(run, list(store.iter_samples(run)), [key]) for run in runs]
+
+
+def _texts(figure: object) -> list[str]:
+    axes = figure.axes[0]  # type: ignore[attr-defined]
+    return [t.get_text() for t in (*axes.texts, *figure.texts)]  # type: ignore[attr-defined]
+
+
+def test_bars_label_zero_and_leave_ungraded_groups_empty(two_runs: Path, tmp_path: Path) -> None:
+    """A run wrong on every question is drawn at a labelled 0%; open answers, ungraded, get no bar."""
+    from tests.conftest import mock_script
+
+    script = mock_script(tmp_path / "zero.jsonl", set())
+    run = ["run", "--benchmark", "sample", "--model", f"mock:{script}", "--run-name", "zero"]
+    assert main([*run, "--store", str(two_runs)]) == 0
+    figure = bar_chart(_summaries(two_runs, "type", ("zero", "strong")), "type")  # type: ignore[arg-type]
+    axes = figure.axes[0]
+    texts = [t.get_text() for t in axes.texts]
+    assert [t.get_text() for t in axes.get_xticklabels()] == ["judge", "multi", "open", "single"]
+    assert texts.count("n/a") == 2  # open: one per run, and no bar
+    assert texts.count("0") == 3 and texts.count("100") == 3
+    heights = [p.get_height() for p in axes.patches]
+    assert sum(1 for h in heights if h != h) == 2  # NaN: nothing drawn for the ungraded group
+    png_bytes(figure)
+
+
+def test_the_radar_leaves_out_what_no_run_has_an_accuracy_in(two_runs: Path) -> None:
+    figure = draw(_summaries(two_runs, "type"), "type", "radar")  # type: ignore[arg-type]
+    ticks = [t.get_text() for t in figure.axes[0].get_xticklabels()]
+    assert sorted(ticks) == ["judge", "multi", "single"]
+    assert "not drawn, no accuracy: open" in _texts(figure)
+    png_bytes(figure)

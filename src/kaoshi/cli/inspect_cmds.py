@@ -85,7 +85,8 @@ def runs_command(args: argparse.Namespace) -> int:
         return 0
     table = Table(title="runs", title_justify="left")
     for column in ("run", "benchmark", "model", "method", "done", "accuracy", "status", "created"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # wrapped in its cell, never cut with '…'
+
     for row in rows:
         accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}%"
         table.add_row(

@@ -23,7 +23,7 @@ def _load_dataset() -> Callable[..., Any]:
         module = importlib.import_module("datasets")
     except ImportError:
         raise DataError(
-            "loading from the Hugging Face hub needs the 'datasets' package: pip install 'kaoshi[hf]' "
+            "loading from the Hugging Face hub needs the 'datasets' package: pip install 'kaoshi[hub]' "
             "(or pass --data PATH to a downloaded copy)"
         ) from None
     load: Callable[..., Any] = module.load_dataset

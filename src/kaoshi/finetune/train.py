@@ -25,7 +25,7 @@ from kaoshi.data.split import content_key
 from kaoshi.finetune.adapter import ADAPTER_MANIFEST
 from kaoshi.finetune.examples import IGNORE, TrainingExample, build_examples, pad_batch
 from kaoshi.finetune.lora import LoraSettings, lora_config
-from kaoshi.models.base import ModelOptions
+from kaoshi.models.base import ModelError, ModelOptions
 from kaoshi.models.hf import load_causal_lm
 from kaoshi.prompts import get_template
 
@@ -98,9 +98,15 @@ def finetune(
     resume: bool = False,
     on_step: Callable[[StepLog], None] | None = None,
 ) -> FinetuneResult:
-    import torch
-    from peft import get_peft_model, set_peft_model_state_dict
-    from safetensors.torch import load_file
+    try:
+        import torch
+        from peft import get_peft_model, set_peft_model_state_dict
+        from safetensors.torch import load_file
+    except ImportError as exc:
+        raise ModelError(
+            f"kaoshi finetune needs {exc.name or 'peft'}: "
+            "pip install torch==2.13.0 && pip install 'kaoshi[hf,finetune]'"
+        ) from None
 
     started = time.perf_counter()
     exam = load_exam(None, str(train_file)).exam

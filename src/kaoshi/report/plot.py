@@ -99,8 +99,18 @@ def group_names(summaries: Sequence[RunSummary], key: str) -> list[str]:
     return names
 
 
+def _accuracy(summary: RunSummary, key: str, name: str) -> float | None:
+    """A run's accuracy in one group; None where it checked no answer there (absent, or open answers)."""
+    tally = summary.groups.get(key, {}).get(name)
+    return tally.accuracy if tally else None
+
+
+NO_ACCURACY = "n/a"  # drawn where a run has no checked answer in a group: not the same as 0%
+
+
 def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any:
-    """One group of bars per `key` value, one bar per run, whiskers at the 95% Wilson interval."""
+    """One group of bars per `key` value, one bar per run, whiskers at the 95% Wilson interval. Each bar
+    is labelled with its value, so 0% shows; a group a run has no accuracy in gets 'n/a', not a bar."""
     names = group_names(summaries, key)
     figure, axes, fonts = _figure(max(6.0, 1.2 * len(names) * max(1, len(summaries)) ** 0.5 + 2), 4.5)
     labels, runs = _drawable(names, [s.run for s in summaries], key, cjk=len(fonts) > 1)
@@ -111,11 +121,15 @@ def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any
             tally = summary.groups.get(key, {}).get(name)
             accuracy = tally.accuracy if tally else None
             interval = tally.interval if tally else None
-            heights.append(100 * accuracy if accuracy is not None else 0.0)
+            heights.append(100 * accuracy if accuracy is not None else math.nan)
             low.append(100 * (accuracy - interval[0]) if accuracy is not None and interval else 0.0)
             high.append(100 * (interval[1] - accuracy) if accuracy is not None and interval else 0.0)
         positions = [j + (i - (len(summaries) - 1) / 2) * width for j in range(len(names))]
         axes.bar(positions, heights, width, label=runs[i], yerr=[low, high], capsize=3)
+        for x, height, above in zip(positions, heights, high, strict=True):
+            shown = NO_ACCURACY if math.isnan(height) else f"{height:.0f}"
+            top = 0.0 if math.isnan(height) else height + above
+            axes.text(x, top + 1, shown, ha="center", va="bottom", fontsize=7, color="0.25")
     axes.set_xticks(range(len(names)), labels, fontfamily=fonts)
     axes.set_ylabel("accuracy (%)", fontfamily=fonts)
     axes.set_ylim(0, 100)
@@ -126,24 +140,37 @@ def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any
 
 
 def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any:
-    """Each run's accuracy profile over the `key` values on a polar chart (needs three or more)."""
-    names = group_names(summaries, key)
+    """Each run's accuracy profile over the `key` values on a polar chart (needs three or more). A value
+    no run has an accuracy in (e.g. ungraded open answers) is left out and named under the chart, never
+    drawn as 0%; a run without an accuracy where others have one leaves a gap in its line."""
+    every = group_names(summaries, key)
+    names = [n for n in every if any(_accuracy(s, key, n) is not None for s in summaries)]
+    left_out = [n for n in every if n not in names]
     if len(names) < 3:
-        raise PlotError(f"a radar chart needs at least 3 {key} values, the runs have {len(names)}")
+        without = f" ({', '.join(left_out)} without an accuracy)" if left_out else ""
+        raise PlotError(
+            f"a radar chart needs at least 3 {key} values with an accuracy, "
+            f"the runs have {len(names)}{without}"
+        )
     figure, axes, fonts = _figure(6.0, 6.0, polar=True)
-    labels, runs = _drawable(names, [s.run for s in summaries], key, cjk=len(fonts) > 1)
+    all_labels, runs = _drawable(every, [s.run for s in summaries], key, cjk=len(fonts) > 1)
+    label_of = dict(zip(every, all_labels, strict=True))
+    labels = [label_of[n] for n in names]
     axes.set_theta_offset(math.pi / 2)  # first value at the top, then clockwise, as papers draw them
     axes.set_theta_direction(-1)
     angles = [2 * math.pi * i / len(names) for i in range(len(names))]
     for summary, run in zip(summaries, runs, strict=True):
-        table = summary.groups.get(key, {})
-        values = [100 * (table[n].accuracy or 0.0) if n in table else 0.0 for n in names]
+        accuracies = [_accuracy(summary, key, n) for n in names]
+        values = [math.nan if a is None else 100 * a for a in accuracies]
         axes.plot([*angles, angles[0]], [*values, values[0]], label=run, linewidth=1.5)
         axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.15)
     axes.set_xticks(angles, labels, fontfamily=fonts)
     axes.set_ylim(0, 100)
     axes.set_title(title or f"accuracy by {key}", fontfamily=fonts)
     axes.legend(loc="upper right", bbox_to_anchor=(1.15, 1.1), prop={"family": fonts})
+    if left_out:
+        shown_out = ", ".join(label_of[n] for n in left_out)
+        figure.text(0.02, 0.01, f"not drawn, no accuracy: {shown_out}", fontsize=8, fontfamily=fonts)
     return figure
 
 

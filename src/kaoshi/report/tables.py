@@ -63,17 +63,30 @@ def _cell(table: TextTable, r: int, c: int, marked: str) -> str:
     return marked.format(text) if (r, c) in table.best else text
 
 
+TERMINAL_WIDTH = 160  # what a table is laid out in; wider ones get up to MAX_TERMINAL_WIDTH before wrapping
+MAX_TERMINAL_WIDTH = 240
+
+
 def _terminal(tables: Sequence[TextTable]) -> str:
-    console = Console(record=True, width=160, file=io.StringIO(), force_terminal=False)
-    for t in tables:
-        caption = t.legend(BEST_MARK) or None
-        table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
-        for i, header in enumerate(t.headers):
-            table.add_column(header, justify="left" if i == 0 else "right")
-        for r in range(len(t.rows)):
-            table.add_row(*(_cell(t, r, c, "{} " + BEST_MARK) for c in range(len(t.rows[r]))))
+    rendered = [_rich_table(t) for t in tables]
+    measure = Console(width=MAX_TERMINAL_WIDTH, file=io.StringIO())
+    natural = max((measure.measure(table).maximum for table in rendered), default=0)
+    width = min(max(TERMINAL_WIDTH, natural), MAX_TERMINAL_WIDTH)
+    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=False)
+    for table in rendered:
         console.print(table)
     return console.export_text().rstrip("\n")
+
+
+def _rich_table(t: TextTable) -> Table:
+    caption = t.legend(BEST_MARK) or None
+    table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
+    for i, header in enumerate(t.headers):
+        # fold: a long run name or subject wraps inside its cell instead of being cut with '…'
+        table.add_column(header, justify="left" if i == 0 else "right", overflow="fold")
+    for r in range(len(t.rows)):
+        table.add_row(*(_cell(t, r, c, "{} " + BEST_MARK) for c in range(len(t.rows[r]))))
+    return table
 
 
 def _md_escape(text: str) -> str:
