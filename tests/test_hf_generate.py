@@ -1,0 +1,96 @@
+"""Greedy generation on shared prefixes gives what transformers' own greedy `generate` gives, prompt by
+prompt: a tiny random Llama (no weights to download) stands in for a real model."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from kaoshi.models.hf_generate import Decoder, Row, eos_ids, plain_greedy
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+EOS = 3
+PAD = 0
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Any:
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=48,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        eos_token_id=EOS,
+        pad_token_id=PAD,
+        bos_token_id=1,
+        # Peaked weights and fast-turning rotary positions: a row read at wrong positions, or with a
+        # padding slot unmasked, generates something else.
+        initializer_range=0.1,
+        rope_parameters={"rope_type": "default", "rope_theta": 10.0},
+    )
+    model = transformers.LlamaForCausalLM(config).eval()
+    model.generation_config.eos_token_id = EOS
+    model.generation_config.pad_token_id = PAD
+    return model
+
+
+def reference(model: Any, prompt: list[int], budget: int) -> list[int]:
+    """transformers' greedy generation of one unpadded prompt, without the end token."""
+    with torch.inference_mode():
+        out = model.generate(
+            torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+            max_new_tokens=budget, do_sample=False,
+        )[0, len(prompt):].tolist()  # fmt: skip
+    return out[: out.index(EOS)] if EOS in out else out
+
+
+def decoder(model: Any) -> Decoder:
+    return Decoder(
+        model, torch, torch.device("cpu"), PAD, frozenset({EOS}), lambda ids: "".join(f"<{i}>" for i in ids)
+    )
+
+
+def test_rows_of_several_prefix_groups_decode_as_their_prompts_alone(tiny: Any) -> None:
+    rng = random.Random(1)
+    prefixes = [[rng.randrange(4, 48) for _ in range(n)] for n in (9, 17, 5)]
+    rows, prompts = [], []
+    for group, prefix in enumerate(prefixes):
+        for _ in range(4):
+            tail = [rng.randrange(4, 48) for _ in range(rng.randrange(1, 12))]  # tails of unequal length
+            rows.append(Row(group, tail, rng.choice([3, 8, 20]), ()))
+            prompts.append(prefix + tail)
+    engine = decoder(tiny)
+    caches = [(engine.prefill(prefix), len(prefix)) for prefix in prefixes]
+    engine.run(caches, rows)
+    for row, prompt in zip(rows, prompts, strict=True):
+        assert row.tokens == reference(tiny, prompt, row.budget)[: row.budget]
+    assert any(len(row.tokens) == row.budget for row in rows)
+
+
+def test_an_end_token_and_a_stop_string_end_a_row(tiny: Any) -> None:
+    engine = decoder(tiny)
+    prefix = [5, 6, 7, 8]
+    cache = [(engine.prefill(prefix), len(prefix))]
+    free = Row(0, [9, 10], 30, ())
+    engine.run(cache, [free])
+    expected = reference(tiny, [*prefix, 9, 10], 30)
+    assert free.tokens == expected and len(expected) > 2
+    stop = expected[2]  # its text ends the row where it first appears
+    stopped = Row(0, [9, 10], 30, (f"<{stop}>",))
+    engine.run(cache, [stopped])
+    assert stopped.tokens == expected[: expected.index(stop) + 1]
+
+
+def test_eos_ids_and_plain_greedy() -> None:
+    config = transformers.GenerationConfig(eos_token_id=[2, 7])
+    assert eos_ids(config, None) == frozenset({2, 7})
+    assert plain_greedy(config)
+    assert not plain_greedy(transformers.GenerationConfig(repetition_penalty=1.2))
+    assert not plain_greedy(transformers.GenerationConfig(no_repeat_ngram_size=3))
