@@ -16,18 +16,18 @@ pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def small_model(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """SmolLM2 saved once as a transformers folder: the same weights, without re-parsing the GGUF file
-    (~10 s) for each of the test's model loads."""
-    from kaoshi.models.base import ModelOptions
-    from kaoshi.models.hf import load_causal_lm
+def small_model() -> str:
+    """SmolLM2 as a transformers folder: kaoshi's converted copy of the GGUF file (the same weights), as
+    an `hf:` spec."""
+    import torch
 
-    folder = tmp_path_factory.mktemp("smollm2-hf")
-    tokenizer, model, _ = load_causal_lm("smollm2", ModelOptions())
-    model.hf_quantizer = None  # the weights are dequantized already; GGUF models refuse to save otherwise
-    del model.config.quantization_config
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
+    from kaoshi.models import gguf_cache
+    from kaoshi.models.base import ModelOptions
+    from kaoshi.models.hf import load_causal_lm, smollm2_path
+
+    load_causal_lm("smollm2", ModelOptions())  # converts the file once, if no copy exists yet
+    folder = gguf_cache.cached(smollm2_path(), torch.float32)
+    assert folder is not None
     return f"hf:{folder}"
 
 
