@@ -59,7 +59,7 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check src tests $(wildcard benchmarks)
 	$(BIN)/mypy
 
-BENCHMARKS := benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py
+BENCHMARKS := benchmarks/generate_speed.py benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py
 
 bench: $(VENV)/.dev
 	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done

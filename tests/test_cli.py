@@ -675,3 +675,36 @@ def test_long_run_names_are_never_cut(capsys: pytest.CaptureFixture[str], store_
         assert code == 0 and "…" not in out
         cells = "".join(line.split("│")[1].strip() for line in out.splitlines() if line.count("│") > 2)
         assert long_name in cells, (command, out)
+
+
+def test_a_loglik_run_from_before_budgets_resumes_without_options(
+    capsys: pytest.CaptureFixture[str], store_path: Path
+) -> None:
+    """Log-likelihood ranks objective answers: their old budget (256) does not refuse a resume; the open
+    answers' budget still must match."""
+    common = ("run", "--benchmark", "sample", "--model", "py:tests.support_models:LoglikOnlyModel")
+    common += ("--method", "loglik", "--limit", "3", "--run-name", "old", "--store", str(store_path))
+    assert kaoshi(capsys, *common, "--max-new-tokens", "256", "--max-new-tokens-open", "512")[0] == 0
+    code, _, err = kaoshi(capsys, *common)
+    assert code == 0 and "0 new, 3 already stored" in err
+    code, _, err = kaoshi(capsys, *common, "--max-new-tokens-open", "64")
+    assert code == 2 and "max_new_tokens_open: stored 512, now 64" in err
+
+
+def test_an_earlier_default_name_with_another_spec_is_named_not_resumed(
+    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
+) -> None:
+    from tests.test_ceval import make_ceval
+
+    root = make_ceval(tmp_path / "ceval-exam")
+    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit", "2")
+    legacy = "ceval-constant_A-generate-5shot"
+    store = ("--store", str(store_path))
+    assert kaoshi(capsys, "run", *common, "--run-name", legacy, "--max-new-tokens", "256", *store)[0] == 0
+    code, _, err = kaoshi(capsys, "run", *common, *store)
+    assert code == 0 and "2 new" in err
+    assert f"note: the run '{legacy}' (the earlier default name) has another spec" in err
+    assert (
+        "max_new_tokens: stored 256, now 32" in err
+        and "starting 'ceval-val-constant_A-generate-5shot'" in err
+    )

@@ -77,3 +77,22 @@ def test_a_refused_write_leaves_no_folder(gguf: Path, monkeypatch: pytest.Monkey
 def test_weights_too_large_to_copy_are_loaded_directly(gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gguf_cache, "MAX_CACHED_BYTES", 10)
     assert gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model()) is None
+
+
+def test_ctrl_c_while_writing_leaves_no_folder(gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("safetensors.torch.save_model", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model())
+    assert not list(gguf_cache.cache_root().iterdir())
+
+
+def test_a_library_error_while_writing_is_not_fatal(gguf: Path) -> None:
+    class Refusing(_Tokenizer):
+        def save_pretrained(self, folder: Path) -> None:
+            raise ValueError("cannot serialize")
+
+    assert gguf_cache.save_converted(gguf, torch.float32, Refusing(), _tiny_model()) is None
+    assert not list(gguf_cache.cache_root().iterdir())

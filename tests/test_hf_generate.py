@@ -68,7 +68,7 @@ def test_rows_of_several_prefix_groups_decode_as_their_prompts_alone(tiny: Any) 
             prompts.append(prefix + tail)
     engine = decoder(tiny)
     caches = [(engine.prefill(prefix), len(prefix)) for prefix in prefixes]
-    engine.run(caches, rows)
+    engine.run(dict(enumerate(caches)), rows)
     for row, prompt in zip(rows, prompts, strict=True):
         assert row.tokens == reference(tiny, prompt, row.budget)[: row.budget]
     assert any(len(row.tokens) == row.budget for row in rows)
@@ -77,7 +77,7 @@ def test_rows_of_several_prefix_groups_decode_as_their_prompts_alone(tiny: Any) 
 def test_an_end_token_and_a_stop_string_end_a_row(tiny: Any) -> None:
     engine = decoder(tiny)
     prefix = [5, 6, 7, 8]
-    cache = [(engine.prefill(prefix), len(prefix))]
+    cache = {0: (engine.prefill(prefix), len(prefix))}
     free = Row(0, [9, 10], 30, ())
     engine.run(cache, [free])
     expected = reference(tiny, [*prefix, 9, 10], 30)
@@ -90,7 +90,25 @@ def test_an_end_token_and_a_stop_string_end_a_row(tiny: Any) -> None:
 
 def test_eos_ids_and_plain_greedy() -> None:
     config = transformers.GenerationConfig(eos_token_id=[2, 7])
-    assert eos_ids(config, None) == frozenset({2, 7})
+    assert eos_ids(config) == frozenset({2, 7})
     assert plain_greedy(config)
     assert not plain_greedy(transformers.GenerationConfig(repetition_penalty=1.2))
     assert not plain_greedy(transformers.GenerationConfig(no_repeat_ngram_size=3))
+
+
+def test_only_plain_caches_take_the_prefix_path(tiny: Any) -> None:
+    """A sliding-window layer counts the padding between prefix and tail as tokens: such models must
+    not be given the prefix path (HFModel.plain_cache asks plain_layers)."""
+    from kaoshi.models.hf_generate import plain_layers
+
+    def cache_of(model: Any) -> Any:
+        with torch.inference_mode():
+            return model(input_ids=torch.tensor([[5, 6, 7]]), use_cache=True).past_key_values
+
+    layers = plain_layers(cache_of(tiny))
+    assert layers is not None and len(layers) == 2 and layers[0][0].shape[-2] == 3
+    config = transformers.MistralConfig(
+        vocab_size=48, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, sliding_window=2,
+    )  # fmt: skip
+    assert plain_layers(cache_of(transformers.MistralForCausalLM(config).eval())) is None

@@ -320,7 +320,15 @@ def _earlier_default_name(
     the same command then resumes it instead of paying for every answer again."""
     legacy = default_run_name(exam_name, None, args.model, args.method, shots)
     earlier = store.find_run(legacy) if legacy != name and store.find_run(name) is None else None
-    if earlier is None or [d for d in earlier.spec.differences(spec) if d[0] != "chat"]:
+    if earlier is None:
+        return name
+    differences = [d for d in earlier.spec.differences(spec) if d[0] != "chat"]
+    if differences:
+        shown = "; ".join(f"{field}: stored {old!r}, now {new!r}" for field, old, new in differences)
+        eprint(
+            f"note: the run {legacy!r} (the earlier default name) has another spec ({shown}); "
+            f"starting {name!r}"
+        )
         return name
     eprint(f"note: resuming the run {legacy!r} (named before default run names held the split)")
     return legacy

@@ -109,8 +109,9 @@ class Model:
         entry = {"generate": "generate", "loglik": "loglikelihood"}[method]
         return getattr(type(self), entry) is not getattr(Model, entry)
 
-    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
-        """Whether a prompt fits the context window; backends with a tokenizer override this."""
+    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = 256) -> bool:
+        """Whether a prompt and `reserve` new tokens fit the context window; backends with a tokenizer
+        override this."""
         return True
 
     def chunk_size(self, method: str) -> int:

@@ -13,6 +13,7 @@ import copy
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +60,13 @@ def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path |
     if not enabled() or size > MAX_CACHED_BYTES:
         return None
     folder = converted_folder(gguf, dtype)
-    partial = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
     try:
-        partial.mkdir(parents=True, exist_ok=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        # A fresh folder per writer (also across hosts sharing the cache), renamed into place when done.
+        partial = Path(tempfile.mkdtemp(prefix=f"{folder.name}.partial-", dir=folder.parent))
+    except OSError:
+        return None
+    try:
         config = copy.deepcopy(model.config)
         if hasattr(config, "quantization_config"):  # the weights are stored dequantized
             del config.quantization_config
@@ -71,9 +76,17 @@ def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path |
         save_model(model, str(partial / "model.safetensors"))  # tied weights are stored once
         (partial / COMPLETE).write_text(str(gguf.resolve()), encoding="utf-8")
         os.replace(partial, folder)
-    except OSError:
-        # Another process finished the same conversion first (the folder exists), or the disk is full
-        # or read-only: either way this load already has its model.
+    except Exception:
+        # Another process finished the same conversion first (the folder exists), the disk is full or
+        # read-only, or the library refused: either way this load already has its model.
         shutil.rmtree(partial, ignore_errors=True)
         return folder if (folder / COMPLETE).exists() else None
+    except BaseException:  # Ctrl-C: no half-written copy is left behind
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     return folder
+
+
+def discard(folder: Path) -> None:
+    """Remove a copy that failed to load, so the next load converts the file again."""
+    shutil.rmtree(folder, ignore_errors=True)

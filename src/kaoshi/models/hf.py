@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -39,10 +40,12 @@ GENERATION_RESERVE = 256  # tokens kept free for the answer when checking that a
 PREFIX_MIN_TOKENS = 32  # a shared prefix shorter than this is not worth a separate prefill
 TAIL_TOKEN_BUDGET = 1024  # padded tail tokens per forward pass: small batches stay in CPU caches
 MAX_TAIL_BATCH = 64
-# Generation on shared prefixes: rows x (context + new tokens) per batch (a 7B model's KV cache for it
-# is about 8 GiB in bfloat16). Decoding on a CPU costs about the
-# same for 8 rows as for 44 (it reads every weight once per step), so batches are as large as this allows.
-GENERATION_TOKEN_BUDGET = 65536
+# Generation on shared prefixes: the KV cache one batch may hold (rows x (context + new tokens) x the
+# model's bytes per token). SmolLM2-135M in fp32 takes 46 KiB per token, so 64 rows of any exam prompt;
+# a 7B model with full multi-head attention in bf16 512 KiB, about 8k tokens. Decoding on a CPU costs
+# about the same for 8 rows as for 44 (each step reads every weight once), so batches are as large as
+# this allows.
+GENERATION_CACHE_BYTES = 4 * 1024**3
 MAX_GENERATION_BATCH = 64
 CANDIDATE_TOKEN_BUDGET = 16384  # cached tokens held by one pass's candidate rows (each copies its context)
 LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject shares one prefill
@@ -147,6 +150,12 @@ def _dtype(torch: Any, wanted: str, device: Any) -> Any:
         raise ModelError(f"unknown dtype {wanted!r} (float32, bfloat16, float16)") from None
 
 
+def _with_pad(tokenizer: Any) -> Any:
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
 def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
     """(tokenizer with a pad token, model on its device, device) for an hf / gguf / smollm2 spec."""
     torch = _import_torch()
@@ -160,9 +169,14 @@ def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
     load: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
     gguf = Path(source) / gguf_file if gguf_file else None
     converted = gguf_cache.cached(gguf, dtype) if gguf else None
-    if converted is not None:
-        source = str(converted)
-    elif gguf_file:
+    if gguf is not None and converted is not None:
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(converted)
+            model = AutoModelForCausalLM.from_pretrained(converted, dtype=dtype)
+            return _with_pad(tokenizer), model.to(device), device
+        except Exception:  # a damaged copy (a crash while writing it): convert the file again
+            gguf_cache.discard(converted)
+    if gguf_file:
         load["gguf_file"] = gguf_file
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **load)
@@ -171,11 +185,9 @@ def load_causal_lm(spec: str, options: ModelOptions) -> tuple[Any, Any, Any]:
         raise ModelError(
             f"cannot load {spec!r}: {exc}. Offline? Pass a local folder (hf:PATH) or a GGUF file (gguf:FILE)"
         ) from exc
-    if gguf is not None and converted is None:
+    if gguf is not None:
         gguf_cache.save_converted(gguf, dtype, tokenizer, model)
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    return tokenizer, model.to(device), device
+    return _with_pad(tokenizer), model.to(device), device
 
 
 def apply_adapter(model: Any, adapter: str) -> Any:
@@ -233,13 +245,26 @@ class HFModel(Model):
         return self.batch_size
 
     @cached_property
+    def plain_cache(self) -> bool:
+        """Whether this model's KV cache is plain per-layer keys and values. Prefix reuse puts padding
+        between prefix and tail, which a sliding-window layer would count as tokens, and copies caches
+        by tensor: models with sliding-window, recurrent or other layers take the plain paths."""
+        torch = self._torch
+        with torch.inference_mode():
+            ids = torch.tensor([[self.tokenizer.pad_token_id] * 2], device=self.device)
+            cache = self.model(input_ids=ids, use_cache=True).past_key_values
+        return plain_layers(cache) is not None
+
+    @cached_property
     def turn_end(self) -> str:
         """What ends an assistant turn in this model's chat template: scored after each chat answer."""
         return assistant_turn_end(self.tokenizer)
 
-    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
+    def fits(
+        self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = GENERATION_RESERVE
+    ) -> bool:
         ids = self.encode(self.render(prompt_text, messages), chat=messages is not None)
-        return len(ids) + GENERATION_RESERVE <= self.max_length
+        return len(ids) + reserve <= self.max_length
 
     # -- generation ------------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
@@ -252,7 +277,7 @@ class HFModel(Model):
                 yield ModelOutput(request.id, error=self._too_long(len(ids), request.max_new_tokens))
                 continue
             encoded.append((request, ids))
-        if self.reuse_prefix and plain_greedy(self.model.generation_config):
+        if self.reuse_prefix and self.plain_cache and plain_greedy(self.model.generation_config):
             shared, alone = [], []
             for group, prefix_len in _prefix_groups(encoded):
                 if len(group) > 1 and prefix_len >= PREFIX_MIN_TOKENS:
@@ -276,35 +301,55 @@ class HFModel(Model):
             self._torch,
             self.device,
             self.tokenizer.pad_token_id,
-            eos_ids(self.model.generation_config, self.tokenizer),
+            eos_ids(self.model.generation_config),
             self._decode_generated,
         )
-        prefixes = [(decoder.prefill(group[0][1][:n]), n) for group, n in groups]
         entries = [(index, request, ids) for index, (group, _) in enumerate(groups) for request, ids in group]
-        # Batches of one budget where possible, sized by what a row holds: its context and new tokens.
-        entries.sort(key=lambda entry: (entry[1].max_new_tokens, len(entry[2])))
+        # Batches of one budget, a group's questions together: a prefix cache is made when a batch first
+        # needs it and dropped after its group's last batch. Rows are bounded by their KV cache's size.
+        entries.sort(key=lambda entry: (entry[1].max_new_tokens, entry[0], len(entry[2])))
+        remaining = Counter(index for index, _, _ in entries)
+        prefixes: dict[int, tuple[Any, int]] = {}
         done = 0
         for batch in _token_batches(
             entries,
             lambda entry: len(entry[2]) + entry[1].max_new_tokens,
-            GENERATION_TOKEN_BUDGET,
+            max(1, GENERATION_CACHE_BYTES // self.kv_bytes_per_token),
             self.options.batch_size or MAX_GENERATION_BATCH,  # --batch-size caps the rows
         ):
+            for index in {index for index, _, _ in batch} - prefixes.keys():
+                group, prefix_len = groups[index]
+                prefixes[index] = (decoder.prefill(group[0][1][:prefix_len]), prefix_len)
             rows = [
                 Row(index, ids[prefixes[index][1] :], request.max_new_tokens, request.stop)
                 for index, request, ids in batch
             ]
             decoder.run(prefixes, rows)
-            for (_, request, ids), row in zip(batch, rows, strict=True):
+            for (index, request, ids), row in zip(batch, rows, strict=True):
+                remaining[index] -= 1
+                if not remaining[index]:
+                    del prefixes[index]
                 done += 1
                 text = _cut_at_stop(decode_whole_characters(self._decode_generated, row.tokens), request.stop)
                 yield ModelOutput(
                     request.id,
                     text=text,
                     tokens_in=len(ids),
-                    tokens_out=len(row.tokens) + row.finished,
+                    # as _generate_batch counts: the end token too, unless it is the padding token
+                    tokens_out=len(row.tokens)
+                    + (row.finished and row.ended_by != self.tokenizer.pad_token_id),
                     latency_s=(time.perf_counter() - started) / done,
                 )
+
+    @cached_property
+    def kv_bytes_per_token(self) -> int:
+        """KV cache bytes one token takes in this model (all layers, keys and values)."""
+        config = self.model.config.get_text_config()
+        heads = getattr(config, "num_attention_heads", 32)
+        kv_heads = getattr(config, "num_key_value_heads", None) or heads
+        head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+        element = self._torch.finfo(self.model.dtype).bits // 8
+        return int(config.num_hidden_layers * 2 * kv_heads * head_dim * element)
 
     def _too_long(self, n_tokens: int, reserve: int) -> str:
         return (
@@ -361,7 +406,7 @@ class HFModel(Model):
             # A lone question gains too when several of its candidates span tokens: its own context is
             # then the prefix, prefilled once instead of once per candidate.
             shared = len(group) > 1 or any(len(ids) > 1 for _, _, conts in group for ids in conts)
-            if prefix_len >= PREFIX_MIN_TOKENS and shared and self.reuse_prefix:
+            if prefix_len >= PREFIX_MIN_TOKENS and shared and self.reuse_prefix and self.plain_cache:
                 yield from self._loglik_with_prefix(group, prefix_len)
                 continue
             group.sort(key=lambda item: len(item[1]), reverse=True)

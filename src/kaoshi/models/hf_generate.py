@@ -14,7 +14,7 @@ changes the scores (repetition penalty, banned or forced tokens) is left to `gen
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,10 @@ NEUTRAL_SETTINGS: dict[str, tuple[object, ...]] = {
     "min_new_tokens": (None, 0),
     "sequence_bias": (None,),
     "exponential_decay_length_penalty": (None,),
+    "num_beams": (None, 1),
+    "guidance_scale": (None, 1.0),
+    "stop_strings": (None,),
+    "watermarking_config": (None,),
 }
 
 
@@ -41,11 +45,9 @@ def plain_greedy(generation_config: Any) -> bool:
     return all(getattr(generation_config, name, None) in neutral for name, neutral in settings)
 
 
-def eos_ids(generation_config: Any, tokenizer: Any) -> frozenset[int]:
-    """The tokens that end generation, as `generate` reads them."""
+def eos_ids(generation_config: Any) -> frozenset[int]:
+    """The tokens that end generation, as `generate` reads them (from the generation config only)."""
     value = getattr(generation_config, "eos_token_id", None)
-    if value is None:
-        value = tokenizer.eos_token_id
     if value is None:
         return frozenset()
     return frozenset([value] if isinstance(value, int) else value)
@@ -71,6 +73,7 @@ class Row:
     stops: tuple[str, ...]
     tokens: list[int] = field(default_factory=list)
     finished: bool = False  # ended by an end token (not by its budget or a stop string)
+    ended_by: int | None = None  # that end token
 
 
 @dataclass
@@ -102,7 +105,7 @@ class Decoder:
             ids = torch.tensor([prefix], device=self.device)
             return self.model(input_ids=ids, use_cache=True).past_key_values
 
-    def run(self, prefixes: Sequence[tuple[Any, int]], rows: Sequence[Row]) -> None:
+    def run(self, prefixes: Mapping[int, tuple[Any, int]], rows: Sequence[Row]) -> None:
         """Generate every row greedily after its group's prefix (cache, length); fills `tokens` (without
         the end token). Rows of several groups are decoded as one batch."""
         parts = []
@@ -110,8 +113,12 @@ class Decoder:
             cache, prefix_len = prefixes[group]
             parts.append(self._start(cache, prefix_len, [row for row in rows if row.group == group]))
         merged = self._merge(parts)
-        for batch in [merged] if merged is not None else parts:
-            self._decode(batch)
+        if merged is not None:
+            parts.clear()  # the merged copy holds every row: the parts' caches are freed while it decodes
+            self._decode(merged)
+            return
+        while parts:
+            self._decode(parts.pop(0))
 
     def _start(self, cache: Any, prefix_len: int, rows: list[Row]) -> _Batch:
         """Run the rows' tails on copies of their prefix cache: left-padded between prefix and tail (masked
@@ -213,7 +220,7 @@ class Decoder:
     def _advance(self, row: Row, token: int) -> bool:
         """Add one chosen token; True when the row is done (end token, budget, or a stop string)."""
         if token in self.eos:
-            row.finished = True
+            row.finished, row.ended_by = True, token
             return True
         row.tokens.append(token)
         if len(row.tokens) >= row.budget:

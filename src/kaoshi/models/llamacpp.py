@@ -49,8 +49,8 @@ class LlamaCppModel(Model):
     def _text(self, tokens: list[int]) -> str:
         return bytes(self.llm.detokenize(tokens)).decode("utf-8", errors="replace")
 
-    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> bool:
-        return len(self._tokens(prompt_text, bos=True)) + 256 <= self.max_length
+    def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = 256) -> bool:
+        return len(self._tokens(prompt_text, bos=True)) + reserve <= self.max_length
 
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         for request in requests:

@@ -163,7 +163,8 @@ def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> A
         accuracies = [_accuracy(summary, key, n) for n in names]
         values = [math.nan if a is None else 100 * a for a in accuracies]
         axes.plot([*angles, angles[0]], [*values, values[0]], label=run, linewidth=1.5)
-        axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.15)
+        if not any(math.isnan(v) for v in values):  # a fill would bridge the gap with a made-up edge
+            axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.15)
     axes.set_xticks(angles, labels, fontfamily=fonts)
     axes.set_ylim(0, 100)
     axes.set_title(title or f"accuracy by {key}", fontfamily=fonts)

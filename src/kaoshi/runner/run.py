@@ -9,6 +9,7 @@ from itertools import islice
 from kaoshi.data.model import Exam, QuestionType
 from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
+from kaoshi.prompts.base import Fits
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import PendingQuestion, build_sample
 from kaoshi.store.records import RunSpec, SampleRecord
@@ -36,9 +37,17 @@ def plan_run(
     for position, question in enumerate(exam.questions):
         if question.id in finished:
             continue
-        prompt = render_fitting(template, question, exam, options, lambda p: model.fits(p.text, p.messages))
+        # Room for the answer: at least 256 tokens (what every run kept before budgets were per protocol,
+        # so the exemplars that fit do not change), more where the budget is larger (CoT).
+        prompt = render_fitting(
+            template, question, exam, options, _fits(model, max(256, spec.new_tokens(question.type.value)))
+        )
         pending.append(PendingQuestion(question, position, prompt))
     return pending, len(exam.questions) - len(pending)
+
+
+def _fits(model: Model, reserve: int) -> Fits:
+    return lambda prompt: model.fits(prompt.text, prompt.messages, reserve)
 
 
 def execute_run(

@@ -96,6 +96,9 @@ class RunSpec:
         for spec in (mine, theirs):  # a run stored before open answers had their own budget
             if spec["max_new_tokens_open"] is None:
                 spec["max_new_tokens_open"] = spec["max_new_tokens"]
+        if mine["method"] == theirs["method"] == Method.LOGLIK.value:
+            # Objective answers are ranked, not generated: only the open answers' budget counts.
+            mine["max_new_tokens"] = theirs["max_new_tokens"] = None
         return [
             (name, mine[name], theirs[name])
             for name in mine
