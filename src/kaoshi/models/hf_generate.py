@@ -62,6 +62,36 @@ def plain_layers(cache: Any) -> list[tuple[Any, Any]] | None:
     return [(layer.keys, layer.values) for layer in layers]
 
 
+def tails_on_prefix(
+    torch: Any, device: Any, pad: int, cache: Any, prefix_len: int, tails: Sequence[list[int]]
+) -> tuple[Any, Any, Any, Any]:
+    """What runs a batch of tails after one prefix: (input ids, attention mask, position ids, the prefix's
+    cache copied per row). The padding sits between prefix and tail, masked out, and the positions go on
+    from the prefix, so each row reads exactly its own context."""
+    width = max(len(tail) for tail in tails)
+    input_ids = torch.tensor([[pad] * (width - len(t)) + t for t in tails], device=device)
+    tail_mask = torch.tensor([[0] * (width - len(t)) + [1] * len(t) for t in tails], device=device)
+    attention = torch.cat(
+        [torch.ones(len(tails), prefix_len, dtype=tail_mask.dtype, device=device), tail_mask], dim=1
+    )
+    positions = (prefix_len + tail_mask.cumsum(dim=1) - 1).clamp(min=prefix_len)
+    batch_cache = copy.deepcopy(cache)
+    batch_cache.batch_repeat_interleave(len(tails))
+    return input_ids, attention, positions, batch_cache
+
+
+def last_logits(model: Any, input_ids: Any, attention: Any, positions: Any, cache: Any) -> Any:
+    """The logits at each row's last position, the cache extended by the input."""
+    return model(
+        input_ids=input_ids,
+        attention_mask=attention,
+        position_ids=positions,
+        past_key_values=cache,
+        use_cache=True,
+        logits_to_keep=1,
+    ).logits[:, -1, :]
+
+
 @dataclass
 class Row:
     """One prompt being generated: its prefix group, its tail after that prefix, budget, stop strings,
@@ -124,18 +154,9 @@ class Decoder:
         """Run the rows' tails on copies of their prefix cache: left-padded between prefix and tail (masked
         out), positions continuing the prefix, so each row reads exactly its own prompt."""
         torch = self.torch
-        width = max(len(row.tail) for row in rows)
-        padded = [[self.pad] * (width - len(r.tail)) + r.tail for r in rows]
-        input_ids = torch.tensor(padded, device=self.device)
-        tail_mask = torch.tensor(
-            [[0] * (width - len(r.tail)) + [1] * len(r.tail) for r in rows], device=self.device
+        input_ids, attention, positions, batch_cache = tails_on_prefix(
+            torch, self.device, self.pad, cache, prefix_len, [row.tail for row in rows]
         )
-        attention = torch.cat(
-            [torch.ones(len(rows), prefix_len, dtype=tail_mask.dtype, device=self.device), tail_mask], dim=1
-        )
-        positions = (prefix_len + tail_mask.cumsum(dim=1) - 1).clamp(min=prefix_len)
-        batch_cache = copy.deepcopy(cache)
-        batch_cache.batch_repeat_interleave(len(rows))
         with torch.inference_mode():
             logits = self._last_logits(input_ids, attention, positions, batch_cache)
         return _Batch(rows, batch_cache, attention, positions[:, -1:] + 1, logits)
@@ -208,14 +229,7 @@ class Decoder:
                 next_positions = next_positions + 1
 
     def _last_logits(self, input_ids: Any, attention: Any, positions: Any, cache: Any) -> Any:
-        return self.model(
-            input_ids=input_ids,
-            attention_mask=attention,
-            position_ids=positions,
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=1,
-        ).logits[:, -1, :]
+        return last_logits(self.model, input_ids, attention, positions, cache)
 
     def _advance(self, row: Row, token: int) -> bool:
         """Add one chosen token; True when the row is done (end token, budget, or a stop string)."""
