@@ -708,3 +708,15 @@ def test_an_earlier_default_name_with_another_spec_is_named_not_resumed(
         "max_new_tokens: stored 256, now 32" in err
         and "starting 'ceval-val-constant_A-generate-5shot'" in err
     )
+
+
+def test_library_progress_bars_are_left_out_off_a_terminal() -> None:
+    """transformers reads the switch when it is imported: a `kaoshi run` whose stderr is a pipe starts
+    with it set (and a terminal keeps its bars)."""
+    code = (
+        "import os, sys; from kaoshi.cli.main import quiet_library_progress_bars as q; q(); "
+        "print(os.environ.get('HF_HUB_DISABLE_PROGRESS_BARS'))"
+    )
+    env = {k: v for k, v in _env().items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -62,7 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_library_progress_bars() -> None:
+    """Off a terminal (a log, `make demo` piped, CI), the Hugging Face libraries' progress bars write
+    every step as a line of their own: leave them out there (set before transformers is imported)."""
+    if not sys.stderr.isatty():
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    quiet_library_progress_bars()
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args)
