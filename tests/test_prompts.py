@@ -306,3 +306,22 @@ def test_dev_exemplar_with_the_same_id_as_the_question_is_still_used() -> None:
     exam = Exam("ceval", (val_zero,), DEV)
     prompt = render("ceval-answer-only", exam, val_zero, 5)
     assert prompt.shots == 3 and "例题0____" in prompt.text
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [((None, None), (50, 512)), ((20, None), (20, 20)), ((None, 64), (50, 64)), ((20, 64), (20, 64))],
+)
+def test_a_budget_resolves_the_options_given(
+    given: tuple[int | None, int | None], expected: tuple[int, int]
+) -> None:
+    from kaoshi.prompts.base import QUALBENCH_BUDGET
+
+    assert QUALBENCH_BUDGET.resolved(*given) == expected
+
+
+def test_a_budget_refuses_zero_tokens() -> None:
+    from kaoshi.prompts.base import DEFAULT_BUDGET
+
+    with pytest.raises(ValueError, match="--max-new-tokens-open must be > 0, got 0"):
+        DEFAULT_BUDGET.resolved(None, 0)

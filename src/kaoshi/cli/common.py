@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kaoshi.data.errors import DataError
 from kaoshi.models.base import ModelError
-from kaoshi.store import Store, StoreError, default_store_path
+from kaoshi.store import Store, StoreError, default_store_path, stores_beside
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -48,7 +48,7 @@ def open_store(args: argparse.Namespace) -> Store:
 def open_existing_store(args: argparse.Namespace) -> Store:
     path = store_path(args)
     if not path.exists():
-        others = sorted(p for p in path.parent.glob("*.sqlite") if p != path) if path.parent.is_dir() else []
+        others = stores_beside(path)
         if others:
             named = ", ".join(str(p) for p in others)
             raise StoreError(

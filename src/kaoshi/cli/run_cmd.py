@@ -282,16 +282,6 @@ def budget_help() -> str:
     return "; ".join(f"{', '.join(names)}: {budget}" for budget, names in by_budget.items())
 
 
-def generation_budget(template: Template, args: argparse.Namespace) -> tuple[int, int]:
-    """(objective, open) new tokens: the options given, else the prompt's protocol budget."""
-    for option in ("max_new_tokens", "max_new_tokens_open"):
-        value = getattr(args, option)
-        if value is not None and value <= 0:
-            raise ValueError(f"--{option.replace('_', '-')} must be > 0, got {value}")
-    objective = args.max_new_tokens or template.budget.objective
-    return objective, args.max_new_tokens_open or args.max_new_tokens or template.budget.open
-
-
 def adapter_for_run(path: Path, model: str, exam: Exam, allow_overlap: bool) -> dict[str, object]:
     """Check the adapter against the model and the evaluated questions; what the run spec records."""
     if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):
@@ -355,7 +345,7 @@ def run_command(args: argparse.Namespace) -> int:
     elif args.allow_overlap:
         raise ValueError("--allow-overlap is for runs with --adapter")
     effective_split = args.split or exam.metadata.get("split")
-    objective_tokens, open_tokens = generation_budget(template, args)
+    objective_tokens, open_tokens = template.budget.resolved(args.max_new_tokens, args.max_new_tokens_open)
     chat = args.chat if args.chat is not None else default_chat_before_load(args.model)
     spec = RunSpec(
         benchmark=benchmark,

@@ -343,8 +343,7 @@ class HFModel(Model):
                     text=text,
                     tokens_in=len(ids),
                     # as _generate_batch counts: the end token too, unless it is the padding token
-                    tokens_out=len(row.tokens)
-                    + (row.finished and row.ended_by != self.tokenizer.pad_token_id),
+                    tokens_out=len(row.tokens) + (row.ended_by not in (None, self.tokenizer.pad_token_id)),
                     latency_s=(time.perf_counter() - started) / done,
                 )
 

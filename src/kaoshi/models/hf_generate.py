@@ -102,8 +102,7 @@ class Row:
     budget: int
     stops: tuple[str, ...]
     tokens: list[int] = field(default_factory=list)
-    finished: bool = False  # ended by an end token (not by its budget or a stop string)
-    ended_by: int | None = None  # that end token
+    ended_by: int | None = None  # the end token that ended it (None: its budget or a stop string did)
 
 
 @dataclass
@@ -234,7 +233,7 @@ class Decoder:
     def _advance(self, row: Row, token: int) -> bool:
         """Add one chosen token; True when the row is done (end token, budget, or a stop string)."""
         if token in self.eos:
-            row.finished, row.ended_by = True, token
+            row.ended_by = token
             return True
         row.tokens.append(token)
         if len(row.tokens) >= row.budget:

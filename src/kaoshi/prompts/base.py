@@ -68,6 +68,15 @@ class GenerationBudget:
     def describe(self) -> str:
         return f"{self.objective} objective / {self.open} open"
 
+    def resolved(self, max_new_tokens: int | None, max_new_tokens_open: int | None) -> tuple[int, int]:
+        """(objective, open) new tokens for a run: `max_new_tokens` for every answer and
+        `max_new_tokens_open` for open ones where given, else this protocol's budget."""
+        for name, value in (("max_new_tokens", max_new_tokens), ("max_new_tokens_open", max_new_tokens_open)):
+            if value is not None and value <= 0:
+                raise ValueError(f"--{name.replace('_', '-')} must be > 0, got {value}")
+        objective = max_new_tokens or self.objective
+        return objective, max_new_tokens_open or max_new_tokens or self.open
+
 
 DEFAULT_BUDGET = GenerationBudget()
 # QualBench's authors generate 50 new tokens (greedy decoding); open answers (LHMKE) take paragraphs.

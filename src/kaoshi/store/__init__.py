@@ -24,6 +24,13 @@ def default_store_path() -> Path:
     return Path(os.environ.get("KAOSHI_STORE") or DEFAULT_STORE)
 
 
+def stores_beside(path: Path) -> list[Path]:
+    """Other store files in the folder of `path` (e.g. the demo's, when the default store is missing)."""
+    if not path.parent.is_dir():
+        return []
+    return sorted(p for p in path.parent.glob("*.sqlite") if p != path)
+
+
 __all__ = [
     "DEFAULT_STORE",
     "Coverage",
@@ -41,4 +48,5 @@ __all__ = [
     "pair_questions",
     "question_fingerprint",
     "run_coverage",
+    "stores_beside",
 ]
