@@ -20,7 +20,7 @@ import torch  # noqa: E402
 
 from kaoshi.cli.main import main  # noqa: E402
 from kaoshi.data import Exam, Question, QuestionType, load_exam  # noqa: E402
-from kaoshi.models import GenerateRequest, LoglikRequest, ModelOptions, resolve_model  # noqa: E402
+from kaoshi.models import GenerateRequest, LoglikRequest, ModelError, ModelOptions, resolve_model  # noqa: E402
 from kaoshi.models.hf import HFModel  # noqa: E402
 from kaoshi.models.tokens import continuation_ids  # noqa: E402
 from kaoshi.prompts import get_template  # noqa: E402
@@ -385,3 +385,20 @@ def test_generation_on_shared_prefixes_equals_plain_generation(model: HFModel) -
     assert len(plain) == len(requests) >= 8
     assert {k: v.text for k, v in fast.items()} == {k: v.text for k, v in plain.items()}
     assert {k: v.tokens_in for k, v in fast.items()} == {k: v.tokens_in for k, v in plain.items()}
+
+
+def test_a_model_in_memory_evaluates_as_its_spec_does(model: HFModel) -> None:
+    import kaoshi
+    from kaoshi.models import from_transformers
+
+    wrapped = from_transformers(model.model, model.tokenizer, name="smollm2-in-memory")
+    exam = load_exam("sample").exam.limited(6)
+    by_object = kaoshi.evaluate(exam, model=wrapped, method="loglik", max_new_tokens_open=8)
+    by_spec = kaoshi.evaluate(exam, model=model, method="loglik", max_new_tokens_open=8)
+    assert by_object.spec.model == "hf:smollm2-in-memory" and by_spec.spec.model == "smollm2"
+    assert by_object.spec.chat == by_spec.spec.chat is True  # the tokenizer's chat template, as loaded
+    assert [(s.answer, s.logprobs, s.response) for s in by_object.samples] == [
+        (s.answer, s.logprobs, s.response) for s in by_spec.samples
+    ]
+    with pytest.raises(ModelError, match="needs a transformers model"):
+        from_transformers(object(), model.tokenizer)

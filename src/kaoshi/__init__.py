@@ -1,10 +1,67 @@
 """kaoshi (考试): measure how well large language models pass Chinese exams.
 
-Importing kaoshi imports no heavy library (torch, transformers, vllm, openai); backends load lazily.
+    import kaoshi
+    exam = kaoshi.load_exam("sample")
+    result = kaoshi.evaluate(exam, model="smollm2", method="loglik", store="runs.sqlite")
+    result.summary.overall.accuracy
+
+Importing kaoshi imports no heavy library (torch, transformers, vllm, openai): the names below are
+imported on first use, so `kaoshi --help` starts fast and backends load only when chosen.
 """
 
-from kaoshi.data import Exam, Question, QuestionType, load_exam
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Exam", "Question", "QuestionType", "__version__", "load_exam"]
+# public name -> the module that defines it
+_EXPORTS = {
+    "Exam": "kaoshi.data",
+    "LoadResult": "kaoshi.data",
+    "Question": "kaoshi.data",
+    "QuestionType": "kaoshi.data",
+    "load_exam": "kaoshi.data",
+    "EvalResult": "kaoshi.api",
+    "LoadedRun": "kaoshi.api",
+    "RunInterrupted": "kaoshi.api",
+    "RunOptions": "kaoshi.api",
+    "evaluate": "kaoshi.api",
+    "load_run": "kaoshi.api",
+    "summarize": "kaoshi.api",
+}
+
+if TYPE_CHECKING:
+    from kaoshi.api import EvalResult, LoadedRun, RunInterrupted, RunOptions, evaluate, load_run, summarize
+    from kaoshi.data import Exam, LoadResult, Question, QuestionType, load_exam
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+__all__ = [
+    "EvalResult",
+    "Exam",
+    "LoadResult",
+    "LoadedRun",
+    "Question",
+    "QuestionType",
+    "RunInterrupted",
+    "RunOptions",
+    "__version__",
+    "evaluate",
+    "load_exam",
+    "load_run",
+    "summarize",
+]

@@ -12,7 +12,6 @@ from rich.table import Table
 
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
-from kaoshi.data.model import format_gold
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
 from kaoshi.report.compare import compare_runs, render_comparison
 from kaoshi.runner.judge import load_graded
@@ -148,39 +147,13 @@ def graded_samples(store: Store, run: str, grader: str | None) -> list[SampleRec
     return loaded.samples
 
 
-def sample_to_json(sample: SampleRecord) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "id": sample.question_id,
-        "type": sample.qtype,
-        "gold": format_gold(sample.gold) if sample.gold is not None else None,
-        "answer": format_gold(sample.answer) if sample.answer is not None else None,
-        "status": sample.status,
-        "correct": sample.correct,
-        "score": sample.score,
-        "points": sample.points,
-        "response": sample.response,
-        "domain": sample.domain,
-        "subject": sample.subject,
-        "category": sample.category,
-        "error": sample.error,
-        "shots": sample.shots,
-        "extracted_by": sample.extracted_by,
-        "latency_s": sample.latency_s,
-        "tokens_in": sample.tokens_in,
-        "tokens_out": sample.tokens_out,
-    }
-    if sample.logprobs is not None:
-        record["logprobs"] = sample.logprobs
-    return record
-
-
 def samples_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
         store.get_run(args.run)
         selected = [s for s in store.iter_samples(args.run) if args.status in (None, s.status)]
     if args.format == "jsonl":
         for sample in selected:
-            print(json.dumps(sample_to_json(sample), ensure_ascii=False))
+            print(json.dumps(sample.to_json(), ensure_ascii=False))
         return 0
     print_sample_table(f"{args.run}: {len(selected)} sample(s)", selected)
     return 0
@@ -191,7 +164,7 @@ def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
     for column in ("id", "type", "gold", "answer", "status", "correct", "response"):
         table.add_column(column, overflow="fold")
     for sample in samples:
-        row = sample_to_json(sample)
+        row = sample.to_json()
         response = (sample.response or sample.error or "").replace("\n", " ")
         table.add_row(
             row["id"],

@@ -5,15 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from kaoshi.cli.run_cmd import (
-    add_load_options,
-    add_prompt_options,
-    load_from_args,
-    run_exemplars,
-    template_from_args,
-    with_exemplars_file,
-)
-from kaoshi.prompts import RenderOptions
+from kaoshi.cli.common import eprint
+from kaoshi.cli.run_cmd import add_load_options, add_prompt_options, exemplar_ids, load_from_args
+from kaoshi.runner.prepare import RunOptions, prompt_setup
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,13 +27,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def show_command(args: argparse.Namespace) -> int:
-    exam = load_from_args(args).exam
-    benchmark = str(exam.metadata.get("benchmark", ""))
-    template, shots = template_from_args(args, benchmark)
-    exam, _ = with_exemplars_file(exam, args)
+    options = RunOptions(
+        prompt=args.prompt,
+        shots=args.shots,
+        system=args.system,
+        exemplars=exemplar_ids(args),
+        exemplars_file=args.exemplars_file,
+    )
+    setup = prompt_setup(load_from_args(args).exam, options, eprint)
+    exam, template = setup.exam, setup.template
     question = exam.question(args.question)
-    options = RenderOptions(shots, bool(args.chat), args.system, run_exemplars(template, exam, args))
-    prompt = template.render(question, exam, options)
+    prompt = template.render(question, exam, setup.render_options(bool(args.chat), args.system))
     if args.format == "json":
         print(json.dumps(prompt.payload(), ensure_ascii=False))
         return 0

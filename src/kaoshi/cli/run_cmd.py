@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -12,22 +11,18 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-import kaoshi
-from kaoshi.cli.common import add_store_option, eprint, open_store, store_path
+from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
+from kaoshi.cli.common import add_store_option, eprint, store_path
 from kaoshi.data import LoadResult, load_exam
-from kaoshi.data.loaders import load_exemplars
-from kaoshi.data.model import Exam
-from kaoshi.data.shuffle import shuffle_exam
-from kaoshi.finetune.adapter import check_overlap, run_record
-from kaoshi.models import ModelOptions, resolve_model
-from kaoshi.models.registry import default_chat_before_load
-from kaoshi.prompts import Template, default_template_name, get_template
-from kaoshi.prompts.registry import TEMPLATES, exemplars_for_run
-from kaoshi.report import render_summary, summarize
+from kaoshi.models import ModelOptions
+from kaoshi.prompts.registry import TEMPLATES
+from kaoshi.report import render_summary
+from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.report.standard import parse_standard_scores
-from kaoshi.runner import METHODS, execute_run
+from kaoshi.runner import METHODS
+from kaoshi.runner.prepare import RunOptions
 from kaoshi.scoring import MULTI_POLICIES
-from kaoshi.store import RunSpec, SampleRecord, Store
+from kaoshi.store import SampleRecord
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
@@ -141,27 +136,6 @@ def model_options(args: argparse.Namespace) -> ModelOptions:
     )
 
 
-def recorded_settings(options: ModelOptions) -> dict[str, object]:
-    """The backend settings that can change a run's numbers, for the run spec (never a secret)."""
-    settings = {
-        "base_url": options.base_url,
-        "dtype": options.dtype,
-        "max_length": options.max_length,
-        "trust_remote_code": options.trust_remote_code,
-    }
-    return {k: v for k, v in settings.items() if v not in (None, False, "auto")}
-
-
-def template_from_args(args: argparse.Namespace, benchmark: str) -> tuple[Template, int]:
-    template = get_template(args.prompt or default_template_name(benchmark))
-    pinned = exemplar_ids(args)
-    default = len(pinned) if pinned else template.default_shots
-    shots = default if args.shots is None else args.shots
-    if shots < 0:
-        raise ValueError("--shots must be >= 0")
-    return template, shots
-
-
 def exemplar_ids(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(i.strip() for i in args.exemplars.split(",") if i.strip()) if args.exemplars else ()
 
@@ -171,23 +145,6 @@ def load_from_args(args: argparse.Namespace) -> LoadResult:
     return load_exam(
         args.benchmark, args.data, args.split, on_invalid=args.on_invalid, clean=args.clean, subjects=subjects
     )
-
-
-def with_exemplars_file(exam: Exam, args: argparse.Namespace) -> tuple[Exam, str | None]:
-    """The exam with --exemplars-file's questions as its few-shot pool, and the file's hash (or None)."""
-    path = getattr(args, "exemplars_file", None)
-    if path is None:
-        return exam, None
-    questions, digest = load_exemplars(path)
-    return replace(exam, fewshot=questions), digest
-
-
-def run_exemplars(template: Template, exam: Exam, args: argparse.Namespace) -> tuple[str, ...]:
-    """The exemplar ids the run pins (a template's fixed demos are found once); notes shown as warnings."""
-    pinned, notes = exemplars_for_run(template, exam, exemplar_ids(args))
-    for note in notes:
-        eprint(f"warning: {note}")
-    return pinned
 
 
 def load_named_exam(args: argparse.Namespace, usage: str) -> LoadResult:
@@ -282,149 +239,64 @@ def budget_help() -> str:
     return "; ".join(f"{', '.join(names)}: {budget}" for budget, names in by_budget.items())
 
 
-def adapter_for_run(path: Path, model: str, exam: Exam, allow_overlap: bool) -> dict[str, object]:
-    """Check the adapter against the model and the evaluated questions; what the run spec records."""
-    if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):
-        raise ValueError(f"--adapter needs a local transformers model (hf, gguf, smollm2), got {model!r}")
-    manifest, overlap = check_overlap(path, exam.questions, allow_overlap)
-    if manifest.get("base") not in (None, model):
-        eprint(f"warning: the adapter was trained on {manifest['base']!r}, applied here to {model!r}")
-    if overlap:
-        eprint(
-            f"warning: {overlap} evaluated question(s) were in the adapter's training data (--allow-overlap)"
-        )
-    return run_record(path, manifest, overlap)
-
-
-def default_run_name(exam_name: str, split: str | None, model: str, method: str, shots: int) -> str:
-    """`<exam>[-<split>]-<model>-<method>[-<N>shot]`, made safe for a file name."""
-    parts = [exam_name, *([split] if split else []), model, method, *([f"{shots}shot"] if shots else [])]
-    raw = "-".join(parts)
-    return re.sub(r"[^\w.\-]+", "_", raw)
-
-
-def _earlier_default_name(
-    store: Store, name: str, spec: RunSpec, args: argparse.Namespace, exam_name: str, shots: int
-) -> str:
-    """The default name before it held the split, when only a run of that name exists and has this spec:
-    the same command then resumes it instead of paying for every answer again."""
-    legacy = default_run_name(exam_name, None, args.model, args.method, shots)
-    earlier = store.find_run(legacy) if legacy != name and store.find_run(name) is None else None
-    if earlier is None:
-        return name
-    differences = [d for d in earlier.spec.differences(spec) if d[0] != "chat"]
-    if differences:
-        shown = "; ".join(f"{field}: stored {old!r}, now {new!r}" for field, old, new in differences)
-        eprint(
-            f"note: the run {legacy!r} (the earlier default name) has another spec ({shown}); "
-            f"starting {name!r}"
-        )
-        return name
-    eprint(f"note: resuming the run {legacy!r} (named before default run names held the split)")
-    return legacy
+def run_options(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(
+        method=args.method,
+        prompt=args.prompt,
+        shots=args.shots,
+        chat=args.chat,
+        system=args.system,
+        exemplars=exemplar_ids(args),
+        exemplars_file=args.exemplars_file,
+        limit=args.limit,
+        shuffle_options=args.shuffle_options,
+        seed=args.seed,
+        max_new_tokens=args.max_new_tokens,
+        max_new_tokens_open=args.max_new_tokens_open,
+        multi_policy=args.multi_policy,
+        partial_credit=args.partial_credit,
+        standard_scores=args.standard_score or {},
+        llm_extractor=args.llm_extractor,
+        adapter=args.adapter,
+        allow_overlap=args.allow_overlap,
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if args.limit is not None and args.limit <= 0:
-        raise ValueError("--limit must be > 0")
-    check_scoring(args)
+    options = run_options(args)
+    options.check()  # before the exam loads
     result = load_from_args(args)
     report_load(result)
-    exam = result.exam.limited(args.limit)
-    if args.shuffle_options is not None:
-        exam = shuffle_exam(exam, args.shuffle_options)
-    benchmark = str(exam.metadata.get("benchmark", args.benchmark or ""))
-    template, shots = template_from_args(args, benchmark)
-    exam, exemplars_file = with_exemplars_file(exam, args)
-    pinned = run_exemplars(template, exam, args)
-    options = model_options(args)
-    adapter: dict[str, object] = {}
+    model = args.model
     if args.adapter is not None:
-        adapter = adapter_for_run(args.adapter, args.model, exam, args.allow_overlap)
-        options = replace(options, adapter=str(args.adapter))
-    elif args.allow_overlap:
-        raise ValueError("--allow-overlap is for runs with --adapter")
-    effective_split = args.split or exam.metadata.get("split")
-    objective_tokens, open_tokens = template.budget.resolved(args.max_new_tokens, args.max_new_tokens_open)
-    chat = args.chat if args.chat is not None else default_chat_before_load(args.model)
-    spec = RunSpec(
-        benchmark=benchmark,
-        data=args.data,
-        split=effective_split,
-        fingerprint=exam.fingerprint,
-        n_questions=len(exam),
-        prompt=template.name,
-        prompt_version=template.version,
-        shots=shots,
-        model=args.model,
-        method=args.method,
-        seed=args.seed,
-        limit=args.limit,
-        max_new_tokens=objective_tokens,
-        max_new_tokens_open=open_tokens,
-        on_invalid=args.on_invalid,
-        clean=args.clean,
-        chat=bool(chat),
-        system=args.system,
-        exemplars=pinned,
-        exemplars_file=exemplars_file,
-        llm_extractor=args.llm_extractor,
-        model_settings=recorded_settings(options),
-        multi_policy=args.multi_policy,
-        partial_credit=args.partial_credit,
-        shuffle_seed=args.shuffle_options,
-        adapter=adapter,
-        standard_scores={**exam.metadata.get("standard_scores", {}), **(args.standard_score or {})},
-        kaoshi_version=kaoshi.__version__,
-    )
-    name = args.run_name or default_run_name(exam.name, effective_split, args.model, args.method, shots)
-    if args.run_name is None and args.shuffle_options is not None:
-        name += f"-shuffled{args.shuffle_options}"
-    if store_path(args).exists():
-        # Refuse a changed spec before paying for the model load (minutes for a 7B model); a chat form
-        # only the loaded model knows is checked again when the run opens.
-        with open_store(args) as store:
-            if args.run_name is None and args.shuffle_options is None:
-                name = _earlier_default_name(store, name, spec, args, exam.name, shots)
-            store.check_resumable(name, spec, ignore=frozenset({"chat"}) if chat is None else frozenset())
-    model = resolve_model(args.model, options)
-    if chat is None:
-        spec = replace(spec, chat=model.default_chat)
+        model_opts = replace(model_options(args), adapter=str(args.adapter))
+    else:
+        model_opts = model_options(args)
     try:
-        extractor = resolve_model(args.llm_extractor, options) if args.llm_extractor else None
-    except BaseException:
-        model.close()
-        raise
-    with open_store(args) as store:
-        try:
-            with _progress() as (on_plan, on_sample):
-                outcome = execute_run(
-                    name=name,
-                    exam=exam,
-                    spec=spec,
-                    model=model,
-                    template=template,
-                    store=store,
-                    on_sample=on_sample,
-                    on_plan=on_plan,
-                    extractor=extractor,
-                )
-        except KeyboardInterrupt:
-            store.interrupt_run(name)
-            done = len(store.finished_ids(name))
-            eprint(f"interrupted: {done} sample(s) of run {name!r} are saved; run the same command to resume")
-            return 130
-        finally:
-            model.close()
-            if extractor is not None:
-                extractor.close()
+        with _progress() as (on_plan, on_sample):
+            evaluated = evaluate_prepared(
+                result.exam,
+                model,
+                options,
+                model_opts,
+                run_name=args.run_name,
+                store=store_path(args),
+                notify=eprint,
+                on_sample=on_sample,
+                on_plan=on_plan,
+            )
+    except RunInterrupted as stopped:
         eprint(
-            f"run {name!r}: {outcome.new_samples} new, {outcome.already_done} already stored, "
-            f"{outcome.errors} error(s); store {store.path}"
+            f"interrupted: {stopped.saved} sample(s) of run {stopped.name!r} are saved; "
+            "run the same command to resume"
         )
-        summary = summarize(name, store.iter_samples(name), ["type"]) if args.report else None
-    if summary is not None:
-        print(render_summary(summary, "table"))
+        return 130
+    eprint(
+        f"run {evaluated.name!r}: {evaluated.new_samples} new, {evaluated.already_done} already stored, "
+        f"{evaluated.errors} error(s); store {evaluated.store}"
+    )
+    if args.report:
+        print(render_summary(tally_samples(evaluated.name, evaluated.samples, ["type"]), "table"))
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -69,7 +70,15 @@ def load_exam(
     if not result.exam.questions:
         where = result.exam.metadata.get("path", benchmark)
         raise DataError(f"no valid questions in {where}", result.errors)
-    return result
+    # How the exam was loaded, for the run spec (`data` as the caller gave it).
+    loaded_with = {
+        "data": str(data) if data is not None else None,
+        "split": split,
+        "on_invalid": on_invalid,
+        "clean": clean,
+    }
+    exam = replace(result.exam, metadata={**result.exam.metadata, "loaded_with": loaded_with})
+    return replace(result, exam=exam)
 
 
 def _dispatch(

@@ -212,10 +212,15 @@ class HFModel(Model):
     name = "hf"
     default_batch_size = 8
 
-    def __init__(self, spec: str, options: ModelOptions) -> None:
+    def __init__(self, spec: str, options: ModelOptions, loaded: tuple[Any, Any] | None = None) -> None:
+        """Load the spec's weights, or take `loaded` (model, tokenizer) as they are (from_transformers)."""
         super().__init__(spec, options)
         torch = _import_torch()
-        self.tokenizer, self.model, self.device = load_causal_lm(spec, options)
+        if loaded is None:
+            self.tokenizer, self.model, self.device = load_causal_lm(spec, options)
+        else:
+            self.model, self.tokenizer = loaded[0], _with_pad(loaded[1])
+            self.device = next(self.model.parameters()).device
         if options.adapter:
             self.model = apply_adapter(self.model, options.adapter)
         self.model.eval()
@@ -654,3 +659,15 @@ def _token_batches(
 def _cut_at_stop(text: str, stops: Sequence[str]) -> str:
     cut = min((text.find(s) for s in stops if s and s in text), default=-1)
     return text if cut < 0 else text[:cut]
+
+
+def from_transformers(
+    model: Any, tokenizer: Any, *, name: str | None = None, options: ModelOptions | None = None
+) -> HFModel:
+    """A backend over a transformers causal LM and its tokenizer already in memory (on their device and
+    dtype as given). The run spec records it as `hf:<name>`, by default the model's `name_or_path`: pass
+    `name` when the weights are not what that path holds (fine-tuned in memory), so runs stay apart."""
+    label = name or getattr(model, "name_or_path", None) or type(model).__name__
+    if not hasattr(model, "config") or not callable(model):
+        raise ModelError(f"from_transformers needs a transformers model, got {type(model).__name__}")
+    return HFModel(f"hf:{label}", options or ModelOptions(), loaded=(model, tokenizer))

@@ -119,6 +119,7 @@ class RunSummary:
     outcomes: (question id, content fingerprint) -> 1.0 / 0.0 for every graded question, for paired
     comparisons between runs (the same id holding another question never pairs).
     parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
+    grader: whose grades of open answers were folded in (None: none).
     """
 
     run: str
@@ -131,6 +132,7 @@ class RunSummary:
     group_points: list[GroupPoints] = field(default_factory=list)
     outcomes: dict[QuestionKey, float] = field(default_factory=dict, repr=False)
     parts: dict[str, Tally] = field(default_factory=dict)
+    grader: str | None = None  # whose grades of open answers count (None: no grades)
 
     @property
     def has_subjective(self) -> bool:
@@ -157,6 +159,7 @@ class RunSummary:
                 key: {name: tally.to_json() for name, tally in table.items()}
                 for key, table in self.groups.items()
             },
+            **({"graded_by": self.grader} if self.grader else {}),
         }
 
 

@@ -6,7 +6,7 @@ import enum
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from kaoshi.data.model import Gold
+from kaoshi.data.model import Gold, format_gold
 
 
 class Method(str, enum.Enum):
@@ -158,6 +158,32 @@ class SampleRecord:
     tokens_in: int | None = None
     tokens_out: int | None = None
     error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The sample as `kaoshi samples --format jsonl` writes it (answers as text, e.g. `AC`, `正确`)."""
+        record: dict[str, Any] = {
+            "id": self.question_id,
+            "type": self.qtype,
+            "gold": format_gold(self.gold) if self.gold is not None else None,
+            "answer": format_gold(self.answer) if self.answer is not None else None,
+            "status": self.status,
+            "correct": self.correct,
+            "score": self.score,
+            "points": self.points,
+            "response": self.response,
+            "domain": self.domain,
+            "subject": self.subject,
+            "category": self.category,
+            "error": self.error,
+            "shots": self.shots,
+            "extracted_by": self.extracted_by,
+            "latency_s": self.latency_s,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+        }
+        if self.logprobs is not None:
+            record["logprobs"] = self.logprobs
+        return record
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,287 @@
+"""`kaoshi.evaluate`: an exam and a model in, a stored run and its numbers out (what `kaoshi run` does)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kaoshi.api.summary import StoreLike, load_run
+from kaoshi.data import LoadResult
+from kaoshi.data import load_exam as load_benchmark
+from kaoshi.data.model import Exam
+from kaoshi.models.base import Model, ModelOptions
+from kaoshi.models.function import FunctionModel
+from kaoshi.models.registry import default_chat_before_load, resolve_model
+from kaoshi.report.aggregate import RunSummary
+from kaoshi.runner.prepare import PreparedRun, RunOptions, check_before_load, prepare_run
+from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
+from kaoshi.store import RunSpec, SampleRecord, Store
+
+if TYPE_CHECKING:
+    import pandas
+
+ModelLike = str | Model | Callable[[Any], str]
+IN_MEMORY = ":memory:"
+_log = logging.getLogger("kaoshi")
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run: what was answered is saved; the same call (or command) resumes it."""
+
+    def __init__(self, name: str, saved: int, store: Path | None) -> None:
+        super().__init__(f"{saved} sample(s) of run {name!r} are saved")
+        self.name, self.saved, self.store = name, saved, store
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """A run as evaluate left it. `samples` are the stored records (`kaoshi samples NAME --format jsonl`),
+    `summary` the numbers of `kaoshi report NAME --format json`; `store` is None for an in-memory run."""
+
+    name: str
+    spec: RunSpec
+    store: Path | None
+    new_samples: int
+    already_done: int
+    errors: int
+    samples: tuple[SampleRecord, ...]
+    summary: RunSummary
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of the checked answers that are correct (None when nothing could be checked)."""
+        return self.summary.overall.accuracy
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per sample (the jsonl fields); needs pandas (`pip install 'kaoshi[pandas]'`)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_pandas needs pandas: pip install 'kaoshi[pandas]'") from None
+        return pandas.DataFrame([sample.to_json() for sample in self.samples])
+
+    def __repr__(self) -> str:
+        accuracy = "n/a" if self.accuracy is None else f"{100 * self.accuracy:.1f}%"
+        return (
+            f"EvalResult(name={self.name!r}, model={self.spec.model!r}, method={self.spec.method!r}, "
+            f"samples={len(self.samples)}, errors={self.errors}, accuracy={accuracy})"
+        )
+
+
+def evaluate(
+    exam: Exam | LoadResult | str,
+    model: ModelLike,
+    *,
+    method: str = "generate",
+    prompt: str | None = None,
+    shots: int | None = None,
+    chat: bool | None = None,
+    system: str | None = None,
+    exemplars: Sequence[str] = (),
+    exemplars_file: str | Path | None = None,
+    limit: int | None = None,
+    shuffle_options: int | None = None,
+    seed: int = 0,
+    max_new_tokens: int | None = None,
+    max_new_tokens_open: int | None = None,
+    batch_size: int | None = None,
+    multi_policy: str = "exact",
+    partial_credit: float = 0.5,
+    standard_scores: Mapping[str, float] | None = None,
+    llm_extractor: str | None = None,
+    adapter: str | Path | None = None,
+    allow_overlap: bool = False,
+    run_name: str | None = None,
+    store: StoreLike = None,
+    on_sample: ProgressCallback | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+    notify: Callable[[str], None] | None = None,
+    **backend: Any,
+) -> EvalResult:
+    """Evaluate `model` on `exam` into a store, resuming a run of the same name; the options are those of
+    `kaoshi run` (the same options record the same run spec, so either resumes the other's runs).
+
+    exam: an Exam, a LoadResult, or a benchmark name for `kaoshi.load_exam`.
+    model: a spec string ("smollm2", "hf:ID", "openai:MODEL", "random", ...), a `kaoshi.models.Model`
+        (`kaoshi.models.from_transformers(model, tokenizer)` for weights already in memory), or a callable
+        prompt -> answer text. A model evaluate loads is closed at the end; one passed in is left open.
+    store: a path, an open `kaoshi.store.Store`, or None for an in-memory store (gone with the result).
+    **backend: the backend's settings (`kaoshi.models.ModelOptions` fields: device, dtype, base_url,
+        concurrency, requests_per_minute, timeout_s, max_retries, max_length, ...).
+    notify: receives warnings and notes as lines (default: the `kaoshi` logger).
+    Ctrl-C raises RunInterrupted once the answers so far are saved.
+    """
+    if isinstance(exam, str):
+        exam = load_benchmark(exam)
+    if isinstance(exam, LoadResult):
+        exam = exam.exam
+    options = RunOptions(
+        method=method,
+        prompt=prompt,
+        shots=shots,
+        chat=chat,
+        system=system,
+        exemplars=tuple(exemplars),
+        exemplars_file=Path(exemplars_file) if exemplars_file is not None else None,
+        limit=limit,
+        shuffle_options=shuffle_options,
+        seed=seed,
+        max_new_tokens=max_new_tokens,
+        max_new_tokens_open=max_new_tokens_open,
+        multi_policy=multi_policy,
+        partial_credit=partial_credit,
+        standard_scores=dict(standard_scores or {}),
+        llm_extractor=llm_extractor,
+        adapter=Path(adapter) if adapter is not None else None,
+        allow_overlap=allow_overlap,
+    )
+    model_options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=options.adapter)
+    return evaluate_prepared(
+        exam,
+        model,
+        options,
+        model_options,
+        run_name=run_name,
+        store=store,
+        on_sample=on_sample,
+        on_plan=on_plan,
+        notify=notify or _log.warning,
+    )
+
+
+def backend_options(
+    backend: Mapping[str, Any], *, seed: int, batch_size: int | None, adapter: Path | None
+) -> ModelOptions:
+    """ModelOptions from evaluate's backend keywords; TypeError naming an unknown one."""
+    known = {f.name for f in fields(ModelOptions)} - {"seed", "batch_size", "adapter"}
+    unknown = sorted(set(backend) - known)
+    if unknown:
+        raise TypeError(f"unknown option {unknown[0]!r} (backend options: {', '.join(sorted(known))})")
+    return ModelOptions(
+        seed=seed, batch_size=batch_size, adapter=str(adapter) if adapter is not None else None, **backend
+    )
+
+
+def evaluate_prepared(
+    exam: Exam,
+    model: ModelLike,
+    options: RunOptions,
+    model_options: ModelOptions,
+    *,
+    run_name: str | None,
+    store: StoreLike,
+    notify: Callable[[str], None],
+    on_sample: ProgressCallback | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+) -> EvalResult:
+    """evaluate with its options already gathered (the `kaoshi run` command calls this)."""
+    given = _as_model(model, model_options)
+    spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
+    if options.chat is not None:
+        chat: bool | None = options.chat
+    elif given is not None:
+        chat = given.default_chat
+    else:
+        chat = default_chat_before_load(spec_text)
+    prepared = prepare_run(
+        exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
+    )
+    if isinstance(store, Store):
+        return _evaluate_in(store, prepared, given, model_options, run_name, notify, on_sample, on_plan)
+    path = Path(IN_MEMORY if store is None else store)
+    if store is not None and not path.exists():
+        # A new store file is made once the model has loaded: a bad model spec leaves no empty store.
+        model_loaded = given or resolve_model(prepared.spec.model, model_options)
+        try:
+            with Store(path) as opened:
+                return _evaluate_in(
+                    opened, prepared, model_loaded, model_options, run_name, notify, on_sample, on_plan
+                )
+        finally:
+            if given is None:
+                model_loaded.close()
+    with Store(path) as opened:
+        result = _evaluate_in(opened, prepared, given, model_options, run_name, notify, on_sample, on_plan)
+    return replace(result, store=None) if store is None else result
+
+
+def _evaluate_in(
+    store: Store,
+    prepared: PreparedRun,
+    given: Model | None,
+    model_options: ModelOptions,
+    run_name: str | None,
+    notify: Callable[[str], None],
+    on_sample: ProgressCallback | None,
+    on_plan: Callable[[int, int], None] | None,
+) -> EvalResult:
+    """Check the spec against the store before the model loads (minutes for a 7B model), run, read back."""
+    prepared = check_before_load(store, prepared, default_name=run_name is None, notify=notify)
+    outcome = _run(prepared, given, model_options, store, on_sample, on_plan)
+    loaded = load_run(prepared.name, store=store)
+    return EvalResult(
+        name=prepared.name,
+        spec=loaded.run.spec,
+        store=store.path,
+        new_samples=outcome.new_samples,
+        already_done=outcome.already_done,
+        errors=outcome.errors,
+        samples=tuple(store.samples(prepared.name)),
+        summary=loaded.summarize(),
+    )
+
+
+def _as_model(model: ModelLike, options: ModelOptions) -> Model | None:
+    """The backend object for a model given as an object (None for a spec string, loaded later)."""
+    if isinstance(model, str):
+        return None
+    if isinstance(model, Model):
+        return model
+    if hasattr(model, "config") and hasattr(model, "generate"):
+        raise TypeError(
+            "a transformers model needs its tokenizer: kaoshi.models.from_transformers(model, tokenizer)"
+        )
+    if callable(model):
+        return FunctionModel(model, options)
+    raise TypeError(f"model must be a spec string, a kaoshi.models.Model or a callable, not {type(model)}")
+
+
+def _run(
+    prepared: PreparedRun,
+    given: Model | None,
+    model_options: ModelOptions,
+    store: Store,
+    on_sample: ProgressCallback | None,
+    on_plan: Callable[[int, int], None] | None,
+) -> RunOutcome:
+    model = given if given is not None else resolve_model(prepared.spec.model, model_options)
+    spec = prepared.spec if prepared.chat_known else replace(prepared.spec, chat=model.default_chat)
+    extractor = None
+    try:
+        if spec.llm_extractor:
+            extractor = resolve_model(spec.llm_extractor, model_options)
+        return execute_run(
+            name=prepared.name,
+            exam=prepared.exam,
+            spec=spec,
+            model=model,
+            template=prepared.template,
+            store=store,
+            on_sample=on_sample,
+            on_plan=on_plan,
+            extractor=extractor,
+        )
+    except KeyboardInterrupt:
+        store.interrupt_run(prepared.name)
+        saved = len(store.finished_ids(prepared.name))
+        raise RunInterrupted(
+            prepared.name, saved, None if store.path == Path(IN_MEMORY) else store.path
+        ) from None
+    finally:
+        if given is None:
+            model.close()
+        if extractor is not None:
+            extractor.close()

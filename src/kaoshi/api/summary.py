@@ -1,0 +1,74 @@
+"""One way to read a run back: its samples with the judge's grades folded in, and its summary with the
+run's standard scores. `kaoshi report` and `kaoshi.evaluate` both read runs through it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kaoshi.report.aggregate import GROUP_KEYS, RunSummary
+from kaoshi.report.aggregate import summarize as tally_samples
+from kaoshi.runner.judge import load_graded
+from kaoshi.store import RunRecord, SampleRecord, Store, StoreError, default_store_path, stores_beside
+
+StoreLike = Store | str | Path | None
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A stored run: its record (spec, status), its samples (open answers scored by `grader`, the run's
+    most recent judge setup unless another is asked for; None when it has no grades)."""
+
+    run: RunRecord
+    samples: tuple[SampleRecord, ...]
+    grader: str | None
+
+    def summarize(
+        self, by: Iterable[str] | None = None, standard_scores: Mapping[str, float] | None = None
+    ) -> RunSummary:
+        """Accuracy overall and per grouping (default: every grouping); `standard_scores` (subject ->
+        standard score) over the ones the run recorded."""
+        standards = {**self.run.spec.standard_scores, **(standard_scores or {})}
+        summary = tally_samples(
+            self.run.name, self.samples, tuple(GROUP_KEYS) if by is None else by, standards
+        )
+        return replace(summary, grader=self.grader)
+
+
+def open_store(store: StoreLike, *, must_exist: bool = True) -> AbstractContextManager[Store]:
+    """A context for the store given as a Store (left open), a path, or None ($KAOSHI_STORE or the
+    default); a missing file is a StoreError naming the stores beside it."""
+    if isinstance(store, Store):
+        return nullcontext(store)
+    path = Path(store) if store is not None else default_store_path()
+    if must_exist and not path.exists():
+        others = stores_beside(path)
+        if others:
+            named = ", ".join(str(p) for p in others)
+            raise StoreError(
+                f"no store at {path}; found {named} beside it: pass --store {others[0]} (or set KAOSHI_STORE)"
+            )
+        raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
+    return Store(path)
+
+
+def load_run(name: str, *, store: StoreLike = None, grader: str | None = None) -> LoadedRun:
+    """A stored run with its grades; StoreError for an unknown run, ValueError for an unknown grader."""
+    with open_store(store) as opened:
+        record = opened.get_run(name)
+        graded = load_graded(opened, name, grader)
+    return LoadedRun(record, tuple(graded.samples), graded.grader)
+
+
+def summarize(
+    name: str,
+    *,
+    store: StoreLike = None,
+    by: Iterable[str] | None = None,
+    grader: str | None = None,
+    standard_scores: Mapping[str, float] | None = None,
+) -> RunSummary:
+    """A stored run's summary: the numbers of `kaoshi report NAME --format json` (same options)."""
+    return load_run(name, store=store, grader=grader).summarize(by, standard_scores)

@@ -1,0 +1,252 @@
+"""From an exam, a model spec and the run's options to what a run needs: its name, template and spec.
+
+`kaoshi.evaluate` and `kaoshi run` both go through `prepare_run`, so the same options record the same run
+spec (and so resume the same run) whichever way a run is started."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import kaoshi
+from kaoshi.data.loaders import load_exemplars
+from kaoshi.data.model import Exam
+from kaoshi.data.shuffle import shuffle_exam
+from kaoshi.models.base import ModelOptions
+from kaoshi.prompts import RenderOptions, Template, default_template_name, get_template
+from kaoshi.prompts.registry import exemplars_for_run
+from kaoshi.runner.run import METHODS
+from kaoshi.scoring import MULTI_POLICIES
+from kaoshi.store.records import RunSpec
+from kaoshi.store.sqlite import Store
+
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What `kaoshi run` takes besides the exam and the model (each field is the option of that name).
+
+    max_new_tokens / max_new_tokens_open: None keeps the prompt's own budget (`run --help` lists them).
+    exemplars: question ids pinned as the solved exemplars; exemplars_file: a kaoshi JSONL file of them.
+    shuffle_options: a seed that permutes each choice question's options (contamination check).
+    standard_scores: subject -> standard score, over the exam file's own.
+    """
+
+    method: str = "generate"
+    prompt: str | None = None
+    shots: int | None = None
+    chat: bool | None = None
+    system: str | None = None
+    exemplars: tuple[str, ...] = ()
+    exemplars_file: Path | None = None
+    limit: int | None = None
+    shuffle_options: int | None = None
+    seed: int = 0
+    max_new_tokens: int | None = None
+    max_new_tokens_open: int | None = None
+    multi_policy: str = "exact"
+    partial_credit: float = 0.5
+    standard_scores: Mapping[str, float] = field(default_factory=dict)
+    llm_extractor: str | None = None
+    adapter: Path | None = None
+    allow_overlap: bool = False
+
+    def check(self) -> None:
+        """ValueError naming the option when a value cannot be used."""
+        if self.method not in METHODS:
+            raise ValueError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
+        if self.limit is not None and self.limit <= 0:
+            raise ValueError("--limit must be > 0")
+        if self.shots is not None and self.shots < 0:
+            raise ValueError("--shots must be >= 0")
+        if self.multi_policy not in MULTI_POLICIES:
+            raise ValueError(
+                f"unknown multi policy {self.multi_policy!r} (known: {', '.join(MULTI_POLICIES)})"
+            )
+        if not 0 <= self.partial_credit <= 1:
+            raise ValueError("--partial-credit must be between 0 and 1")
+        for name in ("max_new_tokens", "max_new_tokens_open"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"--{name.replace('_', '-')} must be > 0")
+        if self.allow_overlap and self.adapter is None:
+            raise ValueError("--allow-overlap is for runs with --adapter")
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run ready to start. `chat_known` is False when only the loaded model knows its chat form (the
+    spec then says False until the model is loaded, and resuming checks everything but chat)."""
+
+    name: str
+    exam: Exam
+    template: Template
+    spec: RunSpec
+    chat_known: bool
+
+
+@dataclass(frozen=True)
+class PromptSetup:
+    """How a run's prompts are made: the exam with its exemplar pool, the template, the shots asked for
+    and the exemplar ids pinned (asked for, or a template's fixed demos found once for the whole run)."""
+
+    exam: Exam
+    template: Template
+    shots: int
+    exemplars: tuple[str, ...]
+    exemplars_digest: str | None  # the content hash of options.exemplars_file
+
+    def render_options(self, chat: bool, system: str | None) -> RenderOptions:
+        return RenderOptions(self.shots, chat, system, self.exemplars)
+
+
+def prompt_setup(exam: Exam, options: RunOptions, notify: Notify) -> PromptSetup:
+    """The template (options.prompt, else the benchmark's own), shots and exemplars for `exam`."""
+    if options.shots is not None and options.shots < 0:
+        raise ValueError("--shots must be >= 0")
+    template = get_template(options.prompt or default_template_name(str(exam.metadata.get("benchmark", ""))))
+    shots = options.shots
+    if shots is None:
+        shots = len(options.exemplars) if options.exemplars else template.default_shots
+    digest = None
+    if options.exemplars_file is not None:
+        pool, digest = load_exemplars(options.exemplars_file)
+        exam = replace(exam, fewshot=pool)
+    pinned, notes = exemplars_for_run(template, exam, tuple(options.exemplars))
+    for note in notes:
+        notify(f"warning: {note}")
+    return PromptSetup(exam, template, shots, pinned, digest)
+
+
+def default_run_name(exam_name: str, split: str | None, model: str, method: str, shots: int) -> str:
+    """`<exam>[-<split>]-<model>-<method>[-<N>shot]`, made safe for a file name."""
+    parts = [exam_name, *([split] if split else []), model, method, *([f"{shots}shot"] if shots else [])]
+    raw = "-".join(parts)
+    return re.sub(r"[^\w.\-]+", "_", raw)
+
+
+def recorded_settings(options: ModelOptions) -> dict[str, object]:
+    """The backend settings that can change a run's numbers, for the run spec (never a secret)."""
+    settings = {
+        "base_url": options.base_url,
+        "dtype": options.dtype,
+        "max_length": options.max_length,
+        "trust_remote_code": options.trust_remote_code,
+    }
+    return {k: v for k, v in settings.items() if v not in (None, False, "auto")}
+
+
+def prepare_run(
+    exam: Exam,
+    model: str,
+    options: RunOptions,
+    model_options: ModelOptions,
+    *,
+    chat: bool | None,
+    run_name: str | None = None,
+    notify: Notify,
+) -> PreparedRun:
+    """The exam as evaluated (limited, shuffled, with the exemplar pool), its template and the run spec.
+
+    model: the model's spec string as recorded. chat: the run's chat form when known before loading the
+    model (options.chat, else the backend's default where its class says it), else None."""
+    options.check()
+    exam = exam.limited(options.limit)
+    if options.shuffle_options is not None:
+        exam = shuffle_exam(exam, options.shuffle_options)
+    setup = prompt_setup(exam, options, notify)
+    exam, template, shots, pinned = setup.exam, setup.template, setup.shots, setup.exemplars
+    benchmark = str(exam.metadata.get("benchmark", ""))
+    adapter = adapter_record(options, model, exam, notify) if options.adapter is not None else {}
+    loaded_with = exam.metadata.get("loaded_with", {})
+    split = loaded_with.get("split") or exam.metadata.get("split")
+    objective_tokens, open_tokens = template.budget.resolved(
+        options.max_new_tokens, options.max_new_tokens_open
+    )
+    settings = recorded_settings(model_options)
+    spec = RunSpec(
+        benchmark=benchmark,
+        data=loaded_with.get("data"),
+        split=split,
+        fingerprint=exam.fingerprint,
+        n_questions=len(exam),
+        prompt=template.name,
+        prompt_version=template.version,
+        shots=shots,
+        model=model,
+        method=options.method,
+        seed=options.seed,
+        limit=options.limit,
+        max_new_tokens=objective_tokens,
+        max_new_tokens_open=open_tokens,
+        on_invalid=loaded_with.get("on_invalid", "fail"),
+        clean=bool(loaded_with.get("clean", False)),
+        chat=bool(chat),
+        system=options.system,
+        exemplars=pinned,
+        exemplars_file=setup.exemplars_digest,
+        llm_extractor=options.llm_extractor,
+        model_settings=settings,
+        multi_policy=options.multi_policy,
+        partial_credit=options.partial_credit,
+        shuffle_seed=options.shuffle_options,
+        adapter=adapter,
+        standard_scores={**exam.metadata.get("standard_scores", {}), **options.standard_scores},
+        kaoshi_version=kaoshi.__version__,
+    )
+    name = run_name or default_run_name(exam.name, split, model, options.method, shots)
+    if run_name is None and options.shuffle_options is not None:
+        name += f"-shuffled{options.shuffle_options}"
+    return PreparedRun(name, exam, template, spec, chat_known=chat is not None)
+
+
+def adapter_record(options: RunOptions, model: str, exam: Exam, notify: Notify) -> dict[str, object]:
+    """Check the adapter against the model and the evaluated questions; what the run spec records."""
+    from kaoshi.finetune.adapter import check_overlap, run_record
+
+    assert options.adapter is not None
+    if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):
+        raise ValueError(f"--adapter needs a local transformers model (hf, gguf, smollm2), got {model!r}")
+    manifest, overlap = check_overlap(options.adapter, exam.questions, options.allow_overlap)
+    if manifest.get("base") not in (None, model):
+        notify(f"warning: the adapter was trained on {manifest['base']!r}, applied here to {model!r}")
+    if overlap:
+        notify(
+            f"warning: {overlap} evaluated question(s) were in the adapter's training data (--allow-overlap)"
+        )
+    return run_record(options.adapter, manifest, overlap)
+
+
+def check_before_load(
+    store: Store, prepared: PreparedRun, *, default_name: bool, notify: Notify
+) -> PreparedRun:
+    """Refuse a changed spec before paying for the model load (minutes for a 7B model). With a default run
+    name, a run under the earlier default name (before it held the split) with this spec is resumed."""
+    if default_name and prepared.spec.shuffle_seed is None:
+        prepared = _earlier_default_name(store, prepared, notify)
+    ignore = frozenset() if prepared.chat_known else frozenset({"chat"})
+    store.check_resumable(prepared.name, prepared.spec, ignore=ignore)
+    return prepared
+
+
+def _earlier_default_name(store: Store, prepared: PreparedRun, notify: Notify) -> PreparedRun:
+    spec = prepared.spec
+    legacy = default_run_name(prepared.exam.name, None, spec.model, spec.method, spec.shots)
+    if legacy == prepared.name or store.find_run(prepared.name) is not None:
+        return prepared
+    earlier = store.find_run(legacy)
+    if earlier is None:
+        return prepared
+    differences = [d for d in earlier.spec.differences(spec) if d[0] != "chat"]
+    if differences:
+        shown = "; ".join(f"{name}: stored {old!r}, now {new!r}" for name, old, new in differences)
+        notify(
+            f"note: the run {legacy!r} (the earlier default name) has another spec ({shown}); "
+            f"starting {prepared.name!r}"
+        )
+        return prepared
+    notify(f"note: resuming the run {legacy!r} (named before default run names held the split)")
+    return replace(prepared, name=legacy)
