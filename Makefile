@@ -37,12 +37,11 @@ $(VENV)/.system: | $(BIN)/python
 	touch $@
 
 # The demo has its own store, so it never touches your runs; `kaoshi runs --store kaoshi_runs/demo.sqlite`
-# (or KAOSHI_STORE=kaoshi_runs/demo.sqlite) shows it afterwards. Each report is printed once, at the end.
+# (or KAOSHI_STORE=kaoshi_runs/demo.sqlite) shows it afterwards. The runs are made from Python
+# (docs/quickstart.py: the model loads once for both methods), then shown with the command line.
 demo: $(VENV)/.models
 	rm -f $(STORE) $(STORE)-wal $(STORE)-shm
-	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method loglik --max-new-tokens 48 --run-name smollm2-loglik --no-report
-	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model smollm2 --method generate --max-new-tokens 48 --run-name smollm2-generate --no-report
-	$(BIN)/kaoshi run --store $(STORE) --benchmark sample --model random --seed 7 --run-name random-baseline --no-report
+	$(BIN)/python docs/quickstart.py --model smollm2 --store $(STORE)
 	$(BIN)/kaoshi report --store $(STORE) smollm2-loglik --by domain --by type
 	$(BIN)/kaoshi report --store $(STORE) random-baseline smollm2-loglik smollm2-generate --by type
 	$(BIN)/kaoshi leaderboard --store $(STORE)
@@ -55,11 +54,11 @@ test: $(VENV)/.dev $(VENV)/.system
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev
-	$(BIN)/ruff check src tests $(wildcard benchmarks)
-	$(BIN)/ruff format --check src tests $(wildcard benchmarks)
+	$(BIN)/ruff check src tests docs $(wildcard benchmarks)
+	$(BIN)/ruff format --check src tests docs $(wildcard benchmarks)
 	$(BIN)/mypy
 
-BENCHMARKS := benchmarks/generate_speed.py benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py
+BENCHMARKS := benchmarks/generate_speed.py benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py benchmarks/cli_start.py
 
 bench: $(VENV)/.dev
 	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done

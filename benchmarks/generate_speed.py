@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 from ceval_data import write_ceval  # noqa: E402
 from loglik_vs_lmeval import ensure_lmeval  # noqa: E402
 
-from kaoshi import load_exam  # noqa: E402
+from kaoshi.data import load_exam  # noqa: E402
 from kaoshi.data.model import Exam, Question, QuestionType  # noqa: E402
 from kaoshi.models import GenerateRequest, ModelOptions, gguf_cache, resolve_model  # noqa: E402
 from kaoshi.models.hf import HFModel, smollm2_path  # noqa: E402

@@ -22,19 +22,30 @@ _EXPORTS = {
     "LoadResult": "kaoshi.data",
     "Question": "kaoshi.data",
     "QuestionType": "kaoshi.data",
-    "load_exam": "kaoshi.data",
+    "load_exam": "kaoshi.api",
     "EvalResult": "kaoshi.api",
     "LoadedRun": "kaoshi.api",
     "RunInterrupted": "kaoshi.api",
     "RunOptions": "kaoshi.api",
     "evaluate": "kaoshi.api",
+    "load_model": "kaoshi.api",
     "load_run": "kaoshi.api",
     "summarize": "kaoshi.api",
 }
 
 if TYPE_CHECKING:
-    from kaoshi.api import EvalResult, LoadedRun, RunInterrupted, RunOptions, evaluate, load_run, summarize
-    from kaoshi.data import Exam, LoadResult, Question, QuestionType, load_exam
+    from kaoshi.api import (
+        EvalResult,
+        LoadedRun,
+        RunInterrupted,
+        RunOptions,
+        evaluate,
+        load_exam,
+        load_model,
+        load_run,
+        summarize,
+    )
+    from kaoshi.data import Exam, LoadResult, Question, QuestionType
 
 
 def __getattr__(name: str) -> Any:
@@ -62,6 +73,7 @@ __all__ = [
     "__version__",
     "evaluate",
     "load_exam",
+    "load_model",
     "load_run",
     "summarize",
 ]

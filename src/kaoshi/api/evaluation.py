@@ -152,6 +152,14 @@ def evaluate(
     )
 
 
+def load_model(spec: str, *, seed: int = 0, batch_size: int | None = None, **backend: Any) -> Model:
+    """Load a backend once to evaluate it several times (e.g. both methods); close it when done.
+
+    spec: "smollm2", "hf:ID_OR_FOLDER", "gguf:FILE", "openai:MODEL", "vllm:ID", "random", ...;
+    **backend: `kaoshi.models.ModelOptions` fields (device, dtype, base_url, max_length, ...)."""
+    return resolve_model(spec, backend_options(backend, seed=seed, batch_size=batch_size, adapter=None))
+
+
 def backend_options(
     backend: Mapping[str, Any], *, seed: int, batch_size: int | None, adapter: Path | None
 ) -> ModelOptions:

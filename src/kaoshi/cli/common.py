@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from kaoshi.cli.store_option import add_store_option as add_store_option  # every command takes it here
 from kaoshi.data.errors import DataError
 from kaoshi.models.base import ModelError
 from kaoshi.store import Store, StoreError, default_store_path, stores_beside
@@ -23,16 +24,6 @@ BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (
     KeyError,
     ValueError,
 )
-
-
-def add_store_option(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
-    """--store works before or after the command; the command's own default does not hide the global one."""
-    parser.add_argument(
-        "--store",
-        type=Path,
-        default=None if top_level else argparse.SUPPRESS,
-        help="SQLite store (default: $KAOSHI_STORE or ./kaoshi_runs/kaoshi.sqlite)",
-    )
 
 
 def store_path(args: argparse.Namespace) -> Path:

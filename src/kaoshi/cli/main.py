@@ -3,63 +3,95 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import kaoshi
-from kaoshi.cli import (
-    agreement_cmd,
-    compare_cmd,
-    contamination_cmd,
-    exam_cmd,
-    export_cmd,
-    finetune_cmd,
-    html_cmd,
-    inspect_cmds,
-    judge_cmd,
-    leaderboard_cmd,
-    plot_cmd,
-    prompt_cmd,
-    rescore_cmd,
-    run_cmd,
-    split_cmd,
-    validate_cmd,
-    vote_cmd,
-)
-from kaoshi.cli.common import (
-    BAD_INPUT_ERRORS,
-    EXIT_BAD_INPUT,
-    EXIT_FAILURE,
-    add_store_option,
-    eprint,
-)
+from kaoshi.cli.store_option import add_store_option
 
 
-def build_parser() -> argparse.ArgumentParser:
+class Command(NamedTuple):
+    module: str  # in kaoshi.cli; its register(subparsers) adds the command
+    help: str  # the help the module registers (a test keeps them equal)
+
+
+# The commands in the order `kaoshi --help` lists them. Only the module of the command being run is
+# imported (they import rich, numpy, the report and model code); the others are listed by name and help.
+COMMANDS: dict[str, Command] = {
+    "run": Command("run_cmd", "evaluate a model on an exam (resumes a run of the same name)"),
+    "runs": Command("inspect_cmds", "list the runs in the store"),
+    "report": Command(
+        "inspect_cmds",
+        "accuracy overall and by domain / type / subject / category / group; several runs side by side",
+    ),
+    "samples": Command("inspect_cmds", "the stored samples of a run"),
+    "validate": Command("validate_cmd", "check an exam file (kaoshi JSONL, QualBench, C-Eval folder)"),
+    "prompt": Command("prompt_cmd", "show the prompt a question is sent with"),
+    "rescore": Command("rescore_cmd", "re-score stored responses into a new run (no model calls)"),
+    "leaderboard": Command("leaderboard_cmd", "all runs on a benchmark, ranked (C-Eval layout for C-Eval)"),
+    "export": Command("export_cmd", "export a run for another tool (C-Eval submission)"),
+    "plot": Command("plot_cmd", "bar chart with 95%% intervals, or radar profile, of runs"),
+    "html": Command("html_cmd", "a self-contained HTML report of one or more runs"),
+    "judge": Command("judge_cmd", "grade the open answers of a run with an LLM judge"),
+    "agreement": Command("agreement_cmd", "agreement of BLEU, ROUGE and LLM judges with human scores"),
+    "exam": Command("exam_cmd", "transform exam files (shuffle options)"),
+    "contamination": Command(
+        "contamination_cmd", "original vs shuffled-options run: accuracy drop, McNemar's exact test"
+    ),
+    "vote": Command(
+        "vote_cmd", "combine several runs' answers per question into a new run, compared with its members"
+    ),
+    "compare": Command(
+        "compare_cmd",
+        "runs on the same questions against a baseline run, by domain / type (paired bootstrap)",
+    ),
+    "split": Command("split_cmd", "split an exam into train and test parts (for finetune)"),
+    "finetune": Command("finetune_cmd", "LoRA fine-tuning on a training split (kaoshi split)"),
+}
+
+# Global options that take a value: the word after them is not the command.
+_VALUE_OPTIONS = ("--store",)
+
+
+def selected_command(argv: Sequence[str]) -> str | None:
+    """The command argv runs: its first positional word, if that is a command's name."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            word = next(words, "")
+        elif word.startswith("-"):
+            # argparse also accepts an unambiguous prefix (--sto PATH) and --store=PATH
+            if len(word) > 2 and "=" not in word and any(o.startswith(word) for o in _VALUE_OPTIONS):
+                next(words, None)
+            continue
+        return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for argv: the command argv names is registered in full and every other command only
+    by name and help, so that their modules are not imported. argv None registers every command."""
     parser = argparse.ArgumentParser(
         prog="kaoshi", description="Measure how well large language models pass Chinese exams."
     )
     parser.add_argument("--version", action="version", version=f"kaoshi {kaoshi.__version__}")
     add_store_option(parser, top_level=True)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run_cmd.register(subparsers)
-    inspect_cmds.register(subparsers)
-    validate_cmd.register(subparsers)
-    prompt_cmd.register(subparsers)
-    rescore_cmd.register(subparsers)
-    leaderboard_cmd.register(subparsers)
-    export_cmd.register(subparsers)
-    plot_cmd.register(subparsers)
-    html_cmd.register(subparsers)
-    judge_cmd.register(subparsers)
-    agreement_cmd.register(subparsers)
-    exam_cmd.register(subparsers)
-    contamination_cmd.register(subparsers)
-    vote_cmd.register(subparsers)
-    compare_cmd.register(subparsers)
-    split_cmd.register(subparsers)
-    finetune_cmd.register(subparsers)
+    if argv is None:
+        modules = {command.module for command in COMMANDS.values()}
+    else:
+        chosen = selected_command(argv)
+        modules = {COMMANDS[chosen].module} if chosen else set()
+    for name, command in COMMANDS.items():
+        if name in subparsers.choices:
+            continue  # added by an earlier command's module
+        if command.module in modules:
+            importlib.import_module(f"kaoshi.cli.{command.module}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=command.help)
     return parser
 
 
@@ -72,7 +104,12 @@ def quiet_library_progress_bars() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     quiet_library_progress_bars()
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else argv
+    args = build_parser(arguments).parse_args(arguments)
+    # here, not at the top: it imports the data, store and model packages (most of `kaoshi --help`'s
+    # time); the command's module has imported it already
+    from kaoshi.cli.common import BAD_INPUT_ERRORS, EXIT_BAD_INPUT, EXIT_FAILURE, eprint
+
     try:
         code: int = args.handler(args)
         return code

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
+from kaoshi.api.exams import load_notes
 from kaoshi.cli.common import add_store_option, eprint, store_path
 from kaoshi.data import LoadResult, load_exam
 from kaoshi.models import ModelOptions
@@ -162,12 +163,8 @@ def load_named_exam(args: argparse.Namespace, usage: str) -> LoadResult:
 
 
 def report_load(result: LoadResult) -> None:
-    for warning in result.warnings:
-        eprint(f"warning: {warning}")
-    if result.errors:
-        eprint(f"skipped {len(result.errors)} invalid row(s); first: {result.errors[0]}")
-    if result.dropped:
-        eprint(f"cleaning dropped {len(result.dropped)} question(s); first: {result.dropped[0].reason}")
+    for line in load_notes(result):
+        eprint(line)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
