@@ -2,17 +2,28 @@
 
 from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
 from kaoshi.api.exams import load_exam
+from kaoshi.api.judging import judge
+from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
 from kaoshi.api.summary import LoadedRun, load_run, summarize
+from kaoshi.runner.judge import JudgeOutcome
 from kaoshi.runner.prepare import RunOptions
 
 __all__ = [
+    "Comparison",
+    "Contamination",
     "EvalResult",
+    "JudgeOutcome",
     "LoadedRun",
     "RunInterrupted",
     "RunOptions",
+    "Vote",
+    "compare",
+    "contamination",
     "evaluate",
+    "judge",
     "load_exam",
     "load_model",
     "load_run",
     "summarize",
+    "vote",
 ]

@@ -186,7 +186,7 @@ def evaluate_prepared(
     on_plan: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
     """evaluate with its options already gathered (the `kaoshi run` command calls this)."""
-    given = _as_model(model, model_options)
+    given = as_model(model, model_options)
     spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
     if options.chat is not None:
         chat: bool | None = options.chat
@@ -242,9 +242,9 @@ def _evaluate_in(
     )
 
 
-def _as_model(model: ModelLike, options: ModelOptions) -> Model | None:
+def as_model(model: ModelLike | None, options: ModelOptions) -> Model | None:
     """The backend object for a model given as an object (None for a spec string, loaded later)."""
-    if isinstance(model, str):
+    if model is None or isinstance(model, str):
         return None
     if isinstance(model, Model):
         return model

@@ -5,13 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from kaoshi.report.aggregate import GROUP_KEYS, RunSummary
 from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.runner.judge import load_graded
-from kaoshi.store import RunRecord, SampleRecord, Store, StoreError, default_store_path, stores_beside
+from kaoshi.store import (
+    GradeRecord,
+    RunRecord,
+    SampleRecord,
+    Store,
+    StoreError,
+    default_store_path,
+    stores_beside,
+)
 
 StoreLike = Store | str | Path | None
 
@@ -24,16 +32,21 @@ class LoadedRun:
     run: RunRecord
     samples: tuple[SampleRecord, ...]
     grader: str | None
+    grades: Mapping[str, GradeRecord] = field(default_factory=dict)  # question id -> the grader's grade
 
     def summarize(
-        self, by: Iterable[str] | None = None, standard_scores: Mapping[str, float] | None = None
+        self,
+        by: Iterable[str] | None = None,
+        standard_scores: Mapping[str, float] | None = None,
+        samples: Iterable[SampleRecord] | None = None,
     ) -> RunSummary:
         """Accuracy overall and per grouping (default: every grouping); `standard_scores` (subject ->
-        standard score) over the ones the run recorded."""
+        standard score) over the ones the run recorded; `samples`: only these of the run's (graded)
+        samples, e.g. the questions a comparison has in common."""
         standards = {**self.run.spec.standard_scores, **(standard_scores or {})}
-        summary = tally_samples(
-            self.run.name, self.samples, tuple(GROUP_KEYS) if by is None else by, standards
-        )
+        chosen = self.samples if samples is None else samples
+        keys = tuple(GROUP_KEYS) if by is None else by
+        summary = tally_samples(self.run.name, chosen, keys, standards)
         return replace(summary, grader=self.grader)
 
 
@@ -59,7 +72,7 @@ def load_run(name: str, *, store: StoreLike = None, grader: str | None = None) -
     with open_store(store) as opened:
         record = opened.get_run(name)
         graded = load_graded(opened, name, grader)
-    return LoadedRun(record, tuple(graded.samples), graded.grader)
+    return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades)
 
 
 def summarize(

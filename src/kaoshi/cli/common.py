@@ -36,6 +36,12 @@ def open_store(args: argparse.Namespace) -> Store:
     return Store(store_path(args))
 
 
+def existing_store_path(args: argparse.Namespace) -> Path:
+    """The store path, StoreError naming the stores beside it when there is none."""
+    open_existing_store(args).close()
+    return store_path(args)
+
+
 def open_existing_store(args: argparse.Namespace) -> Store:
     path = store_path(args)
     if not path.exists():

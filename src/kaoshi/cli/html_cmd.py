@@ -7,12 +7,12 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from kaoshi.api.summary import load_run
 from kaoshi.cli.agreement_cmd import load_agreement
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.report import GROUP_KEYS, RunSummary, summarize
+from kaoshi.report import GROUP_KEYS, RunSummary
 from kaoshi.report.html import Figure, ReportRun, build_html
 from kaoshi.report.plot import PlotError, draw, png_bytes
-from kaoshi.runner.judge import load_graded
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,11 +39,11 @@ def html_command(args: argparse.Namespace) -> int:
     runs: list[ReportRun] = []
     with open_existing_store(args) as store:
         for name in args.runs:
-            record = store.get_run(name)
-            loaded = load_graded(store, name, args.grader)
-            standards = record.spec.standard_scores
-            summary = summarize(name, loaded.samples, GROUP_KEYS, standards).without_unused_groups()
-            runs.append(ReportRun(record, summary, loaded.samples, loaded.grader, loaded.grades))
+            loaded = load_run(name, store=store, grader=args.grader)
+            summary = loaded.summarize().without_unused_groups()
+            runs.append(
+                ReportRun(loaded.run, summary, list(loaded.samples), loaded.grader, dict(loaded.grades))
+            )
         agreement = load_agreement(store, args.runs[0], args.human) if args.human else None
         store_path = str(args.store or "")
     figures, note = _figures([r.summary for r in runs], args.by)

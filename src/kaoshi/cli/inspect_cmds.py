@@ -10,12 +10,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from kaoshi.api.summary import load_run
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
 from kaoshi.report.compare import compare_runs, render_comparison
-from kaoshi.runner.judge import load_graded
-from kaoshi.store import RunRecord, RunStatus, SampleRecord, Store
+from kaoshi.store import RunRecord, RunStatus, SampleRecord
 from kaoshi.store.coverage import run_coverage
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
@@ -113,15 +113,16 @@ def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise ValueError("--resamples must be at least 100")
     with open_existing_store(args) as store:
-        loaded = [(store.get_run(name), graded_samples(store, name, args.grader)) for name in args.runs]
+        runs = [load_run(name, store=store, grader=args.grader) for name in args.runs]
+    for one in runs:
+        if one.grader:
+            eprint(f"{one.run.name}: open answers graded by {one.grader}")
+    loaded = [(one.run, list(one.samples)) for one in runs]
+    by_name = {one.run.name: one for one in runs}
 
-    def summarize_run(run: RunRecord, samples: list[SampleRecord]) -> RunSummary:
-        summary = summarize(
-            run.name,
-            samples,
-            args.by or tuple(GROUP_KEYS),
-            standards={**run.spec.standard_scores, **(args.standard_score or {})},
-        )
+    def summarize_run(record: RunRecord, samples: list[SampleRecord]) -> RunSummary:
+        by = args.by or tuple(GROUP_KEYS)
+        summary = by_name[record.name].summarize(by, args.standard_score, samples)
         return summary if args.format == "json" or args.by else summary.without_unused_groups()
 
     if len(loaded) == 1:
@@ -133,18 +134,10 @@ def report_command(args: argparse.Namespace) -> int:
             eprint(warning)
         print(render_comparison(compared, args.format, resamples=args.resamples))
     if args.show:
-        for run, samples in loaded:
+        for record, samples in loaded:
             shown = [s for s in samples if s.status == args.show]
-            print_sample_table(f"{run.name}: {len(shown)} {args.show} sample(s)", shown)
+            print_sample_table(f"{record.name}: {len(shown)} {args.show} sample(s)", shown)
     return 0
-
-
-def graded_samples(store: Store, run: str, grader: str | None) -> list[SampleRecord]:
-    """The run's samples with open answers scored by `grader` (or the most recent one, if any)."""
-    loaded = load_graded(store, run, grader)
-    if loaded.grader:
-        eprint(f"{run}: open answers graded by {loaded.grader}")
-    return loaded.samples
 
 
 def samples_command(args: argparse.Namespace) -> int:

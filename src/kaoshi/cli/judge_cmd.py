@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.cli.run_cmd import add_backend_options, model_options
-from kaoshi.models import resolve_model
+from kaoshi.api.judging import judge
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
+from kaoshi.cli.run_cmd import add_backend_options, backend_keywords
 from kaoshi.prompts.judge import JUDGE_MODES
-from kaoshi.runner.judge import JudgeSetup, judge_run, pending
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,24 +29,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def judge_command(args: argparse.Namespace) -> int:
-    if args.second_judge and args.mode != "debate":
-        raise ValueError("--second-judge is for --mode debate")
-    setup = JudgeSetup(args.mode, args.judge, args.second_judge, args.max_new_tokens)
-    options = model_options(args)
-    with open_existing_store(args) as store:
-        store.get_run(args.run)
-        todo, total = pending(store, args.run, setup)
-        if not todo:  # nothing to ask: no judge model is even loaded
-            eprint(f"{setup.grader}: 0 graded, {total} already graded")
-            return 0
-        first = resolve_model(args.judge, options)
-        second = resolve_model(args.second_judge, options) if args.second_judge else None
-        try:
-            outcome = judge_run(store, args.run, setup, first, second)
-        finally:
-            first.close()
-            if second is not None:
-                second.close()
+    outcome = judge(
+        args.run,
+        args.judge,
+        store=existing_store_path(args),
+        mode=args.mode,
+        second_judge=args.second_judge,
+        max_new_tokens=args.max_new_tokens,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        **backend_keywords(args),
+    )
+    if outcome.asked == 0:  # nothing to ask: no judge model was even loaded
+        eprint(f"{outcome.grader}: 0 graded, {outcome.already} already graded")
+        return 0
     eprint(
         f"{outcome.grader}: {outcome.graded} graded, {outcome.unparsed} unparsed, {outcome.errors} error(s), "
         f"{outcome.already} already graded; {outcome.seconds:.1f} s"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kaoshi.api.summary import summarize
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.report import GROUP_KEYS, summarize
+from kaoshi.report import GROUP_KEYS
 from kaoshi.report.plot import PLOT_KINDS, draw, save_figure
 
 
@@ -22,9 +23,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def plot_command(args: argparse.Namespace) -> int:
     with open_existing_store(args) as store:
-        for name in args.runs:
-            store.get_run(name)  # an unknown run is a clear error, not an empty plot
-        summaries = [summarize(name, store.samples(name), [args.by]) for name in args.runs]
+        # with the judge's grades and the standard scores, as `kaoshi report` shows them
+        summaries = [summarize(name, store=store, by=[args.by]) for name in args.runs]
     figure = draw(summaries, args.by, args.kind)
     save_figure(figure, args.output)
     eprint(f"wrote {args.output}")

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -119,22 +120,25 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model")
 
 
+def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend options as `kaoshi.evaluate` / `kaoshi.judge` take them (ModelOptions fields)."""
+    return {
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "concurrency": args.concurrency,
+        "requests_per_minute": args.rpm,
+        "timeout_s": args.timeout,
+        "max_retries": args.max_retries,
+        "device": args.device,
+        "dtype": args.dtype,
+        "trust_remote_code": args.trust_remote_code,
+        "max_length": args.max_length,
+        "tensor_parallel_size": args.tensor_parallel_size,
+    }
+
+
 def model_options(args: argparse.Namespace) -> ModelOptions:
-    return ModelOptions(
-        seed=args.seed,
-        batch_size=args.batch_size,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        concurrency=args.concurrency,
-        requests_per_minute=args.rpm,
-        timeout_s=args.timeout,
-        max_retries=args.max_retries,
-        device=args.device,
-        dtype=args.dtype,
-        trust_remote_code=args.trust_remote_code,
-        max_length=args.max_length,
-        tensor_parallel_size=args.tensor_parallel_size,
-    )
+    return ModelOptions(seed=args.seed, batch_size=args.batch_size, **backend_keywords(args))
 
 
 def exemplar_ids(args: argparse.Namespace) -> tuple[str, ...]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from kaoshi.analysis.voting import VOTE_METHODS
-from kaoshi.cli.common import add_store_option, eprint, open_store
-from kaoshi.report import FORMATS, summarize
-from kaoshi.report.compare import compare_runs, render_comparison
-from kaoshi.runner.vote import vote_runs
-from kaoshi.store.pairing import conflict_warning
+from kaoshi.api.studies import vote
+from kaoshi.cli.common import add_store_option, eprint, store_path
+from kaoshi.report import FORMATS
+from kaoshi.report.compare import render_comparison
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,26 +39,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def vote_command(args: argparse.Namespace) -> int:
-    if args.method != "weighted" and (args.in_sample or args.weights_from):
-        raise ValueError("--in-sample and --weights-from are for --method weighted")
     weights_from = [r.strip() for r in args.weights_from.split(",")] if args.weights_from else None
-    name = args.run_name or f"vote-{args.method}"
-    keys = args.by or ["domain", "type"]
-    with open_store(args) as store:
-        outcome = vote_runs(store, args.runs, name, args.method, args.in_sample, weights_from)
-        loaded = [(store.get_run(run), store.samples(run)) for run in [*args.runs, name]]
+    result = vote(
+        args.runs,
+        store=store_path(args),
+        method=args.method,
+        in_sample=args.in_sample,
+        weights_from=weights_from,
+        run_name=args.run_name,
+        by=args.by or ["domain", "type"],
+        notify=eprint,
+    )
+    outcome = result.outcome
     eprint(
-        f"{name}: {outcome.questions} question(s) voted by {len(args.runs)} runs ({outcome.weights}); "
+        f"{result.name}: {outcome.questions} question(s) voted by {len(args.runs)} runs ({outcome.weights}); "
         f"{outcome.abstained} with no answer; {outcome.seconds:.2f} s"
     )
-    warning = conflict_warning(outcome.conflicts)
-    if warning:
-        eprint(warning)
-    # Members and vote on the questions they all answered: the voted ones, less any a member errored on.
-    compared = compare_runs(loaded, lambda run, samples: summarize(run.name, samples, keys))
-    members = range(len(args.runs))
-    best = max(members, key=lambda i: compared.summaries[i].overall.accuracy or 0.0)
-    eprint(f"best single run on these questions: {args.runs[best]}; differences below are against it")
-    ordered = compared.reordered([best, *(i for i in members if i != best), len(args.runs)])
-    print(render_comparison(ordered, args.format, resamples=args.resamples))
+    eprint(f"best single run on these questions: {result.best}; differences below are against it")
+    print(render_comparison(result.compared, args.format, resamples=args.resamples))
     return 0

@@ -44,6 +44,11 @@ class JudgeOutcome:
     already: int
     seconds: float
 
+    @property
+    def asked(self) -> int:
+        """Judge calls' grades this time (0: nothing was left to grade, no judge was loaded)."""
+        return self.graded + self.unparsed + self.errors
+
 
 def judgeable(samples: Iterable[SampleRecord]) -> list[SampleRecord]:
     """Open questions with a reference answer and a stored response."""

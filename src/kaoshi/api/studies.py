@@ -1,0 +1,253 @@
+"""The studies the papers run on stored runs: paired comparisons against a baseline, the contamination
+check (original vs shuffled options) and voting. Each returns a typed result holding numbers; the CLI
+renders them (kaoshi.report)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kaoshi.analysis.contamination import (
+    GROUPINGS,
+    ContaminationRow,
+    PairedQuestion,
+    answer_text,
+    contamination_row,
+    pair_runs,
+)
+from kaoshi.analysis.contamination import grouped_rows as contamination_rows
+from kaoshi.analysis.voting import VOTE_METHODS
+from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.report.aggregate import summarize as tally_samples
+from kaoshi.report.compare import ComparedRuns, compare_runs
+from kaoshi.report.paired import PairedRow, grouped_rows, outcomes_of
+from kaoshi.runner.vote import VoteOutcome, vote_runs
+from kaoshi.store import Coverage, RunRecord, run_coverage
+from kaoshi.store.pairing import conflict_warning, graded, pair_questions
+
+Notify = Callable[[str], None]
+COMPARE_KEYS = ("domain", "type", "subject", "category", "group")
+
+
+def _ignore(_: str) -> None:
+    """The default `notify`: the result holds the same facts as values."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Runs against a baseline (the first) on the questions every run graded with the same content.
+
+    groups: "all" and each grouping -> one PairedRow per group (accuracy per run, paired-bootstrap
+    differences from the baseline). differences: per other run, the spec fields that differ from the
+    baseline's (field, baseline's value, its value), fingerprint left out."""
+
+    runs: tuple[str, ...]
+    questions: int
+    coverage: tuple[Coverage, ...]
+    conflicts: tuple[str, ...]
+    groups: dict[str, list[PairedRow]]
+    differences: dict[str, list[tuple[str, Any, Any]]]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "baseline": self.runs[0],
+            "runs": list(self.runs),
+            "compared_on": {"questions": self.questions, "runs": len(self.runs), "common": True},
+            "coverage": [c.to_json() for c in self.coverage],
+            "conflicting_ids": list(self.conflicts),
+            "groups": {key: [row.to_json(self.runs) for row in rows] for key, rows in self.groups.items()},
+        }
+
+
+def compare(
+    runs: Sequence[str],
+    *,
+    store: StoreLike = None,
+    baseline: str | None = None,
+    by: Sequence[str] = ("domain", "type"),
+    resamples: int = 10_000,
+    notify: Notify = _ignore,
+) -> Comparison:
+    """Each run against the baseline (default: the first), overall and per grouping, with paired
+    bootstraps on the questions every run graded. `notify` hears of ids that hold other questions."""
+    names = list(dict.fromkeys(runs))
+    if baseline:
+        names = [baseline, *(n for n in names if n != baseline)]
+    if len(names) < 2:
+        raise ValueError("compare needs at least two runs")
+    if resamples < 100:
+        raise ValueError("--resamples must be at least 100")
+    unknown = [key for key in by if key not in COMPARE_KEYS]
+    if unknown:
+        raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(COMPARE_KEYS)})")
+    with open_store(store) as opened:
+        records = [opened.get_run(n) for n in names]
+        samples = [opened.samples(n) for n in names]
+    pairing = pair_questions(samples, keep=graded)
+    warning = pairing.warning()
+    if warning:
+        notify(warning)
+    shared, outcomes = outcomes_of(pairing)
+    keys: list[str | None] = [None, *by]
+    groups = {key or "all": grouped_rows(shared, outcomes, key, resamples) for key in keys}
+    if not groups["all"]:
+        raise ValueError("the runs share no graded question")
+    differences = {
+        record.name: [d for d in records[0].spec.differences(record.spec) if d[0] != "fingerprint"]
+        for record in records[1:]
+    }
+    return Comparison(
+        runs=tuple(names),
+        questions=len(shared),
+        coverage=tuple(run_coverage(r, s) for r, s in zip(records, samples, strict=True)),
+        conflicts=tuple(pairing.conflicts),
+        groups=groups,
+        differences=differences,
+    )
+
+
+@dataclass(frozen=True)
+class Contamination:
+    """A run on the original exam against one on its shuffled-options variant (the QualBench study).
+
+    overall / groups: accuracy in each order, the drop, the discordant pairs and McNemar's exact p.
+    candidates: questions right only in the original order (position-memorised candidates).
+    unmapped: shuffled answers that could not be mapped back to the original letters."""
+
+    original: str
+    shuffled: str
+    pairs: tuple[PairedQuestion, ...]
+    coverage: tuple[Coverage, ...]
+    conflicts: tuple[str, ...]
+    overall: ContaminationRow
+    groups: dict[str, list[ContaminationRow]]
+    shuffle_seeds: tuple[int | None, int | None]
+    unmapped: int
+
+    @property
+    def candidates(self) -> list[PairedQuestion]:
+        return [p for p in self.pairs if p.memorised_candidate]
+
+    @property
+    def runs_in_order(self) -> bool:
+        """Whether the first run is unshuffled and the second shuffled, as the study needs."""
+        return self.shuffle_seeds[0] is None and self.shuffle_seeds[1] is not None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "original": self.original,
+            "shuffled": self.shuffled,
+            "compared_on": {"questions": len(self.pairs), "runs": 2, "common": True},
+            "coverage": [c.to_json() for c in self.coverage],
+            "conflicting_ids": list(self.conflicts),
+            "overall": self.overall.to_json(),
+            "groups": {key: [r.to_json() for r in rows] for key, rows in self.groups.items()},
+            "candidates": [
+                {
+                    "id": p.question_id,
+                    "domain": p.domain,
+                    "type": p.qtype,
+                    "gold": answer_text(p.gold),
+                    "original": answer_text(p.original),
+                    "shuffled": answer_text(p.shuffled),
+                    "shown": answer_text(p.shown),
+                    "old_position": p.old_position,
+                }
+                for p in self.candidates
+            ],
+        }
+
+
+def contamination(
+    original: str,
+    shuffled: str,
+    *,
+    store: StoreLike = None,
+    by: Sequence[str] | None = None,
+    notify: Notify = _ignore,
+) -> Contamination:
+    """Original vs shuffled-options run: accuracy drop and McNemar's exact test, overall and by group
+    (default: every grouping). `notify` hears of conflicting ids, runs given in the wrong order and
+    answers that could not be mapped back."""
+    keys = list(by or GROUPINGS)
+    unknown = [key for key in keys if key not in GROUPINGS]
+    if unknown:
+        raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUPINGS)})")
+    with open_store(store) as opened:
+        records = (opened.get_run(original), opened.get_run(shuffled))
+        samples = (opened.samples(original), opened.samples(shuffled))
+    paired = pair_runs(*samples)
+    pairs = tuple(paired.pairs)
+    warning = conflict_warning(paired.conflicts)
+    if warning:
+        notify(warning)
+    if not pairs:
+        raise ValueError(f"runs {original!r} and {shuffled!r} share no graded question")
+    result = Contamination(
+        original=original,
+        shuffled=shuffled,
+        pairs=pairs,
+        coverage=tuple(run_coverage(r, s) for r, s in zip(records, samples, strict=True)),
+        conflicts=tuple(paired.conflicts),
+        overall=contamination_row("all", pairs),
+        groups={key: contamination_rows(pairs, key) for key in keys},
+        shuffle_seeds=(records[0].spec.shuffle_seed, records[1].spec.shuffle_seed),
+        unmapped=sum(1 for p in pairs if p.shown is not None and p.shuffled is None),
+    )
+    if not result.runs_in_order:
+        notify(
+            f"note: {shuffled!r} should be the shuffled run (kaoshi run --shuffle-options SEED); "
+            f"seeds recorded: {result.shuffle_seeds[0]}, {result.shuffle_seeds[1]}"
+        )
+    if result.unmapped:
+        notify(f"note: {result.unmapped} shuffled answer(s) could not be mapped back (option texts differ)")
+    return result
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A vote stored as a run of its own (`name`), and how it compares with its members on the questions
+    they all answered. `best` is the member with the highest accuracy there; `compared` lists the best
+    member first (the baseline), the other members, then the vote."""
+
+    name: str
+    members: tuple[str, ...]
+    outcome: VoteOutcome
+    best: str
+    compared: ComparedRuns
+
+
+def vote(
+    runs: Sequence[str],
+    *,
+    store: StoreLike = None,
+    method: str = "majority",
+    in_sample: bool = False,
+    weights_from: Sequence[str] | None = None,
+    run_name: str | None = None,
+    by: Sequence[str] = ("domain", "type"),
+    notify: Notify = _ignore,
+) -> Vote:
+    """Combine the members' stored answers per question (majority, accuracy-weighted, Dawid-Skene) into a
+    new run, written to the store; no model is called. Earlier members win ties."""
+    if method not in VOTE_METHODS:
+        raise ValueError(f"unknown vote method {method!r} (known: {', '.join(VOTE_METHODS)})")
+    if method != "weighted" and (in_sample or weights_from):
+        raise ValueError("--in-sample and --weights-from are for --method weighted")
+    name = run_name or f"vote-{method}"
+    with open_store(store, must_exist=False) as opened:
+        outcome = vote_runs(opened, list(runs), name, method, in_sample, list(weights_from or []) or None)
+        loaded: list[tuple[RunRecord, Sequence[Any]]] = [
+            (opened.get_run(run), opened.samples(run)) for run in [*runs, name]
+        ]
+    warning = conflict_warning(outcome.conflicts)
+    if warning:
+        notify(warning)
+    keys = list(by)
+    # Members and vote on the questions they all answered: the voted ones, less any a member errored on.
+    compared = compare_runs(loaded, lambda run, samples: tally_samples(run.name, samples, keys))
+    members = range(len(runs))
+    best = max(members, key=lambda i: compared.summaries[i].overall.accuracy or 0.0)
+    ordered = compared.reordered([best, *(i for i in members if i != best), len(runs)])
+    return Vote(name, tuple(runs), outcome, runs[best], ordered)

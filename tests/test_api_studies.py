@@ -1,0 +1,108 @@
+"""kaoshi.judge / compare / contamination / vote give what their commands print, as typed values, and the
+plots read runs with their grades as the reports do."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import kaoshi
+from kaoshi.cli.main import main
+from kaoshi.store import Store
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_compare_is_the_command_as_values(capsys: pytest.CaptureFixture[str], two_runs: Path) -> None:
+    notes: list[str] = []
+    result = kaoshi.compare(
+        ["weak", "strong"], store=two_runs, by=["domain"], resamples=500, notify=notes.append
+    )
+    printed = cli_json(
+        capsys, "compare", "weak", "strong", "--by", "domain", "--resamples", "500", "--format", "json",
+        "--store", str(two_runs),
+    )  # fmt: skip
+    assert result.to_json() == printed
+    (overall,) = result.groups["all"]
+    assert (overall.n, overall.accuracy) == (40, [0.25, 1.0])
+    assert overall.differences[0].difference == pytest.approx(0.75)
+    assert result.differences["strong"][0][0] == "model" and notes == []
+    with pytest.raises(ValueError, match="at least two runs"):
+        kaoshi.compare(["weak"], store=two_runs)
+    with pytest.raises(ValueError, match="cannot group by 'colour'"):
+        kaoshi.compare(["weak", "strong"], store=two_runs, by=["colour"])
+
+
+def test_contamination_is_the_command_as_values(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    kaoshi.evaluate("sample", model="constant:A", store=store, run_name="original")
+    kaoshi.evaluate("sample", model="constant:A", shuffle_options=5, store=store, run_name="shuffled")
+    notes: list[str] = []
+    result = kaoshi.contamination("original", "shuffled", store=store, notify=notes.append)
+    printed = cli_json(
+        capsys, "contamination", "original", "shuffled", "--format", "json", "--store", str(store)
+    )
+    assert result.to_json() == printed
+    assert result.runs_in_order and result.shuffle_seeds == (None, 5) and notes == []
+    # Always answering A is position bias: right where the gold was A, wrong once the options move.
+    assert result.overall.only_original == len(result.candidates) > 0
+    assert all(p.old_position for p in result.candidates)
+    kaoshi.contamination("shuffled", "original", store=store, notify=notes.append)
+    assert notes and "should be the shuffled run" in notes[0]
+
+
+def test_vote_is_the_command_as_values(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    # a second run of the weak mock model (its script is beside the store)
+    kaoshi.evaluate("sample", model=f"mock:{tmp_path / 'weak.jsonl'}", store=two_runs, run_name="weak2")
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(two_runs, copy)
+    result = kaoshi.vote(["weak", "strong", "weak2"], store=two_runs, run_name="v")
+    printed = cli_json(
+        capsys, "vote", "weak", "strong", "weak2", "--run-name", "v", "--format", "json", "--store", str(copy)
+    )
+    assert result.best == "strong" and result.outcome.questions == 40
+    # The vote of weak, strong, weak2 follows the two weak runs.
+    assert [s.run for s in result.compared.summaries] == ["strong", "weak", "weak2", "v"]
+    assert result.compared.summaries[-1].overall.accuracy == pytest.approx(0.25)
+    with Store(copy) as one, Store(two_runs) as other:
+        assert [s.answer for s in one.samples("v")] == [s.answer for s in other.samples("v")]
+    assert [r["run"] for r in printed["runs"]] == ["strong", "weak", "weak2", "v"]
+    with pytest.raises(ValueError, match="for --method weighted"):
+        kaoshi.vote(["weak", "strong"], store=two_runs, in_sample=True)
+
+
+def test_judge_takes_a_callable_and_its_grades_reach_summarize_and_the_plot(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def strict_judge(prompt: str) -> str:
+        asked.append(prompt)
+        return "评分：7"
+
+    before = kaoshi.summarize("strong", store=two_runs)
+    outcome = kaoshi.judge("strong", strict_judge, store=two_runs)
+    assert (outcome.graded, outcome.asked, outcome.already, len(asked)) == (4, 4, 0, 4)
+    assert outcome.grader.startswith("careful:function:tests.test_api_studies.")
+    after = kaoshi.summarize("strong", store=two_runs)
+    assert before.grader is None and after.grader == outcome.grader
+    assert before.parts["subjective"].scored == 0 and after.parts["subjective"].scored == 4
+    assert after.parts["subjective"].points_rate == pytest.approx(0.7)
+    assert after.to_json() == cli_json(
+        capsys, "report", "strong", "--format", "json", "--store", str(two_runs)
+    )
+    # Judging again asks nothing and loads nothing.
+    again = kaoshi.judge("strong", strict_judge, store=two_runs)
+    assert (again.asked, again.already, len(asked)) == (0, 4, 4)
+    with pytest.raises(ValueError, match="--second-judge is for --mode debate"):
+        kaoshi.judge("strong", strict_judge, second_judge=strict_judge, store=two_runs)
