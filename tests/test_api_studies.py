@@ -106,3 +106,37 @@ def test_judge_takes_a_callable_and_its_grades_reach_summarize_and_the_plot(
     assert (again.asked, again.already, len(asked)) == (0, 4, 4)
     with pytest.raises(ValueError, match="--second-judge is for --mode debate"):
         kaoshi.judge("strong", strict_judge, second_judge=strict_judge, store=two_runs)
+
+
+def test_rescore_is_the_command_as_values(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(two_runs, copy)
+    outcome = kaoshi.rescore("weak", "weak-partial", store=two_runs, multi_policy="partial")
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "rescore",
+                "weak",
+                "--run-name",
+                "weak-partial",
+                "--multi-policy",
+                "partial",
+                "--store",
+                str(copy),
+            ]
+        )
+        == 0
+    )
+    assert "rescored 'weak' into 'weak-partial'" in capsys.readouterr().err
+    ours, theirs = (
+        kaoshi.load_run("weak-partial", store=two_runs),
+        kaoshi.load_run("weak-partial", store=copy),
+    )
+    assert ours.samples == theirs.samples and ours.run.spec == theirs.run.spec
+    assert ours.run.spec.multi_policy == "partial" and ours.run.spec.rescored_from == "weak"
+    assert outcome.samples == 44 and outcome.changed > 0  # a wrong subset now earns part of the points
+    with pytest.raises(ValueError, match="--partial-credit"):
+        kaoshi.rescore("weak", "w2", store=two_runs, partial_credit=3)

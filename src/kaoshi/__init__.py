@@ -37,6 +37,8 @@ _EXPORTS = {
     "load_exam": "kaoshi.api",
     "load_model": "kaoshi.api",
     "load_run": "kaoshi.api",
+    "rescore": "kaoshi.api",
+    "RescoreOutcome": "kaoshi.api",
     "summarize": "kaoshi.api",
     "vote": "kaoshi.api",
 }
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
         EvalResult,
         JudgeOutcome,
         LoadedRun,
+        RescoreOutcome,
         RunInterrupted,
         RunOptions,
         Vote,
@@ -58,6 +61,7 @@ if TYPE_CHECKING:
         load_exam,
         load_model,
         load_run,
+        rescore,
         summarize,
         vote,
     )
@@ -87,6 +91,7 @@ __all__ = [
     "LoadedRun",
     "Question",
     "QuestionType",
+    "RescoreOutcome",
     "RunInterrupted",
     "RunOptions",
     "Vote",
@@ -98,6 +103,7 @@ __all__ = [
     "load_exam",
     "load_model",
     "load_run",
+    "rescore",
     "summarize",
     "vote",
 ]

@@ -3,10 +3,12 @@
 from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
 from kaoshi.api.exams import load_exam
 from kaoshi.api.judging import judge
+from kaoshi.api.rescoring import rescore
 from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
 from kaoshi.api.summary import LoadedRun, load_run, summarize
 from kaoshi.runner.judge import JudgeOutcome
 from kaoshi.runner.prepare import RunOptions
+from kaoshi.runner.rescore import RescoreOutcome
 
 __all__ = [
     "Comparison",
@@ -14,6 +16,7 @@ __all__ = [
     "EvalResult",
     "JudgeOutcome",
     "LoadedRun",
+    "RescoreOutcome",
     "RunInterrupted",
     "RunOptions",
     "Vote",
@@ -24,6 +27,7 @@ __all__ = [
     "load_exam",
     "load_model",
     "load_run",
+    "rescore",
     "summarize",
     "vote",
 ]

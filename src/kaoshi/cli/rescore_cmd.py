@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.cli.run_cmd import add_scoring_options, check_scoring
-from kaoshi.models import ModelOptions, resolve_model
-from kaoshi.report import render_summary, summarize
-from kaoshi.runner.rescore import rescore_run
+from kaoshi.api.rescoring import rescore
+from kaoshi.api.summary import load_run
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
+from kaoshi.cli.run_cmd import add_scoring_options
+from kaoshi.report import render_summary
+from kaoshi.report.aggregate import summarize as tally_samples
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,24 +34,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    check_scoring(args)
-    with open_existing_store(args) as store:
-        changes: dict[str, object] = {
-            "multi_policy": args.multi_policy,
-            "partial_credit": args.partial_credit,
-        }
-        extractor = None
-        if args.no_llm_extractor:
-            changes["llm_extractor"] = None
-        elif args.llm_extractor:
-            changes["llm_extractor"] = args.llm_extractor
-            extractor = resolve_model(args.llm_extractor, ModelOptions())
-        outcome = rescore_run(store, args.run, args.run_name, extractor, **changes)
-        eprint(
-            f"rescored {args.run!r} into {args.run_name!r}: {outcome.samples} samples, "
-            f"{outcome.changed} changed, {outcome.seconds:.2f} s, "
-            + (f"extractor {args.llm_extractor!r} asked" if extractor else "no model calls")
-        )
-        summary = summarize(args.run_name, store.iter_samples(args.run_name), ["type"])
-    print(render_summary(summary, "table"))
+    outcome = rescore(
+        args.run,
+        args.run_name,
+        store=existing_store_path(args),
+        multi_policy=args.multi_policy,
+        partial_credit=args.partial_credit,
+        llm_extractor=False if args.no_llm_extractor else args.llm_extractor,
+    )
+    eprint(
+        f"rescored {args.run!r} into {args.run_name!r}: {outcome.samples} samples, "
+        f"{outcome.changed} changed, {outcome.seconds:.2f} s, "
+        + (f"extractor {args.llm_extractor!r} asked" if args.llm_extractor else "no model calls")
+    )
+    samples = load_run(args.run_name, store=existing_store_path(args)).samples
+    print(render_summary(tally_samples(args.run_name, samples, ["type"]), "table"))
     return 0

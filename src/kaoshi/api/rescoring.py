@@ -1,0 +1,47 @@
+"""`kaoshi.rescore`: a stored run re-extracted and re-graded into a new run, without asking the model."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from kaoshi.api.evaluation import ModelLike, as_model
+from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.models.base import ModelOptions
+from kaoshi.models.registry import resolve_model
+from kaoshi.runner.prepare import RunOptions
+from kaoshi.runner.rescore import RescoreOutcome, rescore_run
+
+
+def rescore(
+    run: str,
+    run_name: str,
+    *,
+    store: StoreLike = None,
+    multi_policy: str = "exact",
+    partial_credit: float = 0.5,
+    llm_extractor: ModelLike | Literal[False] | None = None,
+) -> RescoreOutcome:
+    """Copy `run` into `run_name` with its answers read and graded again (after changing the
+    multiple-choice policy, or upgrading the extractor); the evaluated model is never called.
+
+    llm_extractor: None keeps the run's own (its stored replies are read again, no call); False reads
+    with the rules only; a model spec, Model or callable is asked about the answers the rules leave
+    unparsed (a spec it loads is closed at the end)."""
+    RunOptions(multi_policy=multi_policy, partial_credit=partial_credit).check()
+    changes: dict[str, object] = {"multi_policy": multi_policy, "partial_credit": partial_credit}
+    extractor = None
+    loaded = False
+    if llm_extractor is False:
+        changes["llm_extractor"] = None
+    elif llm_extractor is not None:
+        extractor = as_model(llm_extractor, ModelOptions())
+        if extractor is None:  # a spec string
+            assert isinstance(llm_extractor, str)
+            extractor, loaded = resolve_model(llm_extractor, ModelOptions()), True
+        changes["llm_extractor"] = extractor.spec
+    try:
+        with open_store(store) as opened:
+            return rescore_run(opened, run, run_name, extractor, **changes)
+    finally:
+        if loaded and extractor is not None:
+            extractor.close()
