@@ -140,3 +140,37 @@ def test_rescore_is_the_command_as_values(
     assert outcome.samples == 44 and outcome.changed > 0  # a wrong subset now earns part of the points
     with pytest.raises(ValueError, match="--partial-credit"):
         kaoshi.rescore("weak", "w2", store=two_runs, partial_credit=3)
+
+
+def test_runs_render_prompt_and_agreement_are_their_commands_as_values(
+    capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path
+) -> None:
+    listed = kaoshi.runs(store=two_runs)
+    assert [info.run.name for info in listed] == ["strong", "weak"]
+    assert [info.accuracy for info in listed] == [1.0, 0.25]
+    assert [info.to_json() for info in listed] == cli_json(
+        capsys, "runs", "--format", "json", "--store", str(two_runs)
+    )
+
+    exam = kaoshi.load_exam("sample")
+    question = exam.questions[3].id
+    shown = kaoshi.render_prompt(exam, question, shots=2, chat=True, system="你是考生。")
+    assert shown.chat and shown.prompt.shots == 2 and shown.template == "lhmke"
+    assert shown.prompt.payload() == cli_json(
+        capsys, "prompt", "show", "--benchmark", "sample", "--question", question, "--shots", "2", "--chat",
+        "--system", "你是考生。", "--format", "json",
+    )  # fmt: skip
+
+    kaoshi.judge("strong", lambda prompt: "评分：6", store=two_runs)
+    open_ids = [s.question_id for s in kaoshi.load_run("strong", store=two_runs).samples if s.qtype == "open"]
+    human = tmp_path / "human.csv"
+    human.write_text(
+        "question_id,scorer,score\n"
+        + "".join(f"{q},h1,{s}\n" for q, s in zip(open_ids, [5, 6, 8, 1], strict=True)),
+        encoding="utf-8",
+    )
+    report = kaoshi.agreement("strong", human, store=two_runs)
+    assert report.to_json() == cli_json(
+        capsys, "agreement", "strong", "--human", str(human), "--format", "json", "--store", str(two_runs)
+    )
+    assert len(open_ids) == 4 and any(row.grader.startswith("careful:function:") for row in report.rows)

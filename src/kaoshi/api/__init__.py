@@ -2,24 +2,31 @@
 
 from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
 from kaoshi.api.exams import load_exam
+from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.judging import judge
+from kaoshi.api.prompts import RenderedPrompt, render_prompt
 from kaoshi.api.rescoring import rescore
 from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
-from kaoshi.api.summary import LoadedRun, load_run, summarize
+from kaoshi.api.summary import LoadedRun, RunInfo, load_run, runs, summarize
+from kaoshi.report.agreement import AgreementReport
 from kaoshi.runner.judge import JudgeOutcome
 from kaoshi.runner.prepare import RunOptions
 from kaoshi.runner.rescore import RescoreOutcome
 
 __all__ = [
+    "AgreementReport",
     "Comparison",
     "Contamination",
     "EvalResult",
     "JudgeOutcome",
     "LoadedRun",
+    "RenderedPrompt",
     "RescoreOutcome",
+    "RunInfo",
     "RunInterrupted",
     "RunOptions",
     "Vote",
+    "agreement",
     "compare",
     "contamination",
     "evaluate",
@@ -27,7 +34,9 @@ __all__ = [
     "load_exam",
     "load_model",
     "load_run",
+    "render_prompt",
     "rescore",
+    "runs",
     "summarize",
     "vote",
 ]

@@ -3,21 +3,25 @@ run's standard scores. `kaoshi report` and `kaoshi.evaluate` both read runs thro
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from kaoshi.report.aggregate import GROUP_KEYS, RunSummary
 from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.runner.judge import load_graded
 from kaoshi.store import (
+    Coverage,
     GradeRecord,
     RunRecord,
     SampleRecord,
     Store,
     StoreError,
     default_store_path,
+    run_coverage,
     stores_beside,
 )
 
@@ -85,3 +89,41 @@ def summarize(
 ) -> RunSummary:
     """A stored run's summary: the numbers of `kaoshi report NAME --format json` (same options)."""
     return load_run(name, store=store, grader=grader).summarize(by, standard_scores)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One stored run as `kaoshi runs` lists it: its record, how far it got and its accuracy."""
+
+    run: RunRecord
+    coverage: Coverage
+    accuracy: float | None  # objective answers checked against the gold answer (None: none yet)
+
+    def to_json(self) -> dict[str, Any]:
+        spec = self.run.spec
+        return {
+            "run": self.run.name,
+            "benchmark": spec.benchmark,
+            "model": spec.model,
+            "method": spec.method,
+            "samples": self.run.n_samples,
+            "questions": spec.n_questions,
+            "answered": self.coverage.answered,
+            "errors": self.coverage.errors,
+            "complete": self.coverage.complete,
+            "done": self.coverage.short,
+            "accuracy": self.accuracy,
+            "status": self.run.status,
+            "created": dt.datetime.fromtimestamp(self.run.created_at).isoformat(timespec="seconds"),
+        }
+
+
+def runs(*, store: StoreLike = None) -> list[RunInfo]:
+    """Every run in the store, oldest first."""
+    listed = []
+    with open_store(store) as opened:
+        for record in opened.runs():
+            samples = list(opened.iter_samples(record.name))
+            summary = tally_samples(record.name, samples, [])
+            listed.append(RunInfo(record, run_coverage(record, samples), summary.overall.accuracy))
+    return listed

@@ -7,8 +7,8 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.summary import load_run
-from kaoshi.cli.agreement_cmd import load_agreement
 from kaoshi.cli.common import add_store_option, eprint, open_existing_store
 from kaoshi.report import GROUP_KEYS, RunSummary
 from kaoshi.report.html import Figure, ReportRun, build_html
@@ -44,7 +44,7 @@ def html_command(args: argparse.Namespace) -> int:
             runs.append(
                 ReportRun(loaded.run, summary, list(loaded.samples), loaded.grader, dict(loaded.grades))
             )
-        agreement = load_agreement(store, args.runs[0], args.human) if args.human else None
+        human = agreement(args.runs[0], args.human, store=store) if args.human else None
         store_path = str(args.store or "")
     figures, note = _figures([r.summary for r in runs], args.by)
     html = build_html(
@@ -54,7 +54,7 @@ def html_command(args: argparse.Namespace) -> int:
         store=store_path,
         with_prompts=not args.no_prompts,
         figures_note=note,
-        extra_tables=agreement.tables() if agreement else (),
+        extra_tables=human.tables() if human else (),
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(html, encoding="utf-8")

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from kaoshi.api.summary import load_run
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.api.summary import load_run, runs
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
-from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary, summarize
+from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
 from kaoshi.report.compare import compare_runs, render_comparison
 from kaoshi.store import RunRecord, RunStatus, SampleRecord
-from kaoshi.store.coverage import run_coverage
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
 
@@ -56,29 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def runs_command(args: argparse.Namespace) -> int:
-    with open_existing_store(args) as store:
-        rows: list[dict[str, Any]] = []
-        for run in store.runs():
-            samples = list(store.iter_samples(run.name))
-            summary = summarize(run.name, samples, [])
-            coverage = run_coverage(run, samples)
-            rows.append(
-                {
-                    "run": run.name,
-                    "benchmark": run.spec.benchmark,
-                    "model": run.spec.model,
-                    "method": run.spec.method,
-                    "samples": run.n_samples,
-                    "questions": run.spec.n_questions,
-                    "answered": coverage.answered,
-                    "errors": coverage.errors,
-                    "complete": coverage.complete,
-                    "done": coverage.short,
-                    "accuracy": summary.overall.accuracy,
-                    "status": run.status,
-                    "created": dt.datetime.fromtimestamp(run.created_at).isoformat(timespec="seconds"),
-                }
-            )
+    rows = [info.to_json() for info in runs(store=existing_store_path(args))]
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from kaoshi.api.prompts import render_prompt
 from kaoshi.cli.common import eprint
 from kaoshi.cli.run_cmd import add_load_options, add_prompt_options, exemplar_ids, load_from_args
-from kaoshi.runner.prepare import RunOptions, prompt_setup
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,21 +27,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def show_command(args: argparse.Namespace) -> int:
-    options = RunOptions(
+    shown = render_prompt(
+        load_from_args(args).exam,
+        args.question,
         prompt=args.prompt,
         shots=args.shots,
+        chat=bool(args.chat),
         system=args.system,
         exemplars=exemplar_ids(args),
         exemplars_file=args.exemplars_file,
+        notify=eprint,
     )
-    setup = prompt_setup(load_from_args(args).exam, options, eprint)
-    exam, template = setup.exam, setup.template
-    question = exam.question(args.question)
-    prompt = template.render(question, exam, setup.render_options(bool(args.chat), args.system))
     if args.format == "json":
-        print(json.dumps(prompt.payload(), ensure_ascii=False))
+        print(json.dumps(shown.prompt.payload(), ensure_ascii=False))
         return 0
-    form = "chat" if args.chat else "completion"
-    print(f"# {template.name} v{template.version}, {prompt.shots} exemplar(s), {form}")
-    print(prompt.display())
+    form = "chat" if shown.chat else "completion"
+    print(f"# {shown.template} v{shown.template_version}, {shown.prompt.shots} exemplar(s), {form}")
+    print(shown.prompt.display())
     return 0
