@@ -4,7 +4,7 @@ It listens on 127.0.0.1 only. A request whose prompt contains a key of `faults` 
 faults in turn, one per attempt, then a normal answer. Faults:
 - transport: "429", "429:0.2" (with Retry-After seconds), "500" (any status), "hang", "badjson",
   "html" (a proxy's HTML page with status 200), "html:502" (with that status), "error:CODE" (status 200
-  with an error object whose code is CODE);
+  with an error object whose code is CODE), "echo" (401 quoting the Authorization header it got);
 - reply shapes (status 200, the normal reply altered): "empty" (no choices), "nochoices", "choices:str",
   "choice:str", "message:null", "nocontent", "content:int", "content:empty" (finish_reason=length),
   "reasoning" (only reasoning_content, finish_reason=length), "refusal", "usage:str" (answer intact),
@@ -126,12 +126,14 @@ class FakeOpenAI:
                 self.attempts[key] += 1
                 script = self.faults[key]
                 if attempt < len(script):
-                    return await self._fault(script[attempt], self._completion(body, prompt))
+                    return await self._fault(script[attempt], self._completion(body, prompt), headers)
             return 200, {}, json.dumps(self._completion(body, prompt), ensure_ascii=False).encode()
         finally:
             self._in_flight -= 1
 
-    async def _fault(self, fault: str, reply: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    async def _fault(
+        self, fault: str, reply: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
         if fault in REPLY_SHAPES:
             REPLY_SHAPES[fault](reply, reply["choices"][0])
             return 200, {}, json.dumps(reply, ensure_ascii=False).encode()  # NaN is written as NaN
@@ -141,6 +143,10 @@ class FakeOpenAI:
             return 200, {}, b"{}"
         if kind == "badjson":
             return 200, {}, b"{not json"
+        if kind == "echo":  # a careless server quoting the credentials it was sent
+            sent = headers.get("authorization", "")
+            message = f"Incorrect API key provided: {sent.removeprefix('Bearer ')}. Header was: {sent}"
+            return 401, {}, json.dumps({"error": {"message": message}}).encode()
         if kind == "html":
             return int(arg or 200), {"Content-Type": "text/html"}, HTML_PAGE
         if kind == "error":

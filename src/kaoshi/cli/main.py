@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -79,6 +80,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"kaoshi {kaoshi.__version__}")
     add_store_option(parser, top_level=True)
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an internal error (to report it)"
+    )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     if argv is None:
         modules = {command.module for command in COMMANDS.values()}
@@ -112,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler's try
         return code
     except BAD_INPUT_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -120,8 +125,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         eprint("interrupted")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`kaoshi samples RUN | head`): end quietly, as Unix tools do. Python would
+        # flush stdout again at exit and fail once more, so it is pointed at /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception as exc:
-        eprint(f"error: {type(exc).__name__}: {exc}")
+        if args.debug:
+            traceback.print_exc()
+        eprint(
+            f"internal error, please report it: {type(exc).__name__}: {exc}"
+            + ("" if args.debug else " (run with --debug for the traceback)")
+        )
         return EXIT_FAILURE
 
 

@@ -111,6 +111,12 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--rpm", type=float, help="at most this many API requests per minute")
     group.add_argument("--timeout", type=float, default=120.0, help="seconds before an API request times out")
     group.add_argument("--max-retries", type=int, default=6, help="retries of a failed API request")
+    group.add_argument(
+        "--max-wait",
+        type=float,
+        metavar="SECONDS",
+        help="the longest wait a server's Retry-After may ask for (default: --timeout x --max-retries)",
+    )
     group.add_argument("--device", default="auto", help="hf: auto, cpu, cuda, cuda:1 ...")
     group.add_argument("--dtype", default="auto", help="hf/vllm: auto, float32, bfloat16, float16")
     group.add_argument("--max-length", type=int, help="context window override (tokens)")
@@ -129,6 +135,7 @@ def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "requests_per_minute": args.rpm,
         "timeout_s": args.timeout,
         "max_retries": args.max_retries,
+        "max_wait_s": args.max_wait,
         "device": args.device,
         "dtype": args.dtype,
         "trust_remote_code": args.trust_remote_code,

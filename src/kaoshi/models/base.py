@@ -73,6 +73,7 @@ class ModelOptions:
     requests_per_minute: float | None = None
     timeout_s: float = 120.0
     max_retries: int = 6
+    max_wait_s: float | None = None  # the longest Retry-After honoured (None: timeout_s x max_retries)
     # local weights
     device: str = "auto"
     dtype: str = "auto"
@@ -80,6 +81,23 @@ class ModelOptions:
     max_length: int | None = None  # context window override
     tensor_parallel_size: int = 1
     adapter: str | None = None  # a LoRA adapter folder (kaoshi finetune) applied to hf/gguf/smollm2 models
+
+    def __post_init__(self) -> None:
+        # Zero or negative values would silently turn timeouts, retries or rate limits off.
+        positive = {
+            "--timeout": self.timeout_s,
+            "--concurrency": self.concurrency,
+            "--rpm": self.requests_per_minute,
+            "--max-wait": self.max_wait_s,
+            "--batch-size": self.batch_size,
+            "--max-length": self.max_length,
+            "--tensor-parallel-size": self.tensor_parallel_size,
+        }
+        for flag, value in positive.items():
+            if value is not None and not value > 0:  # `not >` also refuses NaN
+                raise ModelError(f"{flag} must be > 0, got {value:g}")
+        if self.max_retries < 0:
+            raise ModelError(f"--max-retries must be >= 0, got {self.max_retries}")
 
 
 class Model:

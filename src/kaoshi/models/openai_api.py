@@ -37,6 +37,7 @@ from kaoshi.models.base import (
 )
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.retry import Backoff, is_retryable_status, parse_retry_after
+from kaoshi.models.secrets import redact, url_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TOP_LOGPROBS = 20
@@ -102,9 +103,17 @@ class OpenAIModel(Model):
             raise ModelError(f"no API key: set {options.api_key_env} (or --api-key-env NAME)")
         if options.concurrency < 1:
             raise ModelError("--concurrency must be at least 1")
+        self._secrets = [self._api_key, *url_secrets(self.base_url)]
         self.stats = ApiStats()
         self.backoff = Backoff()
         self._rng = random.Random(options.seed)
+
+    @property
+    def max_wait_s(self) -> float:
+        """The longest single wait a Retry-After may impose: --max-wait, else the timeout x retries."""
+        if self.options.max_wait_s is not None:
+            return self.options.max_wait_s
+        return self.options.timeout_s * max(1, self.options.max_retries)
 
     @property
     def batch_size(self) -> int:
@@ -191,6 +200,7 @@ class OpenAIModel(Model):
     async def _post(self, client: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
         import aiohttp
 
+        capped = ""  # what a too-long Retry-After was cut to, said when the request finally fails
         for attempt in range(self.options.max_retries + 1):
             await self._limiter.wait()
             self.stats.requests += 1
@@ -211,10 +221,15 @@ class OpenAIModel(Model):
             except aiohttp.ClientError as exc:
                 failure = _Retryable(f"connection error: {type(exc).__name__}")
             if attempt == self.options.max_retries:
-                raise _Final(f"{failure} (gave up after {attempt + 1} attempts)")
+                raise _Final(f"{failure} (gave up after {attempt + 1} attempts{capped})")
             self.stats.retries += 1
-            await asyncio.sleep(self.backoff.delay(attempt, self._rng, failure.retry_after))
-        raise AssertionError("unreachable")
+            cap = self.max_wait_s
+            if failure.retry_after is not None and failure.retry_after > cap:
+                capped = (
+                    f"; the server asked to wait {failure.retry_after:g} s, capped at {cap:g} s (--max-wait)"
+                )
+            await asyncio.sleep(self.backoff.delay(attempt, self._rng, failure.retry_after, cap))
+        raise _Final("no attempt was made (--max-retries must be >= 0)")
 
     def _run(
         self, requests: Sequence[Any], call: Callable[[Any, Any], Awaitable[ModelOutput]]
@@ -238,6 +253,8 @@ class OpenAIModel(Model):
                             output = await call(client, request)
                         except _Final as exc:
                             output = ModelOutput(request.id, error=str(exc))
+                        if output.error is not None:  # a server may echo the key back in its error body
+                            output = replace(output, error=redact(output.error, self._secrets))
                         self.stats.failures += output.error is not None
                         results.put(output)
 

@@ -25,10 +25,18 @@ class Backoff:
     # A server may ask for a long pause; honour it, but never hang a run for more than this.
     max_retry_after_s: float = 600.0
 
-    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
-        """Seconds to wait before retry number `attempt` (0-based); a server's Retry-After wins."""
+    def delay(
+        self,
+        attempt: int,
+        rng: random.Random,
+        retry_after: float | None = None,
+        max_wait_s: float | None = None,
+    ) -> float:
+        """Seconds to wait before retry number `attempt` (0-based); a server's Retry-After wins, up to
+        `max_wait_s` (the run's --max-wait) and never more than max_retry_after_s."""
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_retry_after_s)
+            cap = self.max_retry_after_s if max_wait_s is None else min(max_wait_s, self.max_retry_after_s)
+            return min(max(retry_after, 0.0), cap)
         return rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
 
 

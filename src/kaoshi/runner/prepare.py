@@ -15,6 +15,7 @@ from kaoshi.data.loaders import load_exemplars
 from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.models.base import ModelOptions
+from kaoshi.models.secrets import strip_credentials
 from kaoshi.prompts import RenderOptions, Template, default_template_name, get_template
 from kaoshi.prompts.registry import exemplars_for_run
 from kaoshi.runner.run import METHODS
@@ -131,7 +132,8 @@ def default_run_name(exam_name: str, split: str | None, model: str, method: str,
 def recorded_settings(options: ModelOptions) -> dict[str, object]:
     """The backend settings that can change a run's numbers, for the run spec (never a secret)."""
     settings = {
-        "base_url": options.base_url,
+        # never a password or key: the spec is shown by `runs`, reports and the HTML report
+        "base_url": strip_credentials(options.base_url) if options.base_url else None,
         "dtype": options.dtype,
         "max_length": options.max_length,
         "trust_remote_code": options.trust_remote_code,
