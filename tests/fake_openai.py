@@ -36,6 +36,7 @@ class FakeOpenAI:
     default_answer: str = "答案：A"
     logprobs: dict[str, float] = field(default_factory=lambda: {"A": -0.2, "B": -1.9, " C": -2.5, "D": -4.0})
     hang_s: float = 5.0
+    die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     # observations
     attempts: Counter[str] = field(default_factory=Counter)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -51,7 +52,8 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._stop.set)
+        with contextlib.suppress(RuntimeError):  # a server that died on purpose (die_after) is closed already
+            self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(10)
 
     @property
@@ -113,6 +115,8 @@ class FakeOpenAI:
     ) -> tuple[int, dict[str, str], bytes]:
         body = json.loads(raw)
         self.bodies.append(body)
+        if self.die_after is not None and len(self.bodies) >= self.die_after:
+            self._stop.set()
         self.headers.append(headers)
         prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
         key = next((k for k in self.faults if k in prompt), None)

@@ -102,7 +102,10 @@ def check_scoring(args: argparse.Namespace) -> None:
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("backends")
     group.add_argument(
-        "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com)"
+        "--base-url",
+        action="append",
+        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com); repeat it to spread "
+        "requests over several servers",
     )
     group.add_argument(
         "--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key"
@@ -129,7 +132,11 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
 def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
     """The backend options as `kaoshi.evaluate` / `kaoshi.judge` take them (ModelOptions fields)."""
     return {
-        "base_url": args.base_url,
+        "base_url": None
+        if not args.base_url
+        else args.base_url[0]
+        if len(args.base_url) == 1
+        else tuple(args.base_url),
         "api_key_env": args.api_key_env,
         "concurrency": args.concurrency,
         "requests_per_minute": args.rpm,

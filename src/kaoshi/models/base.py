@@ -67,7 +67,7 @@ class ModelOptions:
     seed: int = 0
     batch_size: int | None = None
     # HTTP APIs
-    base_url: str | None = None
+    base_url: str | tuple[str, ...] | None = None  # several: requests spread over them (models/endpoints.py)
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 8
     requests_per_minute: float | None = None

@@ -36,8 +36,9 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import as_dicts
+from kaoshi.models.endpoints import EndpointPool
 from kaoshi.models.retry import Backoff, is_retryable_status, parse_retry_after
-from kaoshi.models.secrets import redact, url_secrets
+from kaoshi.models.secrets import redact, strip_credentials, url_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TOP_LOGPROBS = 20
@@ -95,15 +96,16 @@ class OpenAIModel(Model):
         _, _, self.model_name = spec.partition(":")
         if not self.model_name:
             raise ModelError("name the model: --model openai:MODEL (e.g. openai:gpt-4o)")
-        self.base_url = (options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
-            "/"
-        )
+        given = options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.base_urls = tuple(u.rstrip("/") for u in ((given,) if isinstance(given, str) else given))
+        self.base_url = self.base_urls[0]
         self._api_key = os.environ.get(options.api_key_env)
-        if not self._api_key and self.base_url == DEFAULT_BASE_URL:
+        if not self._api_key and DEFAULT_BASE_URL in self.base_urls:
             raise ModelError(f"no API key: set {options.api_key_env} (or --api-key-env NAME)")
         if options.concurrency < 1:
             raise ModelError("--concurrency must be at least 1")
-        self._secrets = [self._api_key, *url_secrets(self.base_url)]
+        self._secrets = [self._api_key, *(secret for url in self.base_urls for secret in url_secrets(url))]
+        self.endpoints = EndpointPool(self.base_urls)
         self.stats = ApiStats()
         self.backoff = Backoff()
         self._rng = random.Random(options.seed)
@@ -204,8 +206,10 @@ class OpenAIModel(Model):
         for attempt in range(self.options.max_retries + 1):
             await self._limiter.wait()
             self.stats.requests += 1
+            endpoint = self.endpoints.acquire()
+            healthy = False
             try:
-                async with client.post(self.base_url + path, json=body) as response:
+                async with client.post(endpoint.url + path, json=body) as response:
                     raw = await response.read()
                     status = response.status
                     retry_after = parse_retry_after(response.headers.get("Retry-After"))
@@ -213,13 +217,22 @@ class OpenAIModel(Model):
                     raise _Retryable(f"HTTP {status}", retry_after)
                 if status >= 400:
                     raise _Final(f"HTTP {status}: {_describe_error_body(raw)}")
-                return _json_reply(raw)
+                data = _json_reply(raw)
+                healthy = True
+                return data
+            except _Final:
+                healthy = True  # the server answered: the fault is this request's, not the endpoint's
+                raise
             except _Retryable as exc:
                 failure: _Retryable = exc
             except asyncio.TimeoutError:
                 failure = _Retryable(f"timed out after {self.options.timeout_s:g} s")
             except aiohttp.ClientError as exc:
                 failure = _Retryable(f"connection error: {type(exc).__name__}")
+            finally:
+                self.endpoints.release(endpoint, healthy)
+            if len(self.base_urls) > 1:
+                failure = _Retryable(f"{failure} from {strip_credentials(endpoint.url)}", failure.retry_after)
             if attempt == self.options.max_retries:
                 raise _Final(f"{failure} (gave up after {attempt + 1} attempts{capped})")
             self.stats.retries += 1

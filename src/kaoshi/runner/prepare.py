@@ -133,12 +133,22 @@ def recorded_settings(options: ModelOptions) -> dict[str, object]:
     """The backend settings that can change a run's numbers, for the run spec (never a secret)."""
     settings = {
         # never a password or key: the spec is shown by `runs`, reports and the HTML report
-        "base_url": strip_credentials(options.base_url) if options.base_url else None,
+        "base_url": recorded_base_url(options.base_url),
         "dtype": options.dtype,
         "max_length": options.max_length,
         "trust_remote_code": options.trust_remote_code,
     }
     return {k: v for k, v in settings.items() if v not in (None, False, "auto")}
+
+
+def recorded_base_url(base_url: str | tuple[str, ...] | None) -> str | list[str] | None:
+    """One endpoint as given; several as a sorted list (the order they are given in changes nothing)."""
+    if not base_url:
+        return None
+    if isinstance(base_url, str):
+        return strip_credentials(base_url)
+    urls = sorted({strip_credentials(url) for url in base_url})
+    return urls[0] if len(urls) == 1 else urls
 
 
 def prepare_run(
