@@ -13,6 +13,7 @@ from kaoshi.data.answers import parse_letters
 from kaoshi.data.ceval_subjects import CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
 from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require_id, require_text
 from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.hub import fetch
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.rawio import read_text
 
@@ -78,6 +79,29 @@ def load_ceval(
         name, tuple(questions), tuple(fewshot), {"benchmark": name, "path": str(root), "split": split}
     )
     return LoadResult(exam, tuple(errors), (), tuple(warnings))
+
+
+def load_ceval_hub(
+    split: str, subjects: Iterable[str] | None, hub_id: str, name: str = "ceval"
+) -> LoadResult:
+    """One split of C-Eval from the Hugging Face hub (a dataset config per subject), the dev split as the
+    few-shot pool; every subject unless `subjects` names some."""
+    chosen = list(subjects) if subjects else list(CEVAL_SUBJECTS)
+    questions: list[Question] = []
+    fewshot: list[Question] = []
+    errors: list[RowError] = []
+    for subject in chosen:
+        wanted = [(split, questions)] + ([("dev", fewshot)] if split != "dev" else [])
+        for split_name, sink in wanted:
+            rows = fetch(hub_id, name=subject, split=split_name)
+            collector = QuestionCollector(f"hf://{hub_id}/{subject}/{split_name}")
+            for index, record in enumerate(rows):
+                parse = partial(ceval_question, dict(record), subject, split_name, collector.file, None)
+                collector.add(index + 1, parse)
+            sink.extend(collector.questions)
+            errors.extend(collector.errors)
+    exam = Exam(name, tuple(questions), tuple(fewshot), {"benchmark": name, "path": hub_id, "split": split})
+    return LoadResult(exam, tuple(errors))
 
 
 def _wanted_subjects(subjects: Iterable[str] | None, hard: bool) -> frozenset[str] | None:

@@ -1,21 +1,12 @@
-"""Benchmarks from the Hugging Face hub through `datasets` (the `hf` extra). Offline -> one clear line."""
+"""Datasets from the Hugging Face hub through `datasets` (the `hf` extra). Offline -> one clear line."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
-from kaoshi.data.ceval import ceval_question
-from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
-from kaoshi.data.collect import LoadResult, QuestionCollector
-from kaoshi.data.errors import DataError, RowError
-from kaoshi.data.model import Exam, Question
-from kaoshi.data.qualbench import qualbench_question
-
-QUALBENCH_HUB_ID = "mengze-hong/QualBench"
-CEVAL_HUB_ID = "ceval/ceval-exam"
+from kaoshi.data.errors import DataError
 
 
 def _load_dataset() -> Callable[..., Any]:
@@ -30,7 +21,8 @@ def _load_dataset() -> Callable[..., Any]:
     return load
 
 
-def _fetch(hub_id: str, **kwargs: Any) -> Any:
+def fetch(hub_id: str, **kwargs: Any) -> Any:
+    """`datasets.load_dataset(hub_id, **kwargs)`; DataError with one line when it cannot."""
     load = _load_dataset()
     try:
         return load(hub_id, **kwargs)
@@ -39,34 +31,3 @@ def _fetch(hub_id: str, **kwargs: Any) -> Any:
             f"could not load {hub_id!r} from the Hugging Face hub ({type(exc).__name__}: {exc}); "
             "offline? download the data and pass --data PATH"
         ) from exc
-
-
-def load_qualbench_hub(hub_id: str = QUALBENCH_HUB_ID) -> LoadResult:
-    dataset = _fetch(hub_id)
-    collector = QuestionCollector(f"hf://{hub_id}")
-    for split_name in dataset:
-        for index, record in enumerate(dataset[split_name]):
-            collector.add(index + 1, partial(qualbench_question, dict(record), collector.file, None))
-    exam = Exam("qualbench", tuple(collector.questions), metadata={"benchmark": "qualbench", "path": hub_id})
-    return LoadResult(exam, tuple(collector.errors))
-
-
-def load_ceval_hub(
-    split: str, subjects: Iterable[str] | None = None, hub_id: str = CEVAL_HUB_ID, name: str = "ceval"
-) -> LoadResult:
-    chosen = list(subjects) if subjects else list(CEVAL_SUBJECTS)
-    questions: list[Question] = []
-    fewshot: list[Question] = []
-    collector_errors: list[RowError] = []
-    for subject in chosen:
-        wanted = [(split, questions)] + ([("dev", fewshot)] if split != "dev" else [])
-        for split_name, sink in wanted:
-            rows = _fetch(hub_id, name=subject, split=split_name)
-            collector = QuestionCollector(f"hf://{hub_id}/{subject}/{split_name}")
-            for index, record in enumerate(rows):
-                parse = partial(ceval_question, dict(record), subject, split_name, collector.file, None)
-                collector.add(index + 1, parse)
-            sink.extend(collector.questions)
-            collector_errors.extend(collector.errors)
-    exam = Exam(name, tuple(questions), tuple(fewshot), {"benchmark": name, "path": hub_id, "split": split})
-    return LoadResult(exam, tuple(collector_errors))

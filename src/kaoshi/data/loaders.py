@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from kaoshi.data.ceval import load_ceval
+from kaoshi.benchmarks.base import LoadRequest
+from kaoshi.benchmarks.registry import BUILTIN_BENCHMARKS, benchmark_names, detect, find_benchmark
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
-from kaoshi.data.hub import CEVAL_HUB_ID, QUALBENCH_HUB_ID, load_ceval_hub, load_qualbench_hub
 from kaoshi.data.kaoshi_jsonl import load_kaoshi_jsonl
 from kaoshi.data.model import Question
-from kaoshi.data.qualbench import load_qualbench
-from kaoshi.data.rawio import read_text
 
 OnInvalid = Literal["fail", "skip"]
-BENCHMARKS = ("sample", "qualbench", "ceval", "ceval-hard", "kaoshi")
-_QUALBENCH_KEYS = {"question_type", "sub_domain", "explan", "idx"}
+BENCHMARKS = tuple(BUILTIN_BENCHMARKS)  # kaoshi's own; kaoshi.benchmarks.benchmark_names() adds a user's
 
 
 def sample_exam_path() -> Path:
@@ -30,23 +26,14 @@ def sample_exam_path() -> Path:
 
 
 def detect_benchmark(path: Path) -> str:
-    """Guess the format of a data path: a folder is C-Eval, .json is QualBench, .jsonl is read to tell."""
-    if path.is_dir():
-        return "ceval"
+    """The benchmark a data path holds, as the benchmarks' detectors tell (kaoshi.benchmarks.detect): a
+    folder is C-Eval, .json QualBench, and JSONL is read to tell QualBench from kaoshi's own schema."""
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
-    if path.suffix == ".json":
-        return "qualbench"
-    for line in read_text(path).split("\n"):
-        if line.strip():
-            try:
-                first = json.loads(line)
-            except json.JSONDecodeError:
-                return "kaoshi"  # the kaoshi loader reports the bad line
-            if isinstance(first, dict) and _QUALBENCH_KEYS & set(first):
-                return "qualbench"
-            return "kaoshi"
-    return "kaoshi"
+    name = detect(path)
+    if name is None:
+        raise DataError(f"{path}: no benchmark reads this path; give --benchmark NAME")
+    return name
 
 
 def load_exam(
@@ -88,27 +75,14 @@ def _dispatch(
         if data is None:
             raise DataError("give --benchmark NAME or --data PATH")
         benchmark = detect_benchmark(data)
-    if benchmark == "sample":
-        return load_kaoshi_jsonl(data or sample_exam_path(), split, "sample")
-    if benchmark == "kaoshi":
-        if data is None:
-            raise DataError("benchmark 'kaoshi' needs --data PATH to a kaoshi JSONL exam")
-        return load_kaoshi_jsonl(data, split)
-    if benchmark == "qualbench":
-        if split not in (None, "test"):
-            raise DataError(f"QualBench has a single split ('test'), got {split!r}")
-        if data is None:
-            return load_qualbench_hub(QUALBENCH_HUB_ID)
-        return load_qualbench(data, clean=clean)
-    if benchmark in ("ceval", "ceval-hard"):
-        hard = benchmark == "ceval-hard"
-        if data is None:
-            from kaoshi.data.ceval_subjects import CEVAL_HARD_SUBJECTS
-
-            chosen = subjects or (CEVAL_HARD_SUBJECTS if hard else None)
-            return load_ceval_hub(split or "val", chosen, CEVAL_HUB_ID, benchmark)
-        return load_ceval(data, split or "val", subjects=subjects, hard=hard)
-    raise DataError(f"unknown benchmark {benchmark!r} (known: {', '.join(BENCHMARKS)})")
+    found = find_benchmark(benchmark)
+    if found is None:
+        raise DataError(f"unknown benchmark {benchmark!r} (known: {', '.join(benchmark_names())})")
+    chosen = tuple(subjects) if subjects is not None else None
+    result = found.load(LoadRequest(data, split, clean, chosen))
+    # A loader that leaves the name out still files its runs under the benchmark it was loaded as.
+    metadata = {"benchmark": found.name, **result.exam.metadata}
+    return replace(result, exam=replace(result.exam, metadata=metadata))
 
 
 def load_exemplars(path: Path) -> tuple[tuple[Question, ...], str]:

@@ -16,6 +16,7 @@ from kaoshi.data.collect import (
     require_text,
 )
 from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.hub import fetch
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import split_options
 from kaoshi.data.rawio import iter_json_array, iter_jsonl, read_text
@@ -131,6 +132,17 @@ def load_qualbench(path: Path, *, clean: bool = False) -> LoadResult:
     warnings = _answer_warnings(questions) if not clean else ()
     exam = Exam("qualbench", tuple(questions), metadata={"benchmark": "qualbench", "path": file})
     return LoadResult(exam, tuple(collector.errors), dropped, warnings)
+
+
+def load_qualbench_hub(hub_id: str) -> LoadResult:
+    """QualBench from the Hugging Face hub: every split of the dataset, as the one test split."""
+    dataset = fetch(hub_id)
+    collector = QuestionCollector(f"hf://{hub_id}")
+    for split_name in dataset:
+        for index, record in enumerate(dataset[split_name]):
+            collector.add(index + 1, partial(qualbench_question, dict(record), collector.file, None))
+    exam = Exam("qualbench", tuple(collector.questions), metadata={"benchmark": "qualbench", "path": hub_id})
+    return LoadResult(exam, tuple(collector.errors))
 
 
 def _is_array_file(path: Path, text: str) -> bool:

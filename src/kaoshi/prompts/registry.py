@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from kaoshi.benchmarks.registry import benchmark_names, find_benchmark
 from kaoshi.data.model import Exam
 from kaoshi.prompts.base import Template
 from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT
@@ -26,16 +28,30 @@ TEMPLATES: dict[str, Template] = {
         LHMKE,
     )
 }
-BENCHMARK_DEFAULTS = {
-    "ceval": "ceval-answer-only",
-    "ceval-hard": "ceval-answer-only",
-    "qualbench": "qualbench",
-    "sample": "lhmke",
-    "kaoshi": "lhmke",
-}
+
+
+class _BenchmarkDefaults(Mapping[str, str]):
+    """Each known benchmark's default template name, as its entry in the benchmark registry says."""
+
+    def __getitem__(self, benchmark: str) -> str:
+        found = find_benchmark(benchmark)
+        if found is None:
+            raise KeyError(benchmark)
+        return found.default_prompt
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(benchmark_names())
+
+    def __len__(self) -> int:
+        return len(benchmark_names())
+
+
+BENCHMARK_DEFAULTS: Mapping[str, str] = _BenchmarkDefaults()
 
 
 def default_template_name(benchmark: str) -> str:
+    """The template a run on `benchmark` uses without --prompt ('default' for a benchmark kaoshi does not
+    know, e.g. a run stored by a plugin that is not loaded)."""
     return BENCHMARK_DEFAULTS.get(benchmark, "default")
 
 

@@ -125,6 +125,17 @@ def _missing_ids(answers: dict[str, str]) -> list[str]:
     return [str(i) for i in range(ids[-1] + 1) if i not in present] if ids else []
 
 
+def export_ceval_submission(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -> tuple[str, ...]:
+    """Build, validate and write a run's submission; the lines to tell the user (what was written, and
+    the warning about unreadable answers when there are any)."""
+    submission = ceval_submission(run, samples)
+    write_submission(submission, path)
+    total = sum(len(answers) for answers in submission.answers.values())
+    warning = submission.warning()
+    wrote = f"wrote {path}: {len(submission.answers)} subjects, {total} answers"
+    return (wrote, warning) if warning else (wrote,)
+
+
 def write_submission(submission: Submission, path: Path) -> None:
     """Write UTF-8 JSON atomically: a failed write never leaves half a file behind."""
     path.parent.mkdir(parents=True, exist_ok=True)

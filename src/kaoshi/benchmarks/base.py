@@ -1,0 +1,50 @@
+"""A benchmark: the frozen value the registry maps a name to, and what its loader is asked for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kaoshi.benchmarks.layout import DomainLayout, LeaderboardLayout
+
+if TYPE_CHECKING:
+    from kaoshi.data.collect import LoadResult
+    from kaoshi.store.records import RunRecord, SampleRecord
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """What `kaoshi.data.load_exam` asks a benchmark's loader for."""
+
+    data: Path | None  # a file or folder; None: the hub, or the copy kaoshi ships
+    split: str | None = None  # None: the benchmark's default
+    clean: bool = False  # apply the benchmark's cleaning rule, where it has one
+    subjects: tuple[str, ...] | None = None  # only these subjects, where the benchmark has subjects
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """A file another tool takes, made from one run on the benchmark (`kaoshi export NAME`)."""
+
+    name: str
+    description: str
+    # (run, its samples, the file to write) -> the lines to tell the user; raises when it cannot be done
+    write: Callable[[RunRecord, Iterable[SampleRecord], Path], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """Everything kaoshi knows of one benchmark, registered under `name`."""
+
+    name: str
+    description: str
+    load: Callable[[LoadRequest], LoadResult]
+    default_prompt: str = "default"  # the template `kaoshi run` uses without --prompt
+    # Does this existing path hold the benchmark's format? (None: never detected; give --benchmark)
+    detect: Callable[[Path], bool] | None = None
+    hub_id: str | None = None  # the Hugging Face dataset `load` reads when the request has no data
+    categories: Mapping[str, str] = field(default_factory=dict)  # subject or domain -> its category
+    leaderboard: LeaderboardLayout = field(default_factory=DomainLayout)
+    exporters: tuple[Exporter, ...] = ()

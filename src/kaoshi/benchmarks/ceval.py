@@ -1,0 +1,117 @@
+"""C-Eval and C-Eval Hard: 52 subjects in four categories; its leaderboard averages subject accuracies,
+and its test answers go to the C-Eval site as a submission file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
+from kaoshi.benchmarks.layout import LeaderboardLayout
+from kaoshi.data.ceval import load_ceval, load_ceval_hub
+from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
+from kaoshi.data.collect import LoadResult
+
+if TYPE_CHECKING:
+    from kaoshi.report.aggregate import RunSummary
+    from kaoshi.store.records import RunRecord, SampleRecord
+
+CEVAL_HUB_ID = "ceval/ceval-exam"
+CEVAL_SPLIT = "val"  # the split with answers that C-Eval's own numbers are usually reported on
+HARD = "Hard"
+CATEGORY_OF = {subject: info.category for subject, info in CEVAL_SUBJECTS.items()}
+
+
+def load(request: LoadRequest, *, hard: bool) -> LoadResult:
+    """A C-Eval folder (dev/ val/ test/ CSV files) from `request.data`, else the hub copy."""
+    name = "ceval-hard" if hard else "ceval"
+    split = request.split or CEVAL_SPLIT
+    if request.data is None:
+        chosen = request.subjects or (CEVAL_HARD_SUBJECTS if hard else None)
+        return load_ceval_hub(split, chosen, CEVAL_HUB_ID, name)
+    return load_ceval(request.data, split, subjects=request.subjects, hard=hard)
+
+
+def is_folder(path: Path) -> bool:
+    """C-Eval is the one benchmark that comes as a folder."""
+    return path.is_dir()
+
+
+def _average_column() -> str:
+    # Late import: kaoshi.report loads rich and sqlite3, which loading C-Eval never needs.
+    from kaoshi.report.metrics import CEVAL_AVERAGE
+
+    return CEVAL_AVERAGE
+
+
+def hard_average(summary: RunSummary) -> float | None:
+    """Mean accuracy over the C-Eval Hard subjects the run has."""
+    subjects = summary.groups.get("subject", {})
+    values = [
+        t.accuracy for name, t in subjects.items() if name in CEVAL_HARD_SUBJECTS and t.accuracy is not None
+    ]
+    return sum(values) / len(values) if values else None
+
+
+class CevalLayout(LeaderboardLayout):
+    """C-Eval's leaderboard: STEM, Social Science, Humanities, Other, Average and Hard."""
+
+    note = (
+        "categories are means of subject accuracies, Average is over all subjects; (n/N): the average "
+        "covers n of the N subjects C-Eval averages over"
+    )
+
+    @property
+    def headline(self) -> str:
+        return _average_column()
+
+    def columns(self, summaries: Sequence[RunSummary]) -> list[str]:
+        return [*CEVAL_CATEGORIES, _average_column(), HARD]
+
+    def values(self, summary: RunSummary) -> dict[str, float | None]:
+        averages = summary.category_averages
+        values: dict[str, float | None] = {c: averages.get(c) for c in (*CEVAL_CATEGORIES, _average_column())}
+        values[HARD] = hard_average(summary)
+        return values
+
+    def coverage(self, summary: RunSummary) -> dict[str, tuple[int, int]]:
+        graded = {name for name, t in summary.groups.get("subject", {}).items() if t.accuracy is not None}
+        columns: dict[str, set[str]] = {c: set() for c in CEVAL_CATEGORIES}
+        for subject, category in CATEGORY_OF.items():
+            columns.setdefault(category, set()).add(subject)
+        columns[_average_column()] = set(CEVAL_SUBJECTS)
+        columns[HARD] = set(CEVAL_HARD_SUBJECTS)
+        return {c: (len(graded & subjects), len(subjects)) for c, subjects in columns.items()}
+
+
+def write_submission(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -> tuple[str, ...]:
+    """The C-Eval test submission JSON of a run on the test split, all 52 subjects."""
+    # Late import: the exporter reads the store (sqlite3), which loading C-Eval never needs.
+    from kaoshi.report.submission import export_ceval_submission
+
+    return export_ceval_submission(run, samples, path)
+
+
+LAYOUT = CevalLayout()
+CEVAL = Benchmark(
+    name="ceval",
+    description="C-Eval: four-option questions in 52 subjects and four categories (dev, val, test)",
+    load=partial(load, hard=False),
+    default_prompt="ceval-answer-only",
+    detect=is_folder,
+    hub_id=CEVAL_HUB_ID,
+    categories=CATEGORY_OF,
+    leaderboard=LAYOUT,
+    exporters=(Exporter("ceval-submission", "the C-Eval test submission JSON", write_submission),),
+)
+CEVAL_HARD = Benchmark(
+    name="ceval-hard",
+    description="C-Eval Hard: the 8 C-Eval subjects of advanced mathematics and sciences",
+    load=partial(load, hard=True),
+    default_prompt="ceval-answer-only",
+    hub_id=CEVAL_HUB_ID,
+    categories={subject: CATEGORY_OF[subject] for subject in CEVAL_HARD_SUBJECTS},
+    leaderboard=LAYOUT,
+)
