@@ -43,6 +43,7 @@ def existing_store_path(args: argparse.Namespace) -> Path:
 
 
 def open_existing_store(args: argparse.Namespace) -> Store:
+    """The store, opened read-only (sqlite's mode=ro): the commands that call this only read it."""
     path = store_path(args)
     if not path.exists():
         others = stores_beside(path)
@@ -52,7 +53,7 @@ def open_existing_store(args: argparse.Namespace) -> Store:
                 f"no store at {path}; found {named} beside it: pass --store {others[0]} (or set KAOSHI_STORE)"
             )
         raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
-    return Store(path)
+    return Store(path, read_only=True)
 
 
 def eprint(message: str) -> None:

@@ -31,6 +31,19 @@ def stores_beside(path: Path) -> list[Path]:
     return sorted(p for p in path.parent.glob("*.sqlite") if p != path)
 
 
+def require_store_file(path: Path) -> Path:
+    """`path` when a store file is there; else a StoreError naming the stores beside it."""
+    if path.is_file():
+        return path
+    others = stores_beside(path)
+    if others:
+        named = ", ".join(str(p) for p in others)
+        raise StoreError(
+            f"no store at {path}; found {named} beside it: pass --store {others[0]} (or set KAOSHI_STORE)"
+        )
+    raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
+
+
 __all__ = [
     "DEFAULT_STORE",
     "Coverage",
@@ -47,6 +60,7 @@ __all__ = [
     "default_store_path",
     "pair_questions",
     "question_fingerprint",
+    "require_store_file",
     "run_coverage",
     "stores_beside",
 ]

@@ -5,76 +5,25 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from kaoshi.data.model import gold_from_json, gold_to_json
+from kaoshi.store.errors import StoreError, naming_the_file
+from kaoshi.store.opening import IN_MEMORY, connect, is_writable
 from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus
+from kaoshi.store.schema import (
+    SCHEMA_VERSION,
+    add_reading_stand_ins,
+    create_missing_tables,
+    stored_schema_version,
+)
+from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, WriteQueue, wait_out_locks
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
-    name TEXT PRIMARY KEY,
-    spec TEXT NOT NULL,
-    benchmark TEXT NOT NULL,
-    model TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    finished_at REAL
-);
--- The process that last opened a run; a run it left `running` after dying reads as interrupted.
--- A table of its own, so that stores from before it open unchanged.
-CREATE TABLE IF NOT EXISTS run_owners (
-    run TEXT PRIMARY KEY REFERENCES runs(name) ON DELETE CASCADE,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    opened_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS samples (
-    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
-    question_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    qtype TEXT NOT NULL,
-    gold TEXT,
-    points REAL NOT NULL,
-    subject TEXT,
-    domain TEXT,
-    category TEXT,
-    question TEXT NOT NULL,
-    prompt TEXT NOT NULL,
-    status TEXT NOT NULL,
-    shots INTEGER NOT NULL DEFAULT 0,
-    extracted_by TEXT NOT NULL DEFAULT 'rules',
-    extractor_response TEXT,
-    response TEXT,
-    logprobs TEXT,
-    answer TEXT,
-    correct INTEGER,
-    score REAL,
-    latency_s REAL,
-    tokens_in INTEGER,
-    tokens_out INTEGER,
-    error TEXT,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run, question_id)
-);
-CREATE TABLE IF NOT EXISTS grades (
-    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
-    question_id TEXT NOT NULL,
-    grader TEXT NOT NULL,
-    status TEXT NOT NULL,
-    score REAL,
-    points REAL,
-    rounds TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run, question_id, grader)
-);
-"""
+__all__ = ["DEFAULT_LOCK_WAIT_S", "SCHEMA_VERSION", "Store", "StoreError"]
+
 _SAMPLE_COLUMNS = (
     "question_id",
     "position",
@@ -102,34 +51,74 @@ _SAMPLE_COLUMNS = (
 )
 
 
-class StoreError(Exception):
-    """The store cannot do what was asked (unknown run, spec mismatch, not a kaoshi store)."""
-
-
 class Store:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
-            self._check_schema()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable kaoshi store ({exc})") from exc
+    """A kaoshi store file: runs with their frozen specs, samples and grades. Every write is committed at
+    once; one refused by another process's lock waits in memory (up to `lock_wait_s`) rather than being
+    dropped. `read_only` (or a file this process may not write) opens it with sqlite's mode=ro."""
 
-    def _check_schema(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) > SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: written by a newer kaoshi (schema {row[0]}); upgrade kaoshi")
+    def __init__(
+        self, path: str | Path, *, read_only: bool = False, lock_wait_s: float = DEFAULT_LOCK_WAIT_S
+    ) -> None:
+        self.path = Path(path)
+        in_memory = str(path) == IN_MEMORY
+        exists = not in_memory and self.path.exists()
+        if read_only and not exists:
+            raise StoreError(f"no store at {self.path}")
+        self._read_only_reason: str | None = "opened for reading" if read_only else None
+        if self._read_only_reason is None and exists and not is_writable(self.path):
+            # reading commands still work on a store shared read-only; writes say why they cannot
+            self._read_only_reason = "no permission to write it or its folder"
+        if not self.read_only and not in_memory:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_wait_s = lock_wait_s
+        with naming_the_file(self.path):
+            self._db = connect(self.path, read_only=self.read_only)
+        self._writes = WriteQueue(self._db, self.path, lock_wait_s)
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only_reason is not None
+
+    def _prepare(self) -> None:
+        stored_schema_version(self._db, self.path)  # refuses another program's file before any write
+        with naming_the_file(self.path):
+            if self.read_only:
+                add_reading_stand_ins(self._db)
+                return
+            wait_out_locks(
+                self.path,
+                self._set_up_for_writing,
+                time.monotonic(),
+                self._lock_wait_s,
+                what="it could not be opened for writing",
+            )
+
+    def _set_up_for_writing(self) -> None:
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        create_missing_tables(self._db)
 
     def close(self) -> None:
-        self._db.close()
+        """Write what is still queued (a lock is waited out within the lock wait) and close; a StoreError
+        says how many answers could not be written."""
+        try:
+            self._writes.flush(closing=True)
+        except KeyboardInterrupt as exc:
+            lost = self._writes.unwritten_answers
+            raise StoreError(
+                f"{self.path}: interrupted while waiting to write; {lost} answer(s) could not be written "
+                "and are lost (the same command, run again, asks again)"
+            ) from exc
+        finally:
+            self._writes.discard()
+            self._db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -158,12 +147,12 @@ class Store:
         existing = self.find_run(name)
         if existing is not None:
             self.check_resumable(name, spec)
-            self._db.execute(
+            self._write(
                 "UPDATE runs SET status=?, finished_at=NULL WHERE name=?", (RunStatus.RUNNING.value, name)
             )
             self._claim(name)
             return self.get_run(name)
-        self._db.execute(
+        self._write(
             "INSERT INTO runs (name, spec, benchmark, model, fingerprint, status, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
@@ -180,27 +169,27 @@ class Store:
         return self.get_run(name)
 
     def _claim(self, name: str) -> None:
-        self._db.execute(
+        self._write(
             "INSERT OR REPLACE INTO run_owners (run, pid, host, opened_at) VALUES (?, ?, ?, ?)",
             (name, os.getpid(), socket.gethostname(), time.time()),
         )
 
     def interrupt_run(self, name: str) -> None:
         """Mark a run stopped before its end (Ctrl-C); running it again resumes it."""
-        self._db.execute(
+        self._write(
             "UPDATE runs SET status=? WHERE name=? AND status=?",
             (RunStatus.INTERRUPTED.value, name, RunStatus.RUNNING.value),
         )
 
     def finish_run(self, name: str) -> None:
-        self._db.execute(
+        self._write(
             "UPDATE runs SET status=?, finished_at=? WHERE name=?",
             (RunStatus.FINISHED.value, time.time(), name),
         )
 
     def find_run(self, name: str) -> RunRecord | None:
-        row = self._db.execute(_RUN_QUERY + " WHERE name=?", (name,)).fetchone()
-        return _run_from_row(row) if row else None
+        rows = self._query(_RUN_QUERY + " WHERE name=?", (name,))
+        return _run_from_row(rows[0]) if rows else None
 
     def get_run(self, name: str) -> RunRecord:
         found = self.find_run(name)
@@ -210,31 +199,34 @@ class Store:
         return found
 
     def runs(self) -> list[RunRecord]:
-        rows = self._db.execute(_RUN_QUERY + " ORDER BY created_at").fetchall()
+        rows = self._query(_RUN_QUERY + " ORDER BY created_at")
         return [_run_from_row(row) for row in rows]
 
     # -- samples ------------------------------------------------------------------------------------------
     def finished_ids(self, run: str) -> set[str]:
         """Questions whose response is stored; errored samples are not finished and are tried again."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT question_id FROM samples WHERE run=? AND status != ?", (run, SampleStatus.ERROR.value)
         )
         return {row[0] for row in rows}
 
     def add_sample(self, run: str, sample: SampleRecord) -> None:
-        """Write one sample and commit it (autocommit); a later write for the same question replaces it."""
+        """Write one sample and commit it; a later write for the same question replaces it. When the store
+        stays locked past the lock wait: StoreError, the sample kept for the next write or close."""
         values = _sample_values(sample)
         placeholders = ", ".join("?" for _ in range(len(values) + 2))
-        self._db.execute(
+        self._write(
             f"INSERT OR REPLACE INTO samples (run, {', '.join(_SAMPLE_COLUMNS)}, created_at) "
             f"VALUES ({placeholders})",
             (run, *values, time.time()),
+            answer=True,
         )
 
     # -- grades of open answers ------------------------------------------------------------------------
     def add_grade(self, run: str, grade: GradeRecord) -> None:
-        """Write one grade and commit it; a later grade by the same grader replaces it."""
-        self._db.execute(
+        """Write one grade and commit it (kept in memory, like a sample, while the store is locked); a later
+        grade by the same grader replaces it."""
+        self._write(
             "INSERT OR REPLACE INTO grades (run, question_id, grader, status, score, points, rounds, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -247,10 +239,11 @@ class Store:
                 _dumps(list(grade.rounds)),
                 time.time(),
             ),
+            answer=True,
         )
 
     def grades(self, run: str, grader: str) -> dict[str, GradeRecord]:
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT question_id, grader, status, score, points, rounds FROM grades WHERE run=? AND grader=?",
             (run, grader),
         )
@@ -260,7 +253,7 @@ class Store:
 
     def graders(self, run: str) -> list[str]:
         """The graders that have graded this run, oldest first."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT grader FROM grades WHERE run=? GROUP BY grader ORDER BY MIN(created_at)", (run,)
         )
         return [row[0] for row in rows]
@@ -269,11 +262,21 @@ class Store:
         return list(self.iter_samples(run))
 
     def iter_samples(self, run: str) -> Iterator[SampleRecord]:
-        cursor = self._db.execute(
-            f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM samples WHERE run=? ORDER BY position", (run,)
-        )
-        for row in cursor:
-            yield _sample_from_row(row)
+        query = f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM samples WHERE run=? ORDER BY position"
+        with naming_the_file(self.path):
+            for row in self._db.execute(query, (run,)):
+                yield _sample_from_row(row)
+
+    # -- the connection -----------------------------------------------------------------------------------
+    def _write(self, sql: str, params: tuple[Any, ...], *, answer: bool = False) -> None:
+        if self._read_only_reason is not None:
+            raise StoreError(f"{self.path} is open read-only ({self._read_only_reason}): cannot write to it")
+        self._writes.write(sql, params, answer=answer)
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a read; a damaged or unreadable file is a StoreError naming it."""
+        with naming_the_file(self.path):
+            return self._db.execute(sql, params).fetchall()
 
 
 def _dumps(value: Any) -> str:

@@ -1,0 +1,140 @@
+"""The store's tables, and telling a kaoshi store from any other file before anything is written to it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from kaoshi.store.errors import StoreError, store_error
+
+SCHEMA_VERSION = 1
+TABLES: dict[str, str] = {
+    "meta": "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "runs": """CREATE TABLE IF NOT EXISTS runs (
+    name TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    benchmark TEXT NOT NULL,
+    model TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    finished_at REAL
+)""",
+    # The process that last opened a run; a run it left `running` after dying reads as interrupted.
+    # A table of its own, so that stores from before it open unchanged.
+    "run_owners": """CREATE TABLE IF NOT EXISTS run_owners (
+    run TEXT PRIMARY KEY REFERENCES runs(name) ON DELETE CASCADE,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    opened_at REAL NOT NULL
+)""",
+    "samples": """CREATE TABLE IF NOT EXISTS samples (
+    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    qtype TEXT NOT NULL,
+    gold TEXT,
+    points REAL NOT NULL,
+    subject TEXT,
+    domain TEXT,
+    category TEXT,
+    question TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    status TEXT NOT NULL,
+    shots INTEGER NOT NULL DEFAULT 0,
+    extracted_by TEXT NOT NULL DEFAULT 'rules',
+    extractor_response TEXT,
+    response TEXT,
+    logprobs TEXT,
+    answer TEXT,
+    correct INTEGER,
+    score REAL,
+    latency_s REAL,
+    tokens_in INTEGER,
+    tokens_out INTEGER,
+    error TEXT,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run, question_id)
+)""",
+    "grades": """CREATE TABLE IF NOT EXISTS grades (
+    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    grader TEXT NOT NULL,
+    status TEXT NOT NULL,
+    score REAL,
+    points REAL,
+    rounds TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run, question_id, grader)
+)""",
+}
+# Every kaoshi store since the first has these; the other tables came later.
+_FIRST_TABLES = frozenset({"meta", "runs", "samples"})
+
+
+def stored_schema_version(db: sqlite3.Connection, path: Path) -> int | None:
+    """The schema version of the kaoshi store `db` reads, None for an empty database. Only reads: another
+    program's database, a newer kaoshi's store or a non-SQLite file is a StoreError, left untouched."""
+    try:
+        objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
+        if not objects:
+            return None
+        tables = {name for kind, name in objects if kind == "table"}
+        if not tables >= _FIRST_TABLES:
+            names = sorted(tables or {name for _, name in objects})
+            shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+            raise StoreError(
+                f"{path} is not a usable kaoshi store (another program's SQLite database, with tables "
+                f"{shown}); left it untouched: pass another --store"
+            )
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise store_error(path, exc) from exc
+    if row is None:
+        return SCHEMA_VERSION  # created by a kaoshi that stopped before writing its version
+    try:
+        version = int(row[0])
+    except ValueError:
+        raise StoreError(
+            f"{path} is not a usable kaoshi store (schema version {row[0]!r}); left it untouched"
+        ) from None
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} was written by a newer kaoshi (schema {version}, this kaoshi reads up to "
+            f"{SCHEMA_VERSION}); left it untouched: upgrade kaoshi (pip install -U kaoshi)"
+        )
+    return version
+
+
+def create_missing_tables(db: sqlite3.Connection) -> None:
+    """Make a new store, or add the tables later kaoshi versions brought; one transaction, so a store is
+    never left half made. Writes nothing when nothing is missing (opening a store takes no write lock)."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    missing = [ddl for name, ddl in TABLES.items() if name not in tables]
+    needs_version = "meta" not in tables or not _has_version_row(db)
+    if not missing and not needs_version:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for ddl in missing:
+            db.execute(ddl)
+        if needs_version:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _has_version_row(db: sqlite3.Connection) -> bool:
+    return db.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is not None
+
+
+def add_reading_stand_ins(db: sqlite3.Connection) -> None:
+    """For a store opened read-only that predates some tables: empty temporary ones of the same shape,
+    so that queries need not ask which tables exist; the file is not touched."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for name, ddl in TABLES.items():
+        if name not in tables:
+            db.execute(ddl.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE IF NOT EXISTS", 1))
