@@ -1,4 +1,4 @@
-"""Parse gold answers as benchmarks write them: 'D', 'ABC', 'A、B', '正确'/'错误', true/false."""
+"""Parse gold answers as benchmarks write them: 'D', 'ABC', 'A、B', '正确'/'错误', true/false, a reference."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ def parse_judge_answer(value: object) -> bool:
     raise FieldError("answer", f"true/false answer must be 正确 or 错误 (or true/false), got {value!r}")
 
 
-def parse_letters(value: object, qtype: QuestionType) -> frozenset[str]:
-    """Letters from 'ABD', 'A、B、D', ['A', 'D'] or full-width 'ＡＢ'; single choice needs exactly one."""
+def parse_option_letters(value: object, *, exactly_one: bool = False) -> frozenset[str]:
+    """Letters from 'ABD', 'A、B、D', ['A', 'D'] or full-width 'ＡＢ'; `exactly_one` (a single-choice
+    answer) refuses more than one."""
     if isinstance(value, list):
         text = "".join(str(v) for v in value)
     elif isinstance(value, str):
@@ -38,8 +39,26 @@ def parse_letters(value: object, qtype: QuestionType) -> frozenset[str]:
     bad = [ch for ch in letters if not ("A" <= ch <= "Z")]
     if bad:
         raise FieldError("answer", f"answer {value!r} is not option letters (bad character {bad[0]!r})")
-    if qtype is QuestionType.SINGLE and len(letters) != 1:
+    if exactly_one and len(letters) != 1:
         raise FieldError("answer", f"single-choice answer must be one letter, got {value!r}")
     if len(set(letters)) != len(letters):
         raise FieldError("answer", f"answer {value!r} repeats a letter")
     return frozenset(letters)
+
+
+def parse_reference_answer(value: object) -> str:
+    """An open question's reference answer: non-empty text, stripped."""
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError("answer", "an open question needs a non-empty reference answer")
+    return value.strip()
+
+
+def parse_letters(value: object, qtype: QuestionType) -> frozenset[str]:
+    """The gold letters of a choice question, parsed as its type parses a gold answer (kaoshi.qtypes)."""
+    # Imported here: the kinds are built from this module's parsers.
+    from kaoshi.qtypes import kind_of
+
+    gold = kind_of(qtype).parse_gold(value)
+    if not isinstance(gold, frozenset):
+        raise TypeError(f"{qtype.value} answers are not option letters")
+    return gold

@@ -16,6 +16,9 @@ Gold = frozenset[str] | bool | str | None
 
 
 class QuestionType(str, enum.Enum):
+    """The question types kaoshi loads and stores. What a type does (its prompt wording, candidates,
+    extraction, grading) is its kind's, in kaoshi.qtypes."""
+
     SINGLE = "single"  # 单选题
     MULTI = "multi"  # 多选题
     JUDGE = "judge"  # 判断题
@@ -23,11 +26,18 @@ class QuestionType(str, enum.Enum):
 
     @property
     def is_choice(self) -> bool:
-        return self in (QuestionType.SINGLE, QuestionType.MULTI)
+        """Whether questions of this type show lettered options."""
+        # Imported here: the kinds sit above the data model, which they are built on.
+        from kaoshi.qtypes import kind_of
+
+        return kind_of(self).has_options
 
     @property
     def is_objective(self) -> bool:
-        return self is not QuestionType.OPEN
+        """Whether answers of this type are checked against the gold answer by rules (not judged)."""
+        from kaoshi.qtypes import kind_of
+
+        return kind_of(self).objective
 
 
 _TYPE_ALIASES: dict[str, QuestionType] = {

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kaoshi.data.model import Exam, Question, QuestionType, format_gold
+from kaoshi.data.model import Exam, Question
 from kaoshi.models.chat import render_with_template
 from kaoshi.prompts.base import RenderOptions, Template
+from kaoshi.qtypes import kind_of
 
 ANSWER_CUE = "答案："
 IGNORE = -100  # the label transformers leaves out of the loss
@@ -26,11 +27,9 @@ class TrainingExample:
 
 
 def target_text(question: Question, with_explanation: bool) -> str:
-    """What the model should write after the cue: the gold answer, optionally with its explanation."""
-    answer = format_gold(question.answer)
-    if with_explanation and question.explanation.strip() and question.type is not QuestionType.OPEN:
-        answer += f"\n解析：{question.explanation.strip()}"
-    return answer
+    """What the model should write after the cue: the gold answer, optionally with its explanation (as the
+    question's type writes it)."""
+    return kind_of(question.type).target(question, with_explanation)
 
 
 def build_examples(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from kaoshi.data.model import Exam, Question, QuestionType
+from kaoshi.qtypes import kind_of
 
 Message = tuple[str, str]  # (role, content): role is system / user / assistant
 
@@ -63,7 +64,7 @@ class GenerationBudget:
     open: int = 512
 
     def for_type(self, qtype: QuestionType) -> int:
-        return self.open if qtype is QuestionType.OPEN else self.objective
+        return self.objective if kind_of(qtype).objective else self.open
 
     def describe(self) -> str:
         return f"{self.objective} objective / {self.open} open"

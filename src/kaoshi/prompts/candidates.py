@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
-from itertools import combinations
-
-from kaoshi.data.model import Question, QuestionType
-
-JUDGE_CANDIDATES = ("正确", "错误")
-# 2**6 - 1 = 63 letter sets; beyond that ranking every set is not a sensible log-likelihood method.
-MAX_MULTI_OPTIONS = 6
+from kaoshi.data.model import Gold, Question
+from kaoshi.qtypes import kind_of
 
 
 def answer_candidates(question: Question) -> tuple[str, ...]:
-    """Single: each letter. Multi: every non-empty letter set, letters in order ('A', 'AB', ...).
-    Judge: 正确 / 错误. Open: none."""
-    letters = question.letters
-    if question.type is QuestionType.SINGLE:
-        return letters
-    if question.type is QuestionType.MULTI:
-        if len(letters) > MAX_MULTI_OPTIONS:
-            return ()
-        return tuple(
-            "".join(combo) for size in range(1, len(letters) + 1) for combo in combinations(letters, size)
-        )
-    if question.type is QuestionType.JUDGE:
-        return JUDGE_CANDIDATES
-    return ()
+    """The strings its type ranks (single: each letter; multi: every letter set; judge: 正确 / 错误); none
+    for a type whose answers are generated (open)."""
+    ranking = kind_of(question.type).ranking
+    return () if ranking is None else ranking.candidates(question)
 
 
-def candidate_answer(question: Question, candidate: str) -> frozenset[str] | bool:
+def candidate_answer(question: Question, candidate: str) -> Gold:
     """The answer a candidate string stands for."""
-    if question.type is QuestionType.JUDGE:
-        return candidate == JUDGE_CANDIDATES[0]
-    return frozenset(candidate)
+    ranking = kind_of(question.type).ranking
+    if ranking is None:
+        raise ValueError(f"{question.type.value} questions have no candidate answers")
+    return ranking.answer_of(question, candidate)

@@ -1,19 +1,17 @@
-"""kaoshi's plain template: instruction, solved exemplars of the same type, the question, '答案：'."""
+"""kaoshi's plain template: instruction, solved exemplars of the same type, the question, '答案：'.
+
+The instruction is the question type's own (`Wording.plain`, kaoshi.qtypes).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kaoshi.data.model import Exam, Question, QuestionType, format_gold
+from kaoshi.data.model import Exam, Question, format_gold
 from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
+from kaoshi.qtypes import kind_of
 
-INSTRUCTIONS = {
-    QuestionType.SINGLE: "以下是单项选择题，请选出唯一正确的选项。",
-    QuestionType.MULTI: "以下是多项选择题，请选出所有正确的选项。",
-    QuestionType.JUDGE: "以下是判断题，请判断下列说法是否正确，回答“正确”或“错误”。",
-    QuestionType.OPEN: "以下是主观题，请给出完整的回答。",
-}
 # Completion prompts separate instruction, exemplars and question with a blank line.
 BLOCK_SEPARATOR = "\n\n"
 
@@ -35,7 +33,7 @@ class PlainTemplate:
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot
         exemplars = pick_exemplars(question, pool, options.shots)
-        instruction = with_system(options.system, INSTRUCTIONS[question.type])
+        instruction = with_system(options.system, kind_of(question.type).wording.plain)
         if options.chat:
             messages = [("system", instruction)]
             for exemplar in exemplars:

@@ -2,14 +2,15 @@
 type-specific instruction, solved exemplars of the same type (题目 / 答案 / 解析), then '题目：…\\n答案：'.
 LHMKE's mixed exams use the same shape and ask open questions for a full answer.
 
-The instruction wording is kaoshi's own; the authors' exact prompt is `qualbench` (qualbench_paper.py).
+The instruction wording is kaoshi's own, each question type's (`Wording.qualbench`, kaoshi.qtypes); the
+authors' exact prompt is `qualbench` (qualbench_paper.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kaoshi.data.model import Exam, Question, QuestionType, format_gold
+from kaoshi.data.model import Exam, Question, format_gold
 from kaoshi.prompts.base import (
     QUALBENCH_BUDGET,
     GenerationBudget,
@@ -20,18 +21,8 @@ from kaoshi.prompts.base import (
 )
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
 from kaoshi.prompts.plain import BLOCK_SEPARATOR, format_body
+from kaoshi.qtypes import kind_of
 
-QUALBENCH_INSTRUCTIONS = {
-    QuestionType.SINGLE: (
-        "请回答下面的单项选择题，从选项中选出一个正确答案。先写“答案：”和选项字母，再在“解析：”后说明理由。"
-    ),
-    QuestionType.MULTI: (
-        "请回答下面的多项选择题，从选项中选出所有正确答案。"
-        "先写“答案：”和全部正确选项的字母，再在“解析：”后说明理由。"
-    ),
-    QuestionType.JUDGE: "请判断下面的说法是否正确。先写“答案：正确”或“答案：错误”，再在“解析：”后说明理由。",
-    QuestionType.OPEN: "请回答下面的主观题。在“答案：”后给出完整、准确的回答。",
-}
 EXPERT_PERSONA = (
     "你是一名资深顾问，精通中国大陆的法律法规、国家标准和行业执业规范。作答时请依据相关法规和标准。"
 )
@@ -60,7 +51,7 @@ class QualbenchTemplate:
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         exemplars = pick_exemplars(question, exemplar_pool(exam, options.exemplar_ids), options.shots)
-        instruction = QUALBENCH_INSTRUCTIONS[question.type]
+        instruction = kind_of(question.type).wording.qualbench
         if self.persona:
             instruction = f"{EXPERT_PERSONA}\n{instruction}"
         instruction = with_system(options.system, instruction)

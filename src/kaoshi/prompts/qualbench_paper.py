@@ -18,7 +18,8 @@ from kaoshi.data.model import Exam, Question, QuestionType
 from kaoshi.prompts.base import QUALBENCH_BUDGET, GenerationBudget, Message, Prompt, RenderOptions
 from kaoshi.prompts.exemplars import stored_answer, stored_explanation
 from kaoshi.prompts.plain import format_body
-from kaoshi.prompts.qualbench import OPTION_SEPARATOR, QUALBENCH_INSTRUCTIONS
+from kaoshi.prompts.qualbench import OPTION_SEPARATOR
+from kaoshi.qtypes import kind_of
 
 # Protocol facts (the authors' src/test_QualBench.py): reproduced byte for byte.
 PAPER_INSTRUCTIONS = {
@@ -90,8 +91,10 @@ class QualbenchPaperTemplate:
     budget: GenerationBudget = QUALBENCH_BUDGET
 
     def instruction(self, question: Question) -> str:
-        if question.type not in PAPER_INSTRUCTIONS:  # QualBench has no open questions: kaoshi's wording
-            return QUALBENCH_INSTRUCTIONS[question.type]
+        """The authors' line for the question's type; kaoshi's QualBench-style wording for a type the
+        authors wrote none for (QualBench has no open questions)."""
+        if question.type not in PAPER_INSTRUCTIONS:
+            return kind_of(question.type).wording.qualbench
         if self.expert:
             return PAPER_EXPERT.format(type=PAPER_TYPE_NAMES[question.type])
         return PAPER_INSTRUCTIONS[question.type]

@@ -11,8 +11,8 @@ from kaoshi.data.errors import DataError
 from kaoshi.data.model import Exam, Question, format_gold
 from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars
+from kaoshi.qtypes import kind_of
 
-TYPE_NAMES_ZH = {"single": "单选题", "multi": "多选题", "judge": "判断题", "open": "主观题"}
 # What a template may use. Each exemplar has the question's fields plus `answer` and `explanation`.
 VARIABLES = frozenset(
     {
@@ -35,7 +35,7 @@ def question_values(question: Question) -> dict[str, Any]:
         "question": question.stem,
         "options": [{"letter": letter, "text": text} for letter, text in question.options],
         "type": question.type.value,
-        "type_zh": TYPE_NAMES_ZH[question.type.value],
+        "type_zh": kind_of(question.type).wording.name_zh,
         "subject": question.subject or "",
         "domain": question.domain or "",
         "category": question.category or "",

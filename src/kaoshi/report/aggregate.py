@@ -6,11 +6,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from kaoshi.data.model import format_gold
+from kaoshi.qtypes import kind_of
 from kaoshi.report.metrics import category_averages, macro_accuracy, qualbench_f1, weighted_f1
 from kaoshi.report.standard import GroupPoints, SubjectPoints, group_points, subject_points
 from kaoshi.report.stats import wilson_interval
 from kaoshi.store.pairing import QuestionKey, question_key
-from kaoshi.store.records import SampleRecord
+from kaoshi.store.records import SampleRecord, SampleStatus
 
 GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
     "domain": lambda s: s.domain,
@@ -25,7 +26,7 @@ OBJECTIVE, SUBJECTIVE = "objective", "subjective"
 
 def part_of(sample: SampleRecord) -> str:
     """Objective (choice and true/false) or subjective (open) question."""
-    return SUBJECTIVE if sample.qtype == "open" else OBJECTIVE
+    return OBJECTIVE if kind_of(sample.qtype).objective else SUBJECTIVE
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Tally:
         return self.correct / self.checked if self.checked else None
 
     def add(self, sample: SampleRecord) -> Tally:
-        is_error = sample.status == "error"
+        is_error = sample.status == SampleStatus.ERROR
         is_checked = not is_error and sample.correct is not None
         # An open answer has no `correct`; it is graded once a judge's score has been folded in.
         is_judged = not is_error and sample.correct is None and sample.score is not None
@@ -74,8 +75,8 @@ class Tally:
             graded=self.graded + is_checked + is_judged,
             judged=self.judged + is_judged,
             correct=self.correct + bool(sample.correct),
-            unparsed=self.unparsed + (sample.status == "unparsed"),
-            ambiguous=self.ambiguous + (sample.status == "ambiguous"),
+            unparsed=self.unparsed + (sample.status == SampleStatus.UNPARSED),
+            ambiguous=self.ambiguous + (sample.status == SampleStatus.AMBIGUOUS),
             errors=self.errors + is_error,
             ungraded=self.ungraded + is_ungraded,
             scored=self.scored + has_score,
@@ -165,7 +166,7 @@ class RunSummary:
 
 def _answer_pair(sample: SampleRecord) -> tuple[str, str] | None:
     """(gold, answer) as strings for a checked objective answer (unreadable: ""), else None."""
-    if sample.status == "error" or sample.correct is None:
+    if sample.status == SampleStatus.ERROR or sample.correct is None:
         return None
     return format_gold(sample.gold), format_gold(sample.answer) if sample.answer is not None else ""
 

@@ -22,6 +22,7 @@ import jinja2
 import kaoshi
 from kaoshi.data.model import format_gold
 from kaoshi.prompts.base import Prompt
+from kaoshi.qtypes import kind_of
 from kaoshi.report.aggregate import RunSummary
 from kaoshi.report.compare import compare_to_baseline, comparison_tables
 from kaoshi.report.render import run_tables
@@ -57,7 +58,8 @@ def outcome(sample: SampleRecord) -> str:
     if sample.status == "error":
         return "error"
     if sample.correct is None:
-        return "judged" if sample.qtype == "open" and sample.score is not None else "ungraded"
+        judged = not kind_of(sample.qtype).objective and sample.score is not None
+        return "judged" if judged else "ungraded"
     if sample.correct:
         return "correct"
     return sample.status if sample.status in ("unparsed", "ambiguous") else "wrong"

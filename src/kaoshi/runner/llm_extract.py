@@ -4,27 +4,35 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kaoshi.data.model import Question, QuestionType
+from kaoshi.data.model import Question
 from kaoshi.models.base import GenerateRequest, Model
 from kaoshi.prompts import answer_candidates
 from kaoshi.prompts.plain import format_body
+from kaoshi.qtypes import kind_of
 from kaoshi.runner.samples import grade_for
 from kaoshi.scoring.extract import extract_answer
-from kaoshi.store.records import RunSpec, SampleRecord
+from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 
-_ASK = {
-    QuestionType.SINGLE: "只输出它最终选择的一个选项字母",
-    QuestionType.MULTI: "只输出它最终选择的全部选项字母",
-    QuestionType.JUDGE: "只输出“正确”或“错误”",
-}
 NO_ANSWER = "无"
 
 
 def extractor_prompt(question: Question, response: str) -> str:
+    ask = kind_of(question.type).wording.extractor
+    if ask is None:
+        raise ValueError(f"the LLM extractor reads no {question.type.value} answers")
     return (
-        f"下面是一道题目和一个模型的回答。请判断这个回答最终给出的答案，{_ASK[question.type]}；"
+        f"下面是一道题目和一个模型的回答。请判断这个回答最终给出的答案，{ask}；"
         f"如果回答没有给出答案，只输出“{NO_ANSWER}”。\n\n"
         f"题目：{format_body(question)}\n\n回答：{response}\n\n最终答案："
+    )
+
+
+def _askable(question: Question, sample: SampleRecord) -> bool:
+    """An unparsed reply of a type the extractor reads (objective: open answers are the judges')."""
+    return (
+        sample.status == SampleStatus.UNPARSED
+        and kind_of(question.type).wording.extractor is not None
+        and bool(sample.response)
     )
 
 
@@ -32,7 +40,7 @@ def rescue_unparsed(
     extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
 ) -> list[SampleRecord]:
     """Ask the extractor about each unparsed objective sample; samples it cannot read stay unparsed."""
-    asked = [(q, s) for q, s in items if s.status == "unparsed" and q.type.is_objective and s.response]
+    asked = [(q, s) for q, s in items if _askable(q, s)]
     if not asked:
         return [s for _, s in items]
     requests = [
@@ -55,12 +63,12 @@ def apply_extractor_reply(
     """The sample with the extractor's reply stored and, when the reply names an answer, graded on it."""
     extraction = extract_answer(question, reply)
     updated = replace(sample, extractor_response=reply)
-    if extraction.status != "ok":
+    if SampleStatus(extraction.status) is not SampleStatus.OK:
         return updated
     grade = grade_for(question, extraction.answer, spec)
     return replace(
         updated,
-        status="ok",
+        status=SampleStatus.OK.value,
         answer=extraction.answer,
         correct=grade.correct,
         score=grade.points,

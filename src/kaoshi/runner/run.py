@@ -6,16 +6,18 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from kaoshi.data.model import Exam, QuestionType
+from kaoshi.data.model import Exam
 from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
 from kaoshi.prompts.base import Fits
+from kaoshi.qtypes import kind_of
 from kaoshi.runner.llm_extract import rescue_unparsed
-from kaoshi.runner.samples import PendingQuestion, build_sample
-from kaoshi.store.records import RunSpec, SampleRecord
+from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
+from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
-METHODS = ("generate", "loglik")
+# The methods a run can ask a model with (a vote is made from stored runs, by kaoshi vote).
+METHODS = tuple(method.value for method in MODEL_METHODS)
 ProgressCallback = Callable[[SampleRecord], None]
 
 
@@ -65,7 +67,7 @@ def execute_run(
     """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor)."""
     if spec.method not in METHODS:
         raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
-    _check_capabilities(model, exam, spec.method)
+    _check_capabilities(model, exam, Method(spec.method))
     store.open_run(name, spec)
     pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
     if on_plan is not None:
@@ -74,21 +76,21 @@ def execute_run(
     for chunk in _chunks(pending, model.chunk_size(spec.method)):
         for pending_question, output in _ask(model, chunk, spec, template):
             sample = build_sample(pending_question, output, spec)
-            if extractor is not None and sample.status == "unparsed":
+            if extractor is not None and sample.status == SampleStatus.UNPARSED:
                 sample = rescue_unparsed(extractor, [(pending_question.question, sample)], spec)[0]
             store.add_sample(name, sample)
-            errors += sample.status == "error"
+            errors += sample.status == SampleStatus.ERROR
             if on_sample is not None:
                 on_sample(sample)
     store.finish_run(name)
     return RunOutcome(name, len(exam.questions), done, len(pending), errors)
 
 
-def _check_capabilities(model: Model, exam: Exam, method: str) -> None:
-    if not model.supports(method):
-        raise CapabilityError(f"model {model.spec!r} cannot do --method {method}")
-    needs_generation = method == "generate" or any(not q.type.is_objective for q in exam.questions)
-    if needs_generation and not model.supports("generate"):
+def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:
+    if not model.supports(method.value):
+        raise CapabilityError(f"model {model.spec!r} cannot do --method {method.value}")
+    needs_generation = any(not ranked(q, method) for q in exam.questions)
+    if needs_generation and not model.supports(Method.GENERATE.value):
         raise CapabilityError(f"model {model.spec!r} cannot generate text, which open questions need")
 
 
@@ -101,12 +103,12 @@ def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[Pendin
 def _ask(
     model: Model, chunk: list[PendingQuestion], spec: RunSpec, template: Template
 ) -> Iterator[tuple[PendingQuestion, ModelOutput]]:
-    """Send a chunk: log-likelihood for objective questions when asked, generation otherwise."""
+    """Send a chunk: log-likelihood for the questions the method ranks, generation for the others."""
     by_id = {p.question.id: p for p in chunk}
     scored: list[PendingQuestion] = []
     generated: list[PendingQuestion] = []
     for pending in chunk:
-        if spec.method != "loglik" or not pending.question.type.is_objective:
+        if not ranked(pending.question, spec.method):
             generated.append(pending)
         elif answer_candidates(pending.question):
             scored.append(pending)
@@ -139,10 +141,10 @@ def _ask(
 
 def _loglik_request(pending: PendingQuestion, template: Template) -> LoglikRequest:
     prompt = pending.prompt
-    # Letter sets are scored with what ends an answer in the prompt's format, so 'ABCD' never loses to
-    # its own prefix 'AB'. Single letters and 正确/错误 are no prefix of one another: they are scored bare,
-    # as C-Eval's official code and lm-evaluation-harness do, so their numbers stay comparable.
-    if pending.question.type is QuestionType.MULTI:
+    # Candidates that can be prefixes of one another (letter sets) are scored with what ends an answer
+    # in the prompt's format, so 'ABCD' never loses to its own prefix 'AB'; the others are scored bare.
+    ranking = kind_of(pending.question.type).ranking
+    if ranking is not None and ranking.with_answer_end:
         answer_end = template.answer_end(chat=prompt.messages is not None)
     else:
         answer_end = ""

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Gold, Question
 from kaoshi.models.base import ModelOutput
-from kaoshi.prompts import Prompt, candidate_answer
+from kaoshi.prompts import Prompt
+from kaoshi.qtypes import kind_of
 from kaoshi.scoring.extract import Extraction, extract_answer
 from kaoshi.scoring.grade import MULTI_POLICIES, Grade, grade_answer
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus, run_method
@@ -37,7 +38,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         question=question.content(),
         prompt=pending.prompt.text,
         shots=pending.prompt.shots,
-        status="error",
+        status=SampleStatus.ERROR.value,
         response=output.text,
         # NaN or infinity would make the stored JSON invalid for other readers; the error names the value.
         logprobs=None if bad_logprobs else output.logprobs,
@@ -70,18 +71,17 @@ def score_record(
     record: SampleRecord, question: Question, output: ModelOutput, spec: RunSpec, echo: str | None
 ) -> SampleRecord:
     """Extraction and grading of one output under the run's method and scoring policy."""
-    method = run_method(spec)
-    extraction = read_output(question, output, method, echo)
+    reading = read_output(question, output, run_method(spec), echo)
+    extraction = reading.extraction
     answered = SampleStatus(extraction.status) is SampleStatus.OK
     grade = grade_for(question, extraction.answer if answered else None, spec)
-    by_loglik = method is Method.LOGLIK and question.type.is_objective
     return replace(
         record,
         status=extraction.status,
         answer=extraction.answer,
         correct=grade.correct,
         score=grade.points,
-        extracted_by="loglik" if by_loglik else "rules",
+        extracted_by=reading.extracted_by,
     )
 
 
@@ -90,34 +90,55 @@ def grade_for(question: Question, answer: Gold, spec: RunSpec) -> Grade:
     return grade_answer(question, answer, policy, spec.partial_credit)
 
 
-def _read_text(question: Question, output: ModelOutput, prompt: str | None) -> Extraction:
-    return extract_answer(question, output.text or "", prompt)
+@dataclass(frozen=True)
+class Reading:
+    """The answer read from a model output, and what read it (the sample's `extracted_by`)."""
+
+    extraction: Extraction
+    extracted_by: str  # rules / loglik
 
 
-def _read_loglik(question: Question, output: ModelOutput, prompt: str | None) -> Extraction:
-    if not question.type.is_objective:  # open questions are generated even in a loglik run
-        return _read_text(question, output, prompt)
-    scores = output.logprobs
-    if not scores:
-        return Extraction(None, "unparsed")
-    best = max(scores, key=lambda candidate: scores[candidate])
-    return Extraction(candidate_answer(question, best), "ok")
+def _never(question: Question) -> bool:
+    return False
 
 
-# How each method's model output is read. A vote has no model output: its answers come from other runs
-# (kaoshi rescore re-grades them, runner/rescore.py).
-_READERS: dict[Method, Callable[[Question, ModelOutput, str | None], Extraction]] = {
-    Method.GENERATE: _read_text,
-    Method.LOGLIK: _read_loglik,
+def _has_ranking(question: Question) -> bool:
+    # Types without candidates (open questions) are generated even in a loglik run.
+    return kind_of(question.type).ranking is not None
+
+
+# Per method that asks a model, which questions it answers by ranking their candidate answers (the
+# others it generates text for). A vote asks no model: its answers come from other runs (kaoshi rescore
+# re-grades them, runner/rescore.py).
+_RANKS: dict[Method, Callable[[Question], bool]] = {
+    Method.GENERATE: _never,
+    Method.LOGLIK: _has_ranking,
 }
+MODEL_METHODS: tuple[Method, ...] = tuple(_RANKS)
+
+
+def ranked(question: Question, method: Method | str) -> bool:
+    """Whether a run of `method` answers `question` by ranking candidates (else by generating text)."""
+    rule = _RANKS.get(Method(method))
+    if rule is None:
+        raise ValueError(f"a {Method(method).value} run has no model output to read answers from")
+    return rule(question)
 
 
 def read_output(
     question: Question, output: ModelOutput, method: Method | str, prompt: str | None = None
-) -> Extraction:
-    """The answer a model output gives: the most likely candidate (loglik) or the text's answer
+) -> Reading:
+    """The answer a model output gives: the most likely candidate (ranked questions) or the text's answer
     (`prompt`, for completion prompts, is removed when the model echoes it)."""
-    reader = _READERS.get(Method(method))
-    if reader is None:
-        raise ValueError(f"a {Method(method).value} run has no model output to read answers from")
-    return reader(question, output, prompt)
+    if ranked(question, method):
+        return Reading(_most_likely(question, output), "loglik")
+    return Reading(extract_answer(question, output.text or "", prompt), "rules")
+
+
+def _most_likely(question: Question, output: ModelOutput) -> Extraction:
+    ranking = kind_of(question.type).ranking
+    scores = output.logprobs
+    if ranking is None or not scores:
+        return Extraction(None, "unparsed")
+    best = max(scores, key=lambda candidate: scores[candidate])
+    return Extraction(ranking.answer_of(question, best), "ok")

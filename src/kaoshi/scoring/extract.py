@@ -1,4 +1,4 @@
-"""Answer extraction from model text: one entry point per question type, returning (answer, status).
+"""Answer extraction from model text: one extractor per question type, returning (answer, status).
 
 Order of trust, for every type: an explicit final-answer statement (the last one wins, so a distractor
 mentioned in the reasoning is not taken), then a bare reply ("B", "（B）", "正确"), then guarded
@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from kaoshi.data.model import Gold, Question, QuestionType
+from kaoshi.data.model import Gold, Question
 from kaoshi.scoring.patterns import END_MARKERS, answer_part
 from kaoshi.scoring.verdict import read_verdict
 
@@ -234,19 +234,16 @@ def extract_judge(text: str) -> Extraction:
     return Extraction(None, "unparsed") if verdict is None else Extraction(verdict, "ok")
 
 
-# -- entry point -------------------------------------------------------------------------------------------
+# -- open answers ------------------------------------------------------------------------------------------
 def extract_open(text: str) -> Extraction:
     return Extraction(text, "ok" if text else "unparsed")
 
 
+# -- entry point -------------------------------------------------------------------------------------------
 def extract_answer(question: Question, text: str, prompt: str | None = None) -> Extraction:
-    """Read the answer of `question` from a model's reply (`prompt`, when given, is stripped if echoed)."""
-    if question.type is QuestionType.OPEN:
-        # Open answers keep their own characters: graders compare them with a reference text.
-        return extract_open(strip_echo(strip_reasoning(text), prompt).strip())
-    cleaned = clean_output(text, prompt)
-    if question.type is QuestionType.JUDGE:
-        return extract_judge(cleaned)
-    if question.type is QuestionType.MULTI:
-        return extract_multi(question, cleaned)
-    return extract_single(question, cleaned)
+    """Read the answer of `question` from a model's reply the way its type reads one (`prompt`, when
+    given, is stripped if echoed)."""
+    # Imported here: the kinds are built from this module's extractors.
+    from kaoshi.qtypes import kind_of
+
+    return kind_of(question.type).extract(question, text, prompt)

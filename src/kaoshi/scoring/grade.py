@@ -6,6 +6,9 @@ Multiple-choice policies (recorded in the run spec):
   `partial_credit` of the points, any wrong option earns nothing;
 - f1: per-option F1 between the chosen and the gold set, times the points.
 `correct` is always exact equality (accuracy); the policy changes the points earned.
+
+Each question type grades with its own rule (its kind in kaoshi.qtypes); the rules shared by several
+types are here.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from kaoshi.data.model import Gold, Question, QuestionType
+from kaoshi.data.model import Gold, Question
 
 MultiPolicy = Literal["exact", "partial", "f1"]
 MULTI_POLICIES: tuple[MultiPolicy, ...] = ("exact", "partial", "f1")
@@ -27,17 +30,33 @@ class Grade:
     points: float | None
 
 
+@dataclass(frozen=True)
+class GradingPolicy:
+    """What a run's answers earn beyond exact equality: the multiple-choice policy and its partial credit."""
+
+    multi: MultiPolicy = "exact"
+    partial_credit: float = 0.5
+
+
+UNGRADED = Grade(None, None)
+
+
 def grade_answer(
     question: Question, answer: Gold, policy: MultiPolicy = "exact", partial_credit: float = 0.5
 ) -> Grade:
-    if question.type is QuestionType.OPEN or question.answer is None:
-        return Grade(None, None)
+    """Grade `answer` the way the question's type grades (ungraded when there is no gold answer)."""
+    # Imported here: the kinds are built from this module's rules.
+    from kaoshi.qtypes import kind_of
+
+    if question.answer is None:
+        return UNGRADED
+    return kind_of(question.type).grade(question, answer, GradingPolicy(policy, partial_credit))
+
+
+def grade_exact(question: Question, answer: Gold, policy: GradingPolicy) -> Grade:
+    """All or nothing: the answer must equal the gold answer (single choice, true/false)."""
     correct = answer is not None and answer == question.answer
-    if question.type is not QuestionType.MULTI or policy == "exact" or not isinstance(answer, frozenset):
-        return Grade(correct, question.points if correct else 0.0)
-    gold = question.answer
-    assert isinstance(gold, frozenset)
-    return Grade(correct, question.points * multi_credit(answer, gold, policy, partial_credit))
+    return Grade(correct, question.points if correct else 0.0)
 
 
 def multi_credit(

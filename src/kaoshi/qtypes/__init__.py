@@ -1,0 +1,22 @@
+"""Question types: one kind per type (single, multi, judge, open), each owning its prompt wording,
+log-likelihood candidates, answer extraction, grading, gold-answer parsing and fine-tuning target.
+
+Everything that differs per type looks the kind up (`kind_of(question.type)`) instead of branching on the
+type, so a new type is one module with one `QuestionKind` and one `register` call.
+"""
+
+from kaoshi.qtypes.kind import Extractor, GoldParser, Grader, QuestionKind, Ranking, TargetWriter, Wording
+from kaoshi.qtypes.registry import QUESTION_KINDS, kind_of, register
+
+__all__ = [
+    "QUESTION_KINDS",
+    "Extractor",
+    "GoldParser",
+    "Grader",
+    "QuestionKind",
+    "Ranking",
+    "TargetWriter",
+    "Wording",
+    "kind_of",
+    "register",
+]
