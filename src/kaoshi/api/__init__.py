@@ -4,6 +4,7 @@ from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_mod
 from kaoshi.api.exams import load_exam
 from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.judging import judge
+from kaoshi.api.merging import merge
 from kaoshi.api.prompts import RenderedPrompt, render_prompt
 from kaoshi.api.rescoring import rescore
 from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
@@ -34,6 +35,7 @@ __all__ = [
     "load_exam",
     "load_model",
     "load_run",
+    "merge",
     "render_prompt",
     "rescore",
     "runs",

@@ -18,6 +18,7 @@ from kaoshi.models.registry import default_chat_before_load, resolve_model
 from kaoshi.report.aggregate import RunSummary
 from kaoshi.runner.prepare import PreparedRun, RunOptions, check_before_load, prepare_run
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
+from kaoshi.runner.shards import parse_shard
 from kaoshi.store import RunSpec, SampleRecord, Store
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def evaluate(
     llm_extractor: str | None = None,
     adapter: str | Path | None = None,
     allow_overlap: bool = False,
+    shard: str | tuple[int, int] | None = None,
     run_name: str | None = None,
     store: StoreLike = None,
     on_sample: ProgressCallback | None = None,
@@ -111,6 +113,7 @@ def evaluate(
     store: a path, an open `kaoshi.store.Store`, or None for an in-memory store (gone with the result).
     **backend: the backend's settings (`kaoshi.models.ModelOptions` fields: device, dtype, base_url,
         concurrency, requests_per_minute, timeout_s, max_retries, max_length, ...).
+    shard: "I/N" evaluates only shard I of N of the questions (a job array); `kaoshi.merge` joins them.
     notify: receives warnings and notes as lines (default: the `kaoshi` logger).
     Ctrl-C raises RunInterrupted once the answers so far are saved.
     """
@@ -137,6 +140,7 @@ def evaluate(
         llm_extractor=llm_extractor,
         adapter=Path(adapter) if adapter is not None else None,
         allow_overlap=allow_overlap,
+        shard=parse_shard(shard) if isinstance(shard, str) else shard,
     )
     model_options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=options.adapter)
     return evaluate_prepared(

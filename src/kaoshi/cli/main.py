@@ -49,6 +49,7 @@ COMMANDS: dict[str, Command] = {
         "compare_cmd",
         "runs on the same questions against a baseline run, by domain / type (paired bootstrap)",
     ),
+    "merge": Command("merge_cmd", "join the shards of a run (run --shard I/N) into one run"),
     "split": Command("split_cmd", "split an exam into train and test parts (for finetune)"),
     "finetune": Command("finetune_cmd", "LoRA fine-tuning on a training split (kaoshi split)"),
 }

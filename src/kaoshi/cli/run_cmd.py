@@ -23,6 +23,7 @@ from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.report.standard import parse_standard_scores
 from kaoshi.runner import METHODS
 from kaoshi.runner.prepare import RunOptions
+from kaoshi.runner.shards import parse_shard
 from kaoshi.scoring import MULTI_POLICIES
 from kaoshi.store import SampleRecord
 
@@ -90,6 +91,13 @@ def add_standard_score_option(parser: argparse.ArgumentParser) -> None:
 def standard_scores_arg(text: str) -> dict[str, float]:
     try:
         return parse_standard_scores(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def shard_arg(text: str) -> tuple[int, int]:
+    try:
+        return parse_shard(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -203,6 +211,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SEED",
         help="permute each choice question's options (contamination check; see kaoshi contamination)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        type=shard_arg,
+        help="evaluate only shard I of N of the questions (by question id; join with kaoshi merge)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--max-new-tokens",
@@ -274,6 +288,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         llm_extractor=args.llm_extractor,
         adapter=args.adapter,
         allow_overlap=args.allow_overlap,
+        shard=args.shard,
     )
 
 

@@ -19,6 +19,7 @@ from kaoshi.models.secrets import strip_credentials
 from kaoshi.prompts import RenderOptions, Template, default_template_name, get_template
 from kaoshi.prompts.registry import exemplars_for_run
 from kaoshi.runner.run import METHODS
+from kaoshi.runner.shards import shard_exam, shard_name
 from kaoshi.scoring import MULTI_POLICIES
 from kaoshi.store.records import RunSpec
 from kaoshi.store.sqlite import Store
@@ -54,6 +55,7 @@ class RunOptions:
     llm_extractor: str | None = None
     adapter: Path | None = None
     allow_overlap: bool = False
+    shard: tuple[int, int] | None = None  # (I, N): only shard I of N of the questions (kaoshi merge)
 
     def check(self) -> None:
         """ValueError naming the option when a value cannot be used."""
@@ -73,6 +75,8 @@ class RunOptions:
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be > 0")
+        if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
+            raise ValueError(f"--shard must be I/N with 1 <= I <= N, got {self.shard[0]}/{self.shard[1]}")
         if self.allow_overlap and self.adapter is None:
             raise ValueError("--allow-overlap is for runs with --adapter")
 
@@ -169,6 +173,8 @@ def prepare_run(
     exam = exam.limited(options.limit)
     if options.shuffle_options is not None:
         exam = shuffle_exam(exam, options.shuffle_options)
+    if options.shard is not None:
+        exam = shard_exam(exam, *options.shard)
     setup = prompt_setup(exam, options, notify)
     exam, template, shots, pinned = setup.exam, setup.template, setup.shots, setup.exemplars
     benchmark = str(exam.metadata.get("benchmark", ""))
@@ -208,10 +214,13 @@ def prepare_run(
         adapter=adapter,
         standard_scores={**exam.metadata.get("standard_scores", {}), **options.standard_scores},
         kaoshi_version=kaoshi.__version__,
+        shard=None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",
     )
     name = run_name or default_run_name(exam.name, split, model, options.method, shots)
     if run_name is None and options.shuffle_options is not None:
         name += f"-shuffled{options.shuffle_options}"
+    if run_name is None and options.shard is not None:
+        name = shard_name(name, *options.shard)
     return PreparedRun(name, exam, template, spec, chat_known=chat is not None)
 
 
@@ -237,7 +246,7 @@ def check_before_load(
 ) -> PreparedRun:
     """Refuse a changed spec before paying for the model load (minutes for a 7B model). With a default run
     name, a run under the earlier default name (before it held the split) with this spec is resumed."""
-    if default_name and prepared.spec.shuffle_seed is None:
+    if default_name and prepared.spec.shuffle_seed is None and prepared.spec.shard is None:
         prepared = _earlier_default_name(store, prepared, notify)
     ignore = frozenset() if prepared.chat_known else frozenset({"chat"})
     store.check_resumable(prepared.name, prepared.spec, ignore=ignore)

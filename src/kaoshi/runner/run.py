@@ -35,8 +35,11 @@ def plan_run(
 ) -> tuple[list[PendingQuestion], int]:
     """The questions still to ask (rendered, with as many exemplars as fit), and how many were finished."""
     options = RenderOptions(spec.shots, spec.chat, spec.system, tuple(spec.exemplars))
+    # A shard's questions keep their places in the whole exam, so merged shards order as one run would.
+    places = exam.metadata.get("positions", {})
     pending = []
-    for position, question in enumerate(exam.questions):
+    for index, question in enumerate(exam.questions):
+        position = places.get(question.id, index)
         if question.id in finished:
             continue
         # Room for the answer: at least 256 tokens (what every run kept before budgets were per protocol,

@@ -1,0 +1,170 @@
+"""Job-array sharding: `--shard I/N` evaluates a fixed part of an exam, and `merge` joins the shards of a
+run (one store each, or several in one) into the run a single process would have made.
+
+The partition is by question id (a hash), so it does not depend on file order, `--limit` or resuming:
+each shard of a Slurm array can be re-run or resumed on its own."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kaoshi.data.model import Exam, Question
+from kaoshi.store.records import RunRecord, RunSpec, SampleRecord
+from kaoshi.store.sqlite import Store, StoreError
+
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+_NAME_SUFFIX = re.compile(r"-shard\d+of\d+$")
+# Fields that differ between the shards of one run and are recomputed for the merged run.
+SHARD_FIELDS = frozenset({"shard", "n_questions", "fingerprint"})
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`I/N` (1 <= I <= N) as (I, N); ValueError naming the option otherwise."""
+    match = _SHARD.match(text)
+    if not match:
+        raise ValueError(f"--shard must be I/N (e.g. 2/8), got {text!r}")
+    index, count = int(match.group(1)), int(match.group(2))
+    if not 1 <= index <= count:
+        raise ValueError(f"--shard {text}: I must be between 1 and N")
+    return index, count
+
+
+def shard_of(question_id: str, count: int) -> int:
+    """The shard (1..count) a question belongs to: a hash of its id, the same on every machine."""
+    digest = hashlib.sha256(question_id.encode()).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def shard_exam(exam: Exam, index: int, count: int) -> Exam:
+    """The exam's questions of shard `index` of `count`, in exam order; each keeps its place in the whole
+    exam (metadata "positions"), so merged shards order their samples as one run would."""
+    positions = exam.metadata.get("positions", {})
+    kept = [(i, q) for i, q in enumerate(exam.questions) if shard_of(q.id, count) == index]
+    if not kept:
+        raise ValueError(f"shard {index}/{count} holds no question of the {len(exam)} evaluated")
+    metadata = {**exam.metadata, "positions": {q.id: positions.get(q.id, i) for i, q in kept}}
+    return replace(exam, questions=tuple(q for _, q in kept), metadata=metadata)
+
+
+def shard_name(name: str, index: int, count: int) -> str:
+    return f"{name}-shard{index}of{count}"
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    """One merged run: which shards it joined, its questions, and what is missing or doubled."""
+
+    name: str
+    shards: tuple[int, ...]
+    count: int
+    questions: int
+    missing_shards: tuple[int, ...]
+    duplicates: tuple[str, ...]  # question ids found in more than one shard (kept once)
+    missing: int  # questions a shard was given but holds no answer for (errors or not run yet)
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing_shards and not self.missing
+
+
+@dataclass(frozen=True)
+class _Shard:
+    store: str
+    run: RunRecord
+    index: int
+    count: int
+    samples: list[SampleRecord]
+
+
+def merge_shards(sources: Sequence[Store], dest: Store, run_name: str | None = None) -> list[MergeOutcome]:
+    """Join every sharded run in `sources` into `dest`, one merged run per group of shards (runs whose
+    specs are equal apart from the shard); StoreError naming the field when shards of one name disagree,
+    or naming both places when a shard is given twice."""
+    groups: dict[str, list[_Shard]] = {}
+    for source in sources:
+        for run in source.runs():
+            if run.spec.shard is None:
+                continue
+            index, count = parse_shard(run.spec.shard)
+            base = _NAME_SUFFIX.sub("", run.name)
+            groups.setdefault(base, []).append(
+                _Shard(str(source.path), run, index, count, source.samples(run.name))
+            )
+    if not groups:
+        raise StoreError(
+            "no sharded run (kaoshi run --shard I/N) in " + ", ".join(str(s.path) for s in sources)
+        )
+    if run_name is not None and len(groups) > 1:
+        raise StoreError(
+            f"--run-name names one merged run, but the stores hold {len(groups)}: {', '.join(groups)}"
+        )
+    return [_merge_group(run_name or base, shards, dest) for base, shards in sorted(groups.items())]
+
+
+def _merge_group(name: str, shards: list[_Shard], dest: Store) -> MergeOutcome:
+    first = shards[0]
+    seen: dict[int, _Shard] = {}
+    for shard in shards:
+        if shard.count != first.count:
+            raise StoreError(f"run {name!r}: shards of {first.count} and of {shard.count} cannot be merged")
+        differences = [d for d in _comparable(first.run.spec).differences(_comparable(shard.run.spec))]
+        if differences:
+            field, mine, theirs = differences[0]
+            raise StoreError(
+                f"run {name!r}: shard {shard.index} in {shard.store} has {field}={theirs!r}, shard "
+                f"{first.index} in {first.store} has {field}={mine!r}; only the shard may differ"
+            )
+        if shard.index in seen:
+            raise StoreError(
+                f"run {name!r}: shard {shard.index}/{shard.count} is both in {seen[shard.index].store} "
+                f"and in {shard.store}"
+            )
+        seen[shard.index] = shard
+    by_id: dict[str, SampleRecord] = {}
+    duplicates: list[str] = []
+    for shard in sorted(seen.values(), key=lambda s: s.index):
+        for sample in shard.samples:
+            if sample.question_id in by_id:
+                duplicates.append(sample.question_id)
+                continue
+            by_id[sample.question_id] = sample
+    merged = sorted(by_id.values(), key=lambda s: s.position)
+    spec = replace(
+        first.run.spec,
+        shard=None,
+        n_questions=sum(s.run.spec.n_questions for s in seen.values()),
+        fingerprint=_fingerprint(s.question for s in merged),
+    )
+    dest.open_run(name, spec)
+    for sample in merged:
+        dest.add_sample(name, sample)
+    asked = sum(s.run.spec.n_questions for s in seen.values())
+    missing = asked - len(merged) + sum(1 for s in merged if s.status == "error")
+    if not missing and len(seen) == first.count:
+        dest.finish_run(name)
+    else:
+        dest.interrupt_run(name)
+    return MergeOutcome(
+        name=name,
+        shards=tuple(sorted(seen)),
+        count=first.count,
+        questions=len(merged),
+        missing_shards=tuple(i for i in range(1, first.count + 1) if i not in seen),
+        duplicates=tuple(duplicates),
+        missing=missing,
+    )
+
+
+def _comparable(spec: RunSpec) -> RunSpec:
+    values: dict[str, Any] = {name: None for name in SHARD_FIELDS}
+    return replace(spec, **values)
+
+
+def _fingerprint(contents: Iterable[dict[str, Any]]) -> str:
+    """The fingerprint of the exam the samples answer (as Exam.fingerprint computes it)."""
+    questions = tuple(Question.from_content(content) for content in contents)
+    return Exam("merged", questions).fingerprint
