@@ -174,3 +174,14 @@ def test_runs_render_prompt_and_agreement_are_their_commands_as_values(
         capsys, "agreement", "strong", "--human", str(human), "--format", "json", "--store", str(two_runs)
     )
     assert len(open_ids) == 4 and any(row.grader.startswith("careful:function:") for row in report.rows)
+
+
+def test_leaderboard_is_the_command_as_values(capsys: pytest.CaptureFixture[str], two_runs: Path) -> None:
+    from kaoshi.report.leaderboard import leaderboard_table
+
+    [board] = kaoshi.leaderboard(store=two_runs)
+    assert board.benchmark == "sample" and [e.run.name for e in board.entries] == ["strong", "weak"]
+    printed = cli_json(capsys, "leaderboard", "--format", "json", "--store", str(two_runs))
+    assert [board.to_json(leaderboard_table(board))] == printed
+    with pytest.raises(ValueError, match="no runs on benchmark 'ceval'"):
+        kaoshi.leaderboard(store=two_runs, benchmark="ceval")

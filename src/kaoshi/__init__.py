@@ -32,6 +32,9 @@ _EXPORTS = {
     "evaluate": "kaoshi.api",
     "judge": "kaoshi.api",
     "JudgeOutcome": "kaoshi.api",
+    "leaderboard": "kaoshi.api",
+    "Benchmark": "kaoshi.benchmarks",
+    "register_benchmark": "kaoshi.benchmarks",
     "load_exam": "kaoshi.api",
     "load_model": "kaoshi.api",
     "load_run": "kaoshi.api",
@@ -69,6 +72,7 @@ if TYPE_CHECKING:
         contamination,
         evaluate,
         judge,
+        leaderboard,
         load_exam,
         load_model,
         load_run,
@@ -79,6 +83,7 @@ if TYPE_CHECKING:
         summarize,
         vote,
     )
+    from kaoshi.benchmarks import Benchmark, register_benchmark
     from kaoshi.data import Exam, LoadResult, Question, QuestionType
 
 
@@ -97,6 +102,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AgreementReport",
+    "Benchmark",
     "Comparison",
     "Contamination",
     "EvalResult",
@@ -118,10 +124,12 @@ __all__ = [
     "contamination",
     "evaluate",
     "judge",
+    "leaderboard",
     "load_exam",
     "load_model",
     "load_run",
     "merge",
+    "register_benchmark",
     "render_prompt",
     "rescore",
     "runs",

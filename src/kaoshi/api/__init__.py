@@ -1,5 +1,6 @@
 """kaoshi's public API: every capability of the command line as a typed function (the CLI calls these)."""
 
+from kaoshi.api.boards import leaderboard
 from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
 from kaoshi.api.exams import load_exam
 from kaoshi.api.grading_agreement import agreement
@@ -32,6 +33,7 @@ __all__ = [
     "contamination",
     "evaluate",
     "judge",
+    "leaderboard",
     "load_exam",
     "load_model",
     "load_run",

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
-from kaoshi.report.leaderboard import build_board, leaderboard_table
+from kaoshi.api.boards import leaderboard
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
+from kaoshi.report.leaderboard import leaderboard_table
 from kaoshi.report.tables import TEXT_FORMATS, render_tables
-from kaoshi.runner.judge import load_graded
-from kaoshi.store.records import RunRecord, SampleRecord
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,18 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def leaderboard_command(args: argparse.Namespace) -> int:
-    by_benchmark: dict[str, list[tuple[RunRecord, list[SampleRecord], str | None]]] = {}
-    with open_existing_store(args) as store:
-        for run in store.runs():
-            spec = run.spec
-            if args.benchmark not in (None, spec.benchmark) or args.split not in (None, spec.split):
-                continue
-            loaded = load_graded(store, run.name)
-            by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
-    if not by_benchmark:
-        wanted = f" on benchmark {args.benchmark!r}" if args.benchmark else ""
-        raise ValueError(f"no runs{wanted} in the store")
-    boards = [build_board(name, by_benchmark[name]) for name in sorted(by_benchmark)]
+    boards = leaderboard(store=existing_store_path(args), benchmark=args.benchmark, split=args.split)
     for board in boards:
         warning = board.compared.pairing.warning()
         if warning:

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
 from kaoshi.api.exams import load_notes
+from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
 from kaoshi.data import LoadResult, load_exam
 from kaoshi.models import ModelOptions
@@ -29,9 +30,7 @@ from kaoshi.store import SampleRecord
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--benchmark", help="sample, qualbench, ceval, ceval-hard, kaoshi (default: from --data)"
-    )
+    parser.add_argument("--benchmark", help=f"{', '.join(benchmark_names())} (default: from --data)")
     parser.add_argument("--data", help="file or folder; without it, hub benchmarks load from Hugging Face")
     parser.add_argument(
         "--split", help="split to evaluate (C-Eval: dev/val/test; kaoshi JSONL: its split field)"

@@ -1,0 +1,28 @@
+"""`kaoshi.leaderboard`: every run in a store on a benchmark, ranked in the benchmark's own layout."""
+
+from __future__ import annotations
+
+from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.report.leaderboard import Board, build_board
+from kaoshi.runner.judge import load_graded
+from kaoshi.store import RunRecord, SampleRecord
+
+
+def leaderboard(
+    *, store: StoreLike = None, benchmark: str | None = None, split: str | None = None
+) -> list[Board]:
+    """One board per benchmark in the store (or only `benchmark`, only runs on `split`), each run's open
+    answers scored by its most recent judge, compared on the questions every run answered.
+    `kaoshi.report.leaderboard.leaderboard_table(board)` renders one."""
+    by_benchmark: dict[str, list[tuple[RunRecord, list[SampleRecord], str | None]]] = {}
+    with open_store(store) as opened:
+        for run in opened.runs():
+            spec = run.spec
+            if benchmark not in (None, spec.benchmark) or split not in (None, spec.split):
+                continue
+            loaded = load_graded(opened, run.name)
+            by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
+    if not by_benchmark:
+        wanted = f" on benchmark {benchmark!r}" if benchmark else ""
+        raise ValueError(f"no runs{wanted} in the store")
+    return [build_board(name, by_benchmark[name]) for name in sorted(by_benchmark)]
