@@ -14,7 +14,7 @@ import pytest
 import kaoshi
 from kaoshi.cli.main import main
 from kaoshi.models import CapabilityError
-from kaoshi.store import Store
+from kaoshi.store import Store, StoreError
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -112,7 +112,7 @@ def test_a_failing_callable_leaves_errors_that_resume_retries(tmp_path: Path) ->
         return "答案：A"
 
     # Another function is another model: refused before anything is asked.
-    with pytest.raises(kaoshi.api.summary.StoreError, match="model"):
+    with pytest.raises(StoreError, match="model"):
         kaoshi.evaluate("sample", model=steady, limit=9, store=store, run_name="flaky")
     calls["n"] = 100  # flaky now answers 101, 102 (then would fail on 102 % 3 == 0: 102 is)
     resumed = kaoshi.evaluate("sample", model=flaky, limit=9, store=store, run_name="flaky")

@@ -8,6 +8,7 @@ from kaoshi.api.judging import judge
 from kaoshi.api.merging import merge
 from kaoshi.api.prompts import RenderedPrompt, render_prompt
 from kaoshi.api.rescoring import rescore
+from kaoshi.api.store_tools import backup_store, check_store, checkpoint_store
 from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
 from kaoshi.api.summary import LoadedRun, RunInfo, load_run, runs, summarize
 from kaoshi.report.agreement import AgreementReport
@@ -29,6 +30,9 @@ __all__ = [
     "RunOptions",
     "Vote",
     "agreement",
+    "backup_store",
+    "check_store",
+    "checkpoint_store",
     "compare",
     "contamination",
     "evaluate",

@@ -15,7 +15,7 @@ def leaderboard(
     answers scored by its most recent judge, compared on the questions every run answered.
     `kaoshi.report.leaderboard.leaderboard_table(board)` renders one."""
     by_benchmark: dict[str, list[tuple[RunRecord, list[SampleRecord], str | None]]] = {}
-    with open_store(store) as opened:
+    with open_store(store, read_only=True) as opened:
         for run in opened.runs():
             spec = run.spec
             if benchmark not in (None, spec.benchmark) or split not in (None, spec.split):

@@ -17,7 +17,7 @@ def agreement(
     scorers of the `human` CSV (question_id, scorer, score 0-10): correlations and mean differences."""
     human_csv = Path(human)
     scores = read_human_scores(human_csv)
-    with open_store(store) as opened:
+    with open_store(store, read_only=True) as opened:
         opened.get_run(run)
         judged = {grader: opened.grades(run, grader) for grader in opened.graders(run)}
         samples = judgeable(opened.iter_samples(run))

@@ -19,6 +19,6 @@ def merge(
     which shards were joined and which are missing; questions found in two shards are kept once and
     named. A merged run whose shards are all there and answered is finished, else interrupted."""
     with ExitStack() as stack:
-        opened = [stack.enter_context(open_store(source)) for source in sources]
+        opened = [stack.enter_context(open_store(source, read_only=True)) for source in sources]
         dest = stack.enter_context(open_store(store, must_exist=False))
         return merge_shards(opened, dest, run_name)

@@ -81,7 +81,7 @@ def compare(
     unknown = [key for key in by if key not in COMPARE_KEYS]
     if unknown:
         raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(COMPARE_KEYS)})")
-    with open_store(store) as opened:
+    with open_store(store, read_only=True) as opened:
         records = [opened.get_run(n) for n in names]
         samples = [opened.samples(n) for n in names]
     pairing = pair_questions(samples, keep=graded)
@@ -174,7 +174,7 @@ def contamination(
     unknown = [key for key in keys if key not in GROUPINGS]
     if unknown:
         raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUPINGS)})")
-    with open_store(store) as opened:
+    with open_store(store, read_only=True) as opened:
         records = (opened.get_run(original), opened.get_run(shuffled))
         samples = (opened.samples(original), opened.samples(shuffled))
     paired = pair_runs(*samples)

@@ -19,10 +19,9 @@ from kaoshi.store import (
     RunRecord,
     SampleRecord,
     Store,
-    StoreError,
     default_store_path,
+    require_store_file,
     run_coverage,
-    stores_beside,
 )
 
 StoreLike = Store | str | Path | None
@@ -54,26 +53,23 @@ class LoadedRun:
         return replace(summary, grader=self.grader)
 
 
-def open_store(store: StoreLike, *, must_exist: bool = True) -> AbstractContextManager[Store]:
+def open_store(
+    store: StoreLike, *, must_exist: bool = True, read_only: bool = False
+) -> AbstractContextManager[Store]:
     """A context for the store given as a Store (left open), a path, or None ($KAOSHI_STORE or the
-    default); a missing file is a StoreError naming the stores beside it."""
+    default); a missing file is a StoreError naming the stores beside it. `read_only` for readers: they
+    then work on a store they cannot write."""
     if isinstance(store, Store):
         return nullcontext(store)
     path = Path(store) if store is not None else default_store_path()
-    if must_exist and not path.exists():
-        others = stores_beside(path)
-        if others:
-            named = ", ".join(str(p) for p in others)
-            raise StoreError(
-                f"no store at {path}; found {named} beside it: pass --store {others[0]} (or set KAOSHI_STORE)"
-            )
-        raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
-    return Store(path)
+    if must_exist:
+        require_store_file(path)
+    return Store(path, read_only=read_only)
 
 
 def load_run(name: str, *, store: StoreLike = None, grader: str | None = None) -> LoadedRun:
     """A stored run with its grades; StoreError for an unknown run, ValueError for an unknown grader."""
-    with open_store(store) as opened:
+    with open_store(store, read_only=True) as opened:
         record = opened.get_run(name)
         graded = load_graded(opened, name, grader)
     return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades)
@@ -121,7 +117,7 @@ class RunInfo:
 def runs(*, store: StoreLike = None) -> list[RunInfo]:
     """Every run in the store, oldest first."""
     listed = []
-    with open_store(store) as opened:
+    with open_store(store, read_only=True) as opened:
         for record in opened.runs():
             samples = list(opened.iter_samples(record.name))
             summary = tally_samples(record.name, samples, [])

@@ -52,6 +52,9 @@ COMMANDS: dict[str, Command] = {
     "merge": Command("merge_cmd", "join the shards of a run (run --shard I/N) into one run"),
     "split": Command("split_cmd", "split an exam into train and test parts (for finetune)"),
     "finetune": Command("finetune_cmd", "LoRA fine-tuning on a training split (kaoshi split)"),
+    "store": Command(
+        "store_cmd", "keep the store safe to copy: checkpoint its -wal, back it up while runs write, check it"
+    ),
 }
 
 # Global options that take a value: the word after them is not the command.

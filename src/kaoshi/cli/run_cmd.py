@@ -134,6 +134,11 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
         "--trust-remote-code", action="store_true", help="hf/vllm: run the model repo's own code"
     )
     group.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model")
+    scale = parser.add_argument_group("data parallelism (Ray: pip install 'kaoshi[ray]')")
+    scale.add_argument("--ray", action="store_true", help="run the backend in Ray actors")
+    scale.add_argument("--replicas", type=int, default=1, help="backend replicas, one Ray actor each")
+    scale.add_argument("--gpus-per-replica", type=float, default=0, help="GPUs each replica holds")
+    scale.add_argument("--ray-address", help="join this Ray cluster (e.g. auto, ray://head:10001)")
 
 
 def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
@@ -155,6 +160,10 @@ def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "trust_remote_code": args.trust_remote_code,
         "max_length": args.max_length,
         "tensor_parallel_size": args.tensor_parallel_size,
+        "ray": args.ray,
+        "replicas": args.replicas,
+        "gpus_per_replica": args.gpus_per_replica,
+        "ray_address": args.ray_address,
     }
 
 

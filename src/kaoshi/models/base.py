@@ -81,6 +81,15 @@ class ModelOptions:
     max_length: int | None = None  # context window override
     tensor_parallel_size: int = 1
     adapter: str | None = None  # a LoRA adapter folder (kaoshi finetune) applied to hf/gguf/smollm2 models
+    # Data parallelism on Ray (models/ray_replicas.py): replicas of the backend, each with its GPUs.
+    ray: bool = False
+    replicas: int = 1
+    gpus_per_replica: float = 0
+    ray_address: str | None = None
+
+    @property
+    def on_ray(self) -> bool:
+        return self.ray or self.replicas > 1 or self.ray_address is not None
 
     def __post_init__(self) -> None:
         # Zero or negative values would silently turn timeouts, retries or rate limits off.
@@ -92,12 +101,15 @@ class ModelOptions:
             "--batch-size": self.batch_size,
             "--max-length": self.max_length,
             "--tensor-parallel-size": self.tensor_parallel_size,
+            "--replicas": self.replicas,
         }
         for flag, value in positive.items():
             if value is not None and not value > 0:  # `not >` also refuses NaN
                 raise ModelError(f"{flag} must be > 0, got {value:g}")
         if self.max_retries < 0:
             raise ModelError(f"--max-retries must be >= 0, got {self.max_retries}")
+        if not self.gpus_per_replica >= 0:
+            raise ModelError(f"--gpus-per-replica must be >= 0, got {self.gpus_per_replica:g}")
 
 
 class Model:

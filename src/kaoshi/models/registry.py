@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 from kaoshi.models.base import Model, ModelError, ModelOptions
 
@@ -36,6 +37,18 @@ def resolve_model(spec: str, options: ModelOptions | None = None) -> Model:
     """Create the backend a model spec names. `py:pkg.module:Class[:ARG]` loads a user's own backend class
     (a subclass of kaoshi.models.Model) and passes it the spec ARG."""
     options = options or ModelOptions()
+    if options.on_ray:
+        from kaoshi.models.ray_replicas import RayReplicas
+
+        # Each replica loads the backend itself, as one process would (no Ray inside a replica).
+        local = replace(options, ray=False, replicas=1, ray_address=None)
+        return RayReplicas(
+            spec,
+            local,
+            options.replicas,
+            gpus_per_replica=options.gpus_per_replica,
+            address=options.ray_address,
+        )
     kind, _, rest = spec.partition(":")
     if kind == "py":
         module_name, _, remainder = rest.partition(":")

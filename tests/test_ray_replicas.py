@@ -1,0 +1,79 @@
+"""Data-parallel replicas on a local Ray cluster (CPU only): the same samples as a one-process run, a
+replica killed mid-run has its slice asked of another, and the replica count is not in the run spec."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import kaoshi
+from kaoshi.cli.main import main
+from kaoshi.models import GenerateRequest, ModelError, ModelOptions, resolve_model
+from kaoshi.models.ray_replicas import RayReplicas
+from tests.conftest import mock_script
+
+pytestmark = pytest.mark.slow
+if importlib.util.find_spec("ray") is None:
+    pytest.skip("needs Ray: pip install 'kaoshi[ray]'", allow_module_level=True)
+
+import ray  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_cluster() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_replicas_give_the_samples_of_one_process(tmp_path: Path) -> None:
+    script = mock_script(tmp_path / "m.jsonl", right=set())
+    alone = kaoshi.evaluate("sample", model=f"mock:{script}", store=tmp_path / "a.sqlite")
+    spread = kaoshi.evaluate("sample", model=f"mock:{script}", replicas=2, store=tmp_path / "b.sqlite")
+    assert spread.spec == alone.spec  # replicas change where answers are computed, not what they are
+    strip = [(s.question_id, s.response, s.answer, s.status) for s in alone.samples]
+    assert [(s.question_id, s.response, s.answer, s.status) for s in spread.samples] == strip
+    loglik = kaoshi.evaluate("sample", model="random", method="loglik", replicas=2, limit=12)
+    assert loglik.errors == 0 and all(s.logprobs for s in loglik.samples if s.qtype != "open")
+
+
+def test_a_replica_killed_mid_run_has_its_slice_asked_again() -> None:
+    model = resolve_model("random", ModelOptions(replicas=2))
+    assert isinstance(model, RayReplicas)
+    requests = [GenerateRequest(f"q{i}", f"题{i}", choices=("A", "B")) for i in range(40)]
+    outputs = model.generate(requests)
+    first = next(outputs)  # the first slice is back; kill a replica while the others are in flight
+    ray.kill(model.actors[1])
+    rest = list(outputs)
+    ids = [o.id for o in [first, *rest]]
+    assert sorted(ids) == sorted(r.id for r in requests) and len(ids) == 40  # each answered once
+    assert model.lost == 1 and len(model.actors) == 1
+    expected = {o.id: o.text for o in resolve_model("random").generate(requests)}
+    assert {o.id: o.text for o in [first, *rest]} == expected
+    model.close()
+
+
+def test_every_replica_gone_is_an_error_not_a_hang() -> None:
+    model = resolve_model("random", ModelOptions(replicas=2))
+    assert isinstance(model, RayReplicas)
+    for actor in list(model.actors):
+        ray.kill(actor)
+    with pytest.raises(ModelError, match="every replica of 'random' died"):
+        list(model.generate([GenerateRequest("q", "题", choices=("A",))]))
+
+
+def test_the_command_line_runs_replicas(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    store = tmp_path / "s.sqlite"
+    code = main(["run", "--benchmark", "sample", "--model", "random", "--replicas", "2", "--limit", "10",
+                 "--store", str(store)])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    [run] = kaoshi.runs(store=store)
+    assert run.run.n_samples == 10 and "replicas" not in str(run.run.spec.model_settings)
+    code = main(
+        ["run", "--benchmark", "sample", "--model", "random", "--replicas", "0", "--store", str(store)]
+    )
+    assert (code, capsys.readouterr().err.strip()) == (2, "error: --replicas must be > 0, got 0")
