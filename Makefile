@@ -58,7 +58,7 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check src tests docs $(wildcard benchmarks)
 	$(BIN)/mypy
 
-BENCHMARKS := benchmarks/generate_speed.py benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py benchmarks/cli_start.py
+BENCHMARKS := benchmarks/generate_speed.py benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py benchmarks/cli_start.py benchmarks/scale_out.py
 
 bench: $(VENV)/.dev
 	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -157,3 +157,22 @@ def test_a_bug_is_reported_as_one_with_its_traceback_behind_debug(
     assert main(["--debug", "runs", "--store", str(store)]) == 1
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "in broken" in err
+
+
+def test_a_value_error_from_a_bug_is_not_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Only kaoshi's own input errors exit 2; a ValueError or KeyError raised by a bug exits 1."""
+    store = tmp_path / "s.sqlite"
+    kaoshi.evaluate("sample", model="random", store=store, run_name="r", limit=2)
+    for bug in (ValueError("invalid literal for int() with base 10: 'x'"), KeyError("domain")):
+
+        def broken(**_: object) -> None:
+            raise bug  # noqa: B023
+
+        monkeypatch.setattr("kaoshi.cli.inspect_cmds.runs", broken)
+        assert main(["runs", "--store", str(store)]) == 1
+        assert capsys.readouterr().err.startswith("internal error, please report it: ")
+    assert main(["report", "nope", "--store", str(store)]) == 2
+    assert main(["prompt", "show", "--benchmark", "sample", "--question", "zz"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "error: no question 'zz' in exam 'sample'"

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kaoshi.errors import InputError
 from kaoshi.report.stats import Z_95
 
 
@@ -18,7 +19,7 @@ class Correlation:
 
 def _check(x: Sequence[float], y: Sequence[float]) -> None:
     if len(x) != len(y):
-        raise ValueError(f"paired series differ in length: {len(x)} vs {len(y)}")
+        raise InputError(f"paired series differ in length: {len(x)} vs {len(y)}")
 
 
 def _pearson_value(x: Sequence[float], y: Sequence[float]) -> float | None:

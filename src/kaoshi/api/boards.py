@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import Board, build_board
 from kaoshi.runner.judge import load_graded
 from kaoshi.store import RunRecord, SampleRecord
@@ -24,5 +25,5 @@ def leaderboard(
             by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
     if not by_benchmark:
         wanted = f" on benchmark {benchmark!r}" if benchmark else ""
-        raise ValueError(f"no runs{wanted} in the store")
+        raise InputError(f"no runs{wanted} in the store")
     return [build_board(name, by_benchmark[name]) for name in sorted(by_benchmark)]

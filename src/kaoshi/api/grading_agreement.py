@@ -6,6 +6,7 @@ from pathlib import Path
 
 from kaoshi.analysis.agreement import read_human_scores
 from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.errors import InputError
 from kaoshi.report.agreement import AgreementReport, agreement_report
 from kaoshi.runner.judge import judgeable
 
@@ -24,4 +25,4 @@ def agreement(
     try:
         return agreement_report(run, samples, judged, scores, tokenisation)
     except ValueError as exc:
-        raise ValueError(f"{human_csv}: {exc}") from None
+        raise InputError(f"{human_csv}: {exc}") from None

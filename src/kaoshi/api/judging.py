@@ -7,6 +7,7 @@ from typing import Any
 
 from kaoshi.api.evaluation import ModelLike, as_model, backend_options
 from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.errors import InputError
 from kaoshi.models.base import Model
 from kaoshi.models.registry import resolve_model
 from kaoshi.prompts.judge import JUDGE_MODES
@@ -34,9 +35,9 @@ def judge(
     judge / second_judge: a model spec, a `kaoshi.models.Model` or a callable prompt -> reply (a loaded
     spec is closed at the end). **backend: `kaoshi.models.ModelOptions` fields (base_url, ...)."""
     if mode not in JUDGE_MODES:
-        raise ValueError(f"unknown judge mode {mode!r} (known: {', '.join(JUDGE_MODES)})")
+        raise InputError(f"unknown judge mode {mode!r} (known: {', '.join(JUDGE_MODES)})")
     if second_judge is not None and mode != "debate":
-        raise ValueError("--second-judge is for --mode debate")
+        raise InputError("--second-judge is for --mode debate")
     options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=None)
     first_given, second_given = as_model(judge, options), as_model(second_judge, options)
     setup = JudgeSetup(

@@ -19,6 +19,7 @@ from kaoshi.analysis.contamination import (
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.errors import InputError
 from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.paired import PairedRow, grouped_rows, outcomes_of
@@ -75,12 +76,12 @@ def compare(
     if baseline:
         names = [baseline, *(n for n in names if n != baseline)]
     if len(names) < 2:
-        raise ValueError("compare needs at least two runs")
+        raise InputError("compare needs at least two runs")
     if resamples < 100:
-        raise ValueError("--resamples must be at least 100")
+        raise InputError("--resamples must be at least 100")
     unknown = [key for key in by if key not in COMPARE_KEYS]
     if unknown:
-        raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(COMPARE_KEYS)})")
+        raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(COMPARE_KEYS)})")
     with open_store(store, read_only=True) as opened:
         records = [opened.get_run(n) for n in names]
         samples = [opened.samples(n) for n in names]
@@ -92,7 +93,7 @@ def compare(
     keys: list[str | None] = [None, *by]
     groups = {key or "all": grouped_rows(shared, outcomes, key, resamples) for key in keys}
     if not groups["all"]:
-        raise ValueError("the runs share no graded question")
+        raise InputError("the runs share no graded question")
     differences = {
         record.name: [d for d in records[0].spec.differences(record.spec) if d[0] != "fingerprint"]
         for record in records[1:]
@@ -173,7 +174,7 @@ def contamination(
     keys = list(by or GROUPINGS)
     unknown = [key for key in keys if key not in GROUPINGS]
     if unknown:
-        raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUPINGS)})")
+        raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUPINGS)})")
     with open_store(store, read_only=True) as opened:
         records = (opened.get_run(original), opened.get_run(shuffled))
         samples = (opened.samples(original), opened.samples(shuffled))
@@ -183,7 +184,7 @@ def contamination(
     if warning:
         notify(warning)
     if not pairs:
-        raise ValueError(f"runs {original!r} and {shuffled!r} share no graded question")
+        raise InputError(f"runs {original!r} and {shuffled!r} share no graded question")
     result = Contamination(
         original=original,
         shuffled=shuffled,
@@ -232,9 +233,9 @@ def vote(
     """Combine the members' stored answers per question (majority, accuracy-weighted, Dawid-Skene) into a
     new run, written to the store; no model is called. Earlier members win ties."""
     if method not in VOTE_METHODS:
-        raise ValueError(f"unknown vote method {method!r} (known: {', '.join(VOTE_METHODS)})")
+        raise InputError(f"unknown vote method {method!r} (known: {', '.join(VOTE_METHODS)})")
     if method != "weighted" and (in_sample or weights_from):
-        raise ValueError("--in-sample and --weights-from are for --method weighted")
+        raise InputError("--in-sample and --weights-from are for --method weighted")
     name = run_name or f"vote-{method}"
     with open_store(store, must_exist=False) as opened:
         outcome = vote_runs(opened, list(runs), name, method, in_sample, list(weights_from or []) or None)

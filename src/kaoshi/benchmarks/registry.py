@@ -6,6 +6,7 @@ import importlib
 from pathlib import Path
 
 from kaoshi.benchmarks.base import Benchmark
+from kaoshi.errors import InputError, UnknownName
 
 # name -> "module:attribute". Detection asks in this order, so kaoshi's own JSONL format, whose detector
 # takes any file, comes last.
@@ -25,9 +26,9 @@ def register_benchmark(benchmark: Benchmark, *, replace: bool = False) -> Benchm
     if not isinstance(benchmark, Benchmark):
         raise TypeError(f"register_benchmark takes a kaoshi.benchmarks.Benchmark, got {type(benchmark)!r}")
     if not benchmark.name.strip():
-        raise ValueError("a benchmark needs a name")
+        raise InputError("a benchmark needs a name")
     if not replace and benchmark.name in benchmark_names():
-        raise ValueError(f"benchmark {benchmark.name!r} is already known (replace=True to take it over)")
+        raise InputError(f"benchmark {benchmark.name!r} is already known (replace=True to take it over)")
     _registered[benchmark.name] = benchmark
     return benchmark
 
@@ -35,7 +36,7 @@ def register_benchmark(benchmark: Benchmark, *, replace: bool = False) -> Benchm
 def unregister_benchmark(name: str) -> None:
     """Forget a benchmark register_benchmark added (kaoshi's own come back if it had replaced one)."""
     if _registered.pop(name, None) is None:
-        raise KeyError(f"no benchmark {name!r} was registered")
+        raise UnknownName(f"no benchmark {name!r} was registered")
 
 
 def find_benchmark(name: str) -> Benchmark | None:
@@ -54,7 +55,7 @@ def get_benchmark(name: str) -> Benchmark:
     """The benchmark called `name`; KeyError naming the known ones."""
     found = find_benchmark(name)
     if found is None:
-        raise KeyError(f"unknown benchmark {name!r} (known: {', '.join(benchmark_names())})")
+        raise UnknownName(f"unknown benchmark {name!r} (known: {', '.join(benchmark_names())})")
     return found
 
 

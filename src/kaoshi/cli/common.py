@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kaoshi.cli.store_option import add_store_option as add_store_option  # every command takes it here
 from kaoshi.data.errors import DataError
+from kaoshi.errors import InputError
 from kaoshi.models.base import ModelError
 from kaoshi.store import Store, StoreError, default_store_path, stores_beside
 
@@ -16,13 +17,13 @@ EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 
 
-# Exceptions that mean the user's input is wrong: exit 2 with the message, no traceback.
+# Exceptions that mean the user's input is wrong: exit 2 with the message, no traceback. Anything else
+# (a KeyError or ValueError from a bug included) is an internal error: exit 1 (kaoshi.errors).
 BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (
     DataError,
     StoreError,
     ModelError,
-    KeyError,
-    ValueError,
+    InputError,
 )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kaoshi.cli.common import eprint
+from kaoshi.errors import InputError
 from kaoshi.finetune.lora import LoraSettings, describe, parse_modules
 from kaoshi.finetune.train import StepLog, TrainSettings, finetune
 from kaoshi.models.base import ModelOptions
@@ -52,18 +53,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def finetune_command(args: argparse.Namespace) -> int:
     if args.model.partition(":")[0] not in LOCAL_MODELS:
-        raise ValueError(
+        raise InputError(
             f"finetune needs a local transformers model ({', '.join(LOCAL_MODELS)}), got {args.model!r}"
         )
     for name in ("epochs", "batch_size", "max_length", "lora_r", "lora_alpha"):
         if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+            raise InputError(f"--{name.replace('_', '-')} must be at least 1")
     if args.max_steps is not None and args.max_steps < 1:
-        raise ValueError("--max-steps must be at least 1")
+        raise InputError("--max-steps must be at least 1")
     if not args.train.is_file():
-        raise ValueError(f"{args.train}: no such training file (make one with kaoshi split)")
+        raise InputError(f"{args.train}: no such training file (make one with kaoshi split)")
     if args.out.exists() and any(args.out.iterdir()) and not args.resume:
-        raise ValueError(f"{args.out} is not empty: pass --resume to continue, or choose another --out")
+        raise InputError(f"{args.out} is not empty: pass --resume to continue, or choose another --out")
     lora = LoraSettings(args.lora_r, args.lora_alpha, args.lora_dropout, parse_modules(args.target_modules))
     settings = TrainSettings(
         prompt=args.prompt,

@@ -12,6 +12,7 @@ from rich.table import Table
 from kaoshi.api.summary import load_run, runs
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
+from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
 from kaoshi.report.compare import compare_runs, render_comparison
 from kaoshi.store import RunRecord, RunStatus, SampleRecord
@@ -87,7 +88,7 @@ def _shown_status(row: dict[str, Any]) -> str:
 
 def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
-        raise ValueError("--resamples must be at least 100")
+        raise InputError("--resamples must be at least 100")
     with open_existing_store(args) as store:
         runs = [load_run(name, store=store, grader=args.grader) for name in args.runs]
     for one in runs:

@@ -123,8 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, inside the handler's try
         return code
     except BAD_INPUT_ERRORS as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        eprint(f"error: {message}")
+        eprint(f"error: {exc}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         eprint("interrupted")

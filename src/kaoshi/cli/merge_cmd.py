@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kaoshi.api.merging import merge
 from kaoshi.cli.common import add_store_option, eprint, store_path
+from kaoshi.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def merge_command(args: argparse.Namespace) -> int:
     for source in args.sources:
         if not source.is_file():
-            raise ValueError(f"no store at {source}")
+            raise InputError(f"no store at {source}")
     outcomes = merge(args.sources, store=store_path(args), run_name=args.run_name)
     for outcome in outcomes:
         line = (

@@ -17,6 +17,7 @@ from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
 from kaoshi.data import LoadResult, load_exam
+from kaoshi.errors import InputError
 from kaoshi.models import ModelOptions
 from kaoshi.prompts.registry import TEMPLATES
 from kaoshi.report import render_summary
@@ -103,7 +104,7 @@ def shard_arg(text: str) -> tuple[int, int]:
 
 def check_scoring(args: argparse.Namespace) -> None:
     if not 0 <= args.partial_credit <= 1:
-        raise ValueError("--partial-credit must be between 0 and 1")
+        raise InputError("--partial-credit must be between 0 and 1")
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
@@ -187,10 +188,10 @@ def load_named_exam(args: argparse.Namespace, usage: str) -> LoadResult:
     load warnings and skipped rows reported."""
     if args.input:
         if args.data and args.data != args.input:
-            raise ValueError("give the exam either as a path or as --data, not both")
+            raise InputError("give the exam either as a path or as --data, not both")
         args.data = args.input
     if not args.data and not args.benchmark:
-        raise ValueError(f"name the exam: {usage}")
+        raise InputError(f"name the exam: {usage}")
     result = load_from_args(args)
     report_load(result)
     return result

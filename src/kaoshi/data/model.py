@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kaoshi.errors import InputError, UnknownName
+
 # Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open).
 # None means the split publishes no answer (C-Eval test).
 Gold = frozenset[str] | bool | str | None
@@ -65,7 +67,7 @@ def parse_question_type(value: str) -> QuestionType:
     if key in _TYPE_ALIASES:
         return _TYPE_ALIASES[key]
     accepted = "single, multi, judge, open, 单选题, 多选题, 判断题, 主观题"
-    raise ValueError(f"unknown question type {value!r} (accepted: {accepted})")
+    raise InputError(f"unknown question type {value!r} (accepted: {accepted})")
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ class Exam:
         try:
             return self._by_id[question_id]
         except KeyError:
-            raise KeyError(f"no question {question_id!r} in exam {self.name!r}") from None
+            raise UnknownName(f"no question {question_id!r} in exam {self.name!r}") from None
 
     def limited(self, limit: int | None) -> Exam:
         if limit is None or limit >= len(self.questions):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.data.model import Exam, Question
+from kaoshi.errors import InputError
 
 STRATA: dict[str, Callable[[Question], str]] = {
     "domain": lambda q: q.domain or "",
@@ -81,13 +82,13 @@ def split_exam(exam: Exam, ratio: float, seed: int, stratify: Sequence[str] = ()
     train size is round(n × ratio), spread over strata by largest remainder. Order of the exam file does
     not matter; the same seed gives the same split."""
     if not 0 < ratio < 1:
-        raise ValueError(f"--train must be between 0 and 1, got {ratio}")
+        raise InputError(f"--train must be between 0 and 1, got {ratio}")
     unknown = [s for s in stratify if s not in STRATA]
     if unknown:
-        raise ValueError(f"cannot stratify by {unknown[0]!r} (choose from {', '.join(STRATA)})")
+        raise InputError(f"cannot stratify by {unknown[0]!r} (choose from {', '.join(STRATA)})")
     ids = [q.id for q in exam.questions]
     if len(set(ids)) != len(ids):
-        raise ValueError("the exam has repeated question ids; a split needs unique ids")
+        raise InputError("the exam has repeated question ids; a split needs unique ids")
     strata: dict[tuple[str, ...], list[Question]] = {}
     for question in sorted(exam.questions, key=lambda q: q.id):
         strata.setdefault(tuple(STRATA[s](question) for s in stratify), []).append(question)

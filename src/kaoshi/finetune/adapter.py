@@ -10,11 +10,12 @@ from typing import Any
 
 from kaoshi.data.model import Question
 from kaoshi.data.split import content_key
+from kaoshi.errors import InputError
 
 ADAPTER_MANIFEST = "kaoshi_adapter.json"
 
 
-class AdapterError(ValueError):
+class AdapterError(InputError):
     """A missing or unreadable adapter manifest, or an evaluation that would leak training questions."""
 
 

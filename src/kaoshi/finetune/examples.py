@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.data.model import Exam, Question
+from kaoshi.errors import InputError
 from kaoshi.models.chat import render_with_template
 from kaoshi.prompts.base import RenderOptions, Template
 from kaoshi.qtypes import kind_of
@@ -61,7 +62,7 @@ def build_examples(
         target_ids = [*target_ids, eos] if eos is not None else target_ids
         room = max_length - len(target_ids)
         if room < 1:
-            raise ValueError(f"question {question.id}: the answer alone exceeds --max-length {max_length}")
+            raise InputError(f"question {question.id}: the answer alone exceeds --max-length {max_length}")
         context_ids = context_ids[-room:]
         examples.append(
             TrainingExample(question.id, context_ids + target_ids, [IGNORE] * len(context_ids) + target_ids)

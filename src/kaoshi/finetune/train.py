@@ -22,6 +22,7 @@ import kaoshi
 from kaoshi.data import load_exam
 from kaoshi.data.model import Exam, Question
 from kaoshi.data.split import content_key
+from kaoshi.errors import InputError
 from kaoshi.finetune.adapter import ADAPTER_MANIFEST
 from kaoshi.finetune.examples import IGNORE, TrainingExample, build_examples, pad_batch
 from kaoshi.finetune.lora import LoraSettings, lora_config
@@ -124,7 +125,7 @@ def finetune(
         max_length=settings.max_length,
     )
     if not examples:
-        raise ValueError(f"{train_file}: no questions with answers to train on")
+        raise InputError(f"{train_file}: no questions with answers to train on")
     torch.manual_seed(settings.seed)
     model_type = str(getattr(base.config, "model_type", ""))
     if settings.gradient_checkpointing:

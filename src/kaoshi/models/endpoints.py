@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kaoshi.errors import InputError
+
 FAILURES_TO_BENCH = 3  # consecutive failures that bench an endpoint
 BENCH_S = 5.0  # first bench; doubled each time it is benched again, up to MAX_BENCH_S
 MAX_BENCH_S = 120.0
@@ -28,7 +30,7 @@ class EndpointPool:
 
     def __init__(self, urls: Sequence[str], clock: Callable[[], float] = time.monotonic) -> None:
         if not urls:
-            raise ValueError("an endpoint pool needs at least one URL")
+            raise InputError("an endpoint pool needs at least one URL")
         self.endpoints = [Endpoint(url) for url in dict.fromkeys(urls)]
         self._clock = clock
 

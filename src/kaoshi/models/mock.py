@@ -15,6 +15,7 @@ from typing import Any
 
 from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.rawio import iter_jsonl, read_text
+from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
 
 
@@ -52,26 +53,26 @@ def read_script(path: Path) -> dict[str, ScriptedOutput]:
 
 def _parse_line(record: Any) -> tuple[str, ScriptedOutput]:
     if not isinstance(record, dict):
-        raise ValueError("|expected a JSON object")
+        raise InputError("|expected a JSON object")
     question_id = record.get("id")
     if isinstance(question_id, bool) or not isinstance(question_id, (str, int)):
-        raise ValueError("id|missing or not a string")
+        raise InputError("id|missing or not a string")
     response = record.get("response")
     if response is not None and not isinstance(response, str):
-        raise ValueError("response|must be text")
+        raise InputError("response|must be text")
     logprobs = record.get("logprobs")
     if logprobs is not None:
         if not isinstance(logprobs, dict) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v) and v <= 0
             for v in logprobs.values()
         ):
-            raise ValueError("logprobs|must map option -> log-probability (a number <= 0)")
+            raise InputError("logprobs|must map option -> log-probability (a number <= 0)")
         logprobs = {str(k): float(v) for k, v in logprobs.items()}
     if response is None and logprobs is None:
-        raise ValueError("response|a line needs 'response' or 'logprobs'")
+        raise InputError("response|a line needs 'response' or 'logprobs'")
     delay = record.get("delay", 0)
     if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0:
-        raise ValueError("delay|must be a number of seconds >= 0")
+        raise InputError("delay|must be a number of seconds >= 0")
     return str(question_id), ScriptedOutput(response, logprobs, float(delay))
 
 

@@ -25,6 +25,7 @@ from kaoshi.models.base import (
 )
 
 SLICES_PER_REPLICA = 2  # smaller slices balance uneven replicas; larger ones keep prefix groups whole
+MIN_SLICE = 32  # requests: a slice's round trip to its actor costs milliseconds
 
 
 def _import_ray() -> Any:
@@ -48,6 +49,7 @@ class _Replica:
             "default_chat": self.model.default_chat,
             "supports": {m: self.model.supports(m) for m in ("generate", "loglik")},
             "chunk_size": {m: self.model.chunk_size(m) for m in ("generate", "loglik")},
+            "checks_length": type(self.model).fits is not Model.fits,
         }
 
     def generate(self, requests: list[GenerateRequest]) -> list[ModelOutput]:
@@ -104,6 +106,7 @@ class RayReplicas(Model):
         self.default_chat = bool(first["default_chat"])
         self._supports: dict[str, bool] = first["supports"]
         self._chunk: dict[str, int] = first["chunk_size"]
+        self._checks_length = bool(first["checks_length"])
         self.lost = 0  # replicas that died during the run
 
     # -- what the runner asks --------------------------------------------------------------------------
@@ -111,10 +114,15 @@ class RayReplicas(Model):
         return self._supports[method]
 
     def chunk_size(self, method: str) -> int:
-        # Enough for every replica to get SLICES_PER_REPLICA slices of what one replica takes at once.
-        return self._chunk[method] * len(self.actors) * SLICES_PER_REPLICA
+        # The runner waits for a whole chunk before handing over the next: enough for every replica to
+        # get SLICES_PER_REPLICA slices of what one takes at once, and of at least MIN_SLICE requests.
+        per_slice = max(self._chunk[method], MIN_SLICE)
+        return per_slice * max(1, len(self.actors)) * SLICES_PER_REPLICA
 
     def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = 256) -> bool:
+        if not self._checks_length:  # the backend fits everything: no round trip per question
+            return True
+        # One round trip per prompt (milliseconds): a tokenizer on the driver would save it.
         fitted: list[bool] = self._call_any("fits", [(prompt_text, messages, reserve)])
         return fitted[0]
 

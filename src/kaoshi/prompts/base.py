@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from kaoshi.data.model import Exam, Question, QuestionType
+from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 
 Message = tuple[str, str]  # (role, content): role is system / user / assistant
@@ -74,7 +75,7 @@ class GenerationBudget:
         `max_new_tokens_open` for open ones where given, else this protocol's budget."""
         for name, value in (("max_new_tokens", max_new_tokens), ("max_new_tokens_open", max_new_tokens_open)):
             if value is not None and value <= 0:
-                raise ValueError(f"--{name.replace('_', '-')} must be > 0, got {value}")
+                raise InputError(f"--{name.replace('_', '-')} must be > 0, got {value}")
         objective = max_new_tokens or self.objective
         return objective, max_new_tokens_open or max_new_tokens or self.open
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kaoshi.data.model import Gold, Question
+from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 
 
@@ -17,5 +18,5 @@ def candidate_answer(question: Question, candidate: str) -> Gold:
     """The answer a candidate string stands for."""
     ranking = kind_of(question.type).ranking
     if ranking is None:
-        raise ValueError(f"{question.type.value} questions have no candidate answers")
+        raise InputError(f"{question.type.value} questions have no candidate answers")
     return ranking.answer_of(question, candidate)

@@ -7,6 +7,8 @@ judge sees the first judge's explanation and score and confirms or changes it. O
 
 from __future__ import annotations
 
+from kaoshi.errors import InputError
+
 JUDGE_MODES = ("careful", "general", "debate")
 JUDGE_PROMPT_VERSION = 1
 
@@ -31,7 +33,7 @@ def _body(question: str, reference: str, candidate: str) -> str:
 def judge_prompt(mode: str, question: str, reference: str, candidate: str) -> str:
     """The first (or only) judge's prompt; `debate` opens with the careful prompt."""
     if mode not in JUDGE_MODES:
-        raise ValueError(f"unknown judge mode {mode!r} (choose from {', '.join(JUDGE_MODES)})")
+        raise InputError(f"unknown judge mode {mode!r} (choose from {', '.join(JUDGE_MODES)})")
     parts = [_INTRO, _body(question, reference, candidate)]
     if mode != "general":
         parts.append(_STANDARDS)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kaoshi.benchmarks.registry import benchmark_names, find_benchmark
 from kaoshi.data.model import Exam
+from kaoshi.errors import UnknownName
 from kaoshi.prompts.base import Template
 from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT
 from kaoshi.prompts.plain import PlainTemplate
@@ -62,7 +63,7 @@ def get_template(name: str) -> Template:
     path = name.removeprefix("file:")
     if name.startswith("file:") or path.endswith((".j2", ".jinja", ".jinja2")):
         return UserTemplate.load(Path(path))
-    raise KeyError(f"unknown prompt {name!r} (built in: {', '.join(sorted(TEMPLATES))}; or file:PATH.j2)")
+    raise UnknownName(f"unknown prompt {name!r} (built in: {', '.join(sorted(TEMPLATES))}; or file:PATH.j2)")
 
 
 def exemplars_for_run(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kaoshi.errors import InputError
 from kaoshi.qtypes.judge import TRUE_FALSE
 from kaoshi.qtypes.kind import QuestionKind
 from kaoshi.qtypes.multi import MULTI_CHOICE
@@ -16,7 +17,7 @@ QUESTION_KINDS: dict[str, QuestionKind] = {
 def register(kind: QuestionKind) -> QuestionKind:
     """Make a question type known by its name; a name that is taken is refused (ValueError)."""
     if kind.name in QUESTION_KINDS:
-        raise ValueError(f"question type {kind.name!r} is already registered")
+        raise InputError(f"question type {kind.name!r} is already registered")
     QUESTION_KINDS[kind.name] = kind
     return kind
 
@@ -26,5 +27,5 @@ def kind_of(qtype: str) -> QuestionKind:
     kind = QUESTION_KINDS.get(qtype)  # a QuestionType is a str equal to its name
     if kind is None:
         name = getattr(qtype, "value", qtype)
-        raise ValueError(f"unknown question type {name!r} (registered: {', '.join(QUESTION_KINDS)})")
+        raise InputError(f"unknown question type {name!r} (registered: {', '.join(QUESTION_KINDS)})")
     return kind

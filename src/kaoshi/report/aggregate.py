@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from kaoshi.data.model import format_gold
+from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.report.metrics import category_averages, macro_accuracy, qualbench_f1, weighted_f1
 from kaoshi.report.standard import GroupPoints, SubjectPoints, group_points, subject_points
@@ -182,7 +183,7 @@ def summarize(
     keys = list(group_by)
     unknown = [k for k in keys if k not in GROUP_KEYS]
     if unknown:
-        raise ValueError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
+        raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
     samples = list(samples)
     overall = Tally()
     tallied = {*keys, "subject", "domain"}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from kaoshi.analysis.agreement import SD_BINS, GraderAgreement, agreement, human_means, sd_histogram
 from kaoshi.analysis.correlation import Correlation
+from kaoshi.errors import InputError
 from kaoshi.report.tables import TextTable
 from kaoshi.scoring.text_metrics import TEXT_METRICS, text_scores
 from kaoshi.store.records import GradeRecord, SampleRecord
@@ -64,7 +65,7 @@ def agreement_report(
     samples = list(samples)
     unknown = sorted(set(human) - {s.question_id for s in samples})
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"human scores for questions that are not open answers of run {run!r}: {', '.join(unknown[:5])}"
         )
     metric_scores: dict[str, dict[str, float]] = {metric: {} for metric in TEXT_METRICS}

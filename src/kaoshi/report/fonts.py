@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+from kaoshi.errors import InputError
+
 # Families known to cover simplified Chinese, most preferred first.
 CJK_FAMILIES = (
     "Noto Sans CJK SC",
@@ -106,7 +108,7 @@ def _candidates() -> Iterator[str]:
 def _search(chosen: str | None) -> str | None:
     if chosen:
         if not Path(chosen).is_file():
-            raise ValueError(f"{FONT_ENV}={chosen}: no such font file")
+            raise InputError(f"{FONT_ENV}={chosen}: no such font file")
         return chosen if draws_chinese(chosen) else None
     return next((fname for fname in _candidates() if draws_chinese(fname)), None)
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kaoshi.errors import InputError
 from kaoshi.report.aggregate import UNKNOWN_GROUP, RunSummary
 from kaoshi.report.fonts import cjk_font_family, missing_font_message
 
@@ -20,7 +21,7 @@ PLOT_KINDS = ("bar", "radar")
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
-class PlotError(ValueError):
+class PlotError(InputError):
     pass
 
 

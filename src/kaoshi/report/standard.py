@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from kaoshi.errors import InputError
 from kaoshi.store.records import SampleRecord
 
 
@@ -70,7 +71,7 @@ def parse_standard_scores(text: str) -> dict[str, float]:
         except ValueError:
             score = -1.0
         if not sep or not subject.strip() or not score > 0:
-            raise ValueError(f"--standard-score wants SUBJECT=POSITIVE_NUMBER items, got {item!r}")
+            raise InputError(f"--standard-score wants SUBJECT=POSITIVE_NUMBER items, got {item!r}")
         scores[subject.strip()] = score
     return scores
 

@@ -6,6 +6,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kaoshi.errors import InputError
+
 Z_95 = 1.959963984540054
 
 
@@ -18,7 +20,7 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, f
     if n <= 0:
         return (0.0, 1.0)
     if not 0 <= successes <= n:
-        raise ValueError(f"successes must lie in [0, {n}], got {successes}")
+        raise InputError(f"successes must lie in [0, {n}], got {successes}")
     p = successes / n
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
@@ -67,10 +69,10 @@ def paired_bootstrap(
     import numpy as np  # imported here so that `import kaoshi` stays light
 
     if len(a) != len(b):
-        raise ValueError(f"paired runs need the same questions: {len(a)} vs {len(b)} scores")
+        raise InputError(f"paired runs need the same questions: {len(a)} vs {len(b)} scores")
     n = len(a)
     if n == 0:
-        raise ValueError("no paired questions to compare")
+        raise InputError("no paired questions to compare")
     diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     values, counts = np.unique(diffs, return_counts=True)
     observed = float(diffs.mean())

@@ -11,12 +11,13 @@ from pathlib import Path
 
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
 from kaoshi.data.model import format_gold
+from kaoshi.errors import InputError
 from kaoshi.store.records import RunRecord, SampleRecord, SampleStatus
 
 CEVAL_LETTERS = frozenset("ABCD")
 
 
-class SubmissionError(ValueError):
+class SubmissionError(InputError):
     """The run cannot make a valid submission; the message says what is missing."""
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.table import Table
 
+from kaoshi.errors import InputError
+
 TEXT_FORMATS = ("table", "md", "csv", "latex")
 BEST_MARK = "*"
 
@@ -55,7 +57,7 @@ def render_tables(tables: Sequence[TextTable], fmt: str) -> str:
         return _csv(tables)
     if fmt == "latex":
         return "\n\n".join(_latex(t) for t in tables)
-    raise ValueError(f"unknown format {fmt!r} (choose from {', '.join((*TEXT_FORMATS, 'json'))})")
+    raise InputError(f"unknown format {fmt!r} (choose from {', '.join((*TEXT_FORMATS, 'json'))})")
 
 
 def _cell(table: TextTable, r: int, c: int, marked: str) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model, ModelOutput
 from kaoshi.prompts.judge import debate_prompt, judge_prompt
 from kaoshi.scoring.judge_parse import parse_judge_score
@@ -213,6 +214,6 @@ def load_graded(store: Store, run: str, grader: str | None = None) -> GradedSamp
     chosen = grader or graders[-1]
     if chosen not in graders:
         known = ", ".join(graders) or "none yet (kaoshi judge)"
-        raise ValueError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
+        raise InputError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
     grades = store.grades(run, chosen)
     return GradedSamples(apply_grades(samples, grades), chosen, grades)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kaoshi.data.model import Question
+from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model
 from kaoshi.prompts import answer_candidates
 from kaoshi.prompts.plain import format_body
@@ -19,7 +20,7 @@ NO_ANSWER = "无"
 def extractor_prompt(question: Question, response: str) -> str:
     ask = kind_of(question.type).wording.extractor
     if ask is None:
-        raise ValueError(f"the LLM extractor reads no {question.type.value} answers")
+        raise InputError(f"the LLM extractor reads no {question.type.value} answers")
     return (
         f"下面是一道题目和一个模型的回答。请判断这个回答最终给出的答案，{ask}；"
         f"如果回答没有给出答案，只输出“{NO_ANSWER}”。\n\n"

@@ -14,6 +14,7 @@ import kaoshi
 from kaoshi.data.loaders import load_exemplars
 from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_exam
+from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOptions
 from kaoshi.models.secrets import strip_credentials
 from kaoshi.prompts import RenderOptions, Template, default_template_name, get_template
@@ -60,25 +61,25 @@ class RunOptions:
     def check(self) -> None:
         """ValueError naming the option when a value cannot be used."""
         if self.method not in METHODS:
-            raise ValueError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
+            raise InputError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
         if self.limit is not None and self.limit <= 0:
-            raise ValueError("--limit must be > 0")
+            raise InputError("--limit must be > 0")
         if self.shots is not None and self.shots < 0:
-            raise ValueError("--shots must be >= 0")
+            raise InputError("--shots must be >= 0")
         if self.multi_policy not in MULTI_POLICIES:
-            raise ValueError(
+            raise InputError(
                 f"unknown multi policy {self.multi_policy!r} (known: {', '.join(MULTI_POLICIES)})"
             )
         if not 0 <= self.partial_credit <= 1:
-            raise ValueError("--partial-credit must be between 0 and 1")
+            raise InputError("--partial-credit must be between 0 and 1")
         for name in ("max_new_tokens", "max_new_tokens_open"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise ValueError(f"--{name.replace('_', '-')} must be > 0")
+                raise InputError(f"--{name.replace('_', '-')} must be > 0")
         if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
-            raise ValueError(f"--shard must be I/N with 1 <= I <= N, got {self.shard[0]}/{self.shard[1]}")
+            raise InputError(f"--shard must be I/N with 1 <= I <= N, got {self.shard[0]}/{self.shard[1]}")
         if self.allow_overlap and self.adapter is None:
-            raise ValueError("--allow-overlap is for runs with --adapter")
+            raise InputError("--allow-overlap is for runs with --adapter")
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class PromptSetup:
 def prompt_setup(exam: Exam, options: RunOptions, notify: Notify) -> PromptSetup:
     """The template (options.prompt, else the benchmark's own), shots and exemplars for `exam`."""
     if options.shots is not None and options.shots < 0:
-        raise ValueError("--shots must be >= 0")
+        raise InputError("--shots must be >= 0")
     template = get_template(options.prompt or default_template_name(str(exam.metadata.get("benchmark", ""))))
     shots = options.shots
     if shots is None:
@@ -230,7 +231,7 @@ def adapter_record(options: RunOptions, model: str, exam: Exam, notify: Notify) 
 
     assert options.adapter is not None
     if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):
-        raise ValueError(f"--adapter needs a local transformers model (hf, gguf, smollm2), got {model!r}")
+        raise InputError(f"--adapter needs a local transformers model (hf, gguf, smollm2), got {model!r}")
     manifest, overlap = check_overlap(options.adapter, exam.questions, options.allow_overlap)
     if manifest.get("base") not in (None, model):
         notify(f"warning: the adapter was trained on {manifest['base']!r}, applied here to {model!r}")

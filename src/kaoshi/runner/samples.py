@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Gold, Question
+from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOutput
 from kaoshi.prompts import Prompt
 from kaoshi.qtypes import kind_of
@@ -121,7 +122,7 @@ def ranked(question: Question, method: Method | str) -> bool:
     """Whether a run of `method` answers `question` by ranking candidates (else by generating text)."""
     rule = _RANKS.get(Method(method))
     if rule is None:
-        raise ValueError(f"a {Method(method).value} run has no model output to read answers from")
+        raise InputError(f"a {Method(method).value} run has no model output to read answers from")
     return rule(question)
 
 

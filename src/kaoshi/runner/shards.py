@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kaoshi.data.model import Exam, Question
+from kaoshi.errors import InputError
 from kaoshi.store.records import RunRecord, RunSpec, SampleRecord
 from kaoshi.store.sqlite import Store, StoreError
 
@@ -26,10 +27,10 @@ def parse_shard(text: str) -> tuple[int, int]:
     """`I/N` (1 <= I <= N) as (I, N); ValueError naming the option otherwise."""
     match = _SHARD.match(text)
     if not match:
-        raise ValueError(f"--shard must be I/N (e.g. 2/8), got {text!r}")
+        raise InputError(f"--shard must be I/N (e.g. 2/8), got {text!r}")
     index, count = int(match.group(1)), int(match.group(2))
     if not 1 <= index <= count:
-        raise ValueError(f"--shard {text}: I must be between 1 and N")
+        raise InputError(f"--shard {text}: I must be between 1 and N")
     return index, count
 
 
@@ -45,7 +46,7 @@ def shard_exam(exam: Exam, index: int, count: int) -> Exam:
     positions = exam.metadata.get("positions", {})
     kept = [(i, q) for i, q in enumerate(exam.questions) if shard_of(q.id, count) == index]
     if not kept:
-        raise ValueError(f"shard {index}/{count} holds no question of the {len(exam)} evaluated")
+        raise InputError(f"shard {index}/{count} holds no question of the {len(exam)} evaluated")
     metadata = {**exam.metadata, "positions": {q.id: positions.get(q.id, i) for i, q in kept}}
     return replace(exam, questions=tuple(q for _, q in kept), metadata=metadata)
 

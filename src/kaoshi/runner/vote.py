@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
 from kaoshi.data.model import Exam, Gold, Question, QuestionType, format_gold
+from kaoshi.errors import InputError
 from kaoshi.runner.samples import grade_for
 from kaoshi.store.pairing import Pairing, conflict_note, pair_questions
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
@@ -68,13 +69,13 @@ def vote_runs(
     weights_from: Sequence[str] | None = None,
 ) -> VoteOutcome:
     if method not in VOTE_METHODS:
-        raise ValueError(f"unknown vote method {method!r} (choose from {', '.join(VOTE_METHODS)})")
+        raise InputError(f"unknown vote method {method!r} (choose from {', '.join(VOTE_METHODS)})")
     if len(members) < 2:
-        raise ValueError("a vote needs at least two runs")
+        raise InputError("a vote needs at least two runs")
     if len(set(members)) != len(members):
-        raise ValueError("each run may vote once")
+        raise InputError("each run may vote once")
     if weights_from is not None and len(weights_from) != len(members):
-        raise ValueError(f"--weights-from needs one run per member ({len(members)}), got {len(weights_from)}")
+        raise InputError(f"--weights-from needs one run per member ({len(members)}), got {len(weights_from)}")
     if store.find_run(target) is not None:
         raise StoreError(f"run {target!r} already exists; choose another --run-name")
     records = [store.get_run(run) for run in members]
@@ -83,7 +84,7 @@ def vote_runs(
     rows = [list(row) for row in pairing.rows]
     if not rows:
         unpaired = conflict_note(pairing.conflicts)
-        raise ValueError(
+        raise InputError(
             "the runs share no graded objective question" + (f" ({unpaired})" if unpaired else "")
         )
     ids = [row[0].question_id for row in rows]

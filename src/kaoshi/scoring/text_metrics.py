@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from kaoshi.errors import InputError
+
 TOKENIZATIONS = ("char", "word")
 TEXT_METRICS = ("bleu", "rouge1", "rouge2", "rougeL")
 _SPACE = re.compile(r"\s+")
@@ -57,7 +59,7 @@ def tokenizer(name: str) -> Callable[[str], list[str]]:
         return char_tokens
     if name == "word":
         return word_tokens
-    raise ValueError(f"unknown tokenisation {name!r} (choose from {', '.join(TOKENIZATIONS)})")
+    raise InputError(f"unknown tokenisation {name!r} (choose from {', '.join(TOKENIZATIONS)})")
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class TextScores:
 
     def get(self, metric: str) -> float:
         if metric not in TEXT_METRICS:
-            raise ValueError(f"unknown text metric {metric!r} (choose from {', '.join(TEXT_METRICS)})")
+            raise InputError(f"unknown text metric {metric!r} (choose from {', '.join(TEXT_METRICS)})")
         value: float = getattr(self, metric)
         return value
 

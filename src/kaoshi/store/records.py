@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from kaoshi.data.model import Gold, format_gold
+from kaoshi.errors import InputError
 
 
 class Method(str, enum.Enum):
@@ -115,7 +116,7 @@ def run_method(spec: RunSpec) -> Method:
         return Method(spec.method)
     except ValueError:
         known = ", ".join(m.value for m in Method)
-        raise ValueError(f"unknown method {spec.method!r} in the run spec (known: {known})") from None
+        raise InputError(f"unknown method {spec.method!r} in the run spec (known: {known})") from None
 
 
 class RunStatus(str, enum.Enum):
