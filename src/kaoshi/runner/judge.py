@@ -14,8 +14,9 @@ from typing import Any
 from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model, ModelOutput
 from kaoshi.prompts.judge import debate_prompt, judge_prompt
+from kaoshi.qtypes import kind_of
 from kaoshi.scoring.judge_parse import parse_judge_score
-from kaoshi.store.records import GradeRecord, SampleRecord
+from kaoshi.store.records import GradeRecord, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
 DEBATE_SUFFIX = "::debate"
@@ -52,11 +53,15 @@ class JudgeOutcome:
 
 
 def judgeable(samples: Iterable[SampleRecord]) -> list[SampleRecord]:
-    """Open questions with a reference answer and a stored response."""
+    """Judged (subjective) questions with a reference answer and a stored response."""
     return [
         s
         for s in samples
-        if s.qtype == "open" and isinstance(s.gold, str) and s.gold and s.status != "error" and s.response
+        if not kind_of(s.qtype).objective
+        and isinstance(s.gold, str)
+        and s.gold
+        and s.status != SampleStatus.ERROR
+        and s.response
     ]
 
 
@@ -190,7 +195,7 @@ def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]
     result = []
     for sample in samples:
         grade = grades.get(sample.question_id)
-        if sample.qtype == "open" and grade is not None and grade.points is not None:
+        if not kind_of(sample.qtype).objective and grade is not None and grade.points is not None:
             sample = replace(sample, score=grade.points)
         result.append(sample)
     return result

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
-from kaoshi.data.model import Exam, Gold, Question, QuestionType, format_gold
+from kaoshi.data.model import Exam, Gold, Question, format_gold
 from kaoshi.errors import InputError
+from kaoshi.qtypes import kind_of
 from kaoshi.runner.samples import grade_for
 from kaoshi.store.pairing import Pairing, conflict_note, pair_questions
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
@@ -48,7 +49,7 @@ def _shared_questions(store: Store, members: Sequence[str]) -> Pairing:
     that errored abstains."""
     pairing = pair_questions(
         [store.iter_samples(run) for run in members],
-        keep=lambda s: s.qtype != QuestionType.OPEN and s.gold is not None,
+        keep=lambda s: kind_of(s.qtype).objective and s.gold is not None,
     )
     for row in pairing.rows:
         for run, other in zip(members[1:], row[1:], strict=True):

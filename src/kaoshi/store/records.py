@@ -78,8 +78,11 @@ class RunSpec:
         return asdict(self)
 
     def new_tokens(self, qtype: str) -> int:
-        """The generation budget of a question of this type ('open' or an objective type)."""
-        if qtype == "open" and self.max_new_tokens_open is not None:
+        """The generation budget of a question of this type: the open budget for a judged (open) type."""
+        # Imported here: the question kinds are built from scoring code, which reads the store's records.
+        from kaoshi.qtypes import kind_of
+
+        if not kind_of(qtype).objective and self.max_new_tokens_open is not None:
             return self.max_new_tokens_open
         return self.max_new_tokens
 
