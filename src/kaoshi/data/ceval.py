@@ -14,6 +14,7 @@ from kaoshi.data.ceval_subjects import CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
 from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require_id, require_text
 from kaoshi.data.errors import DataError, FieldError, RowError
 from kaoshi.data.hub import fetch
+from kaoshi.data.limits import MAX_FIELD_CHARS
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.rawio import read_text
 
@@ -155,19 +156,48 @@ def _with_suggestions(missing: list[str], available: list[str]) -> str:
 def _read_csv(path: Path, subject: str, split: str, collector: QuestionCollector) -> None:
     file = str(path)
     reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    columns = reader.fieldnames or []
+    try:
+        columns = reader.fieldnames or []
+    except csv.Error as exc:
+        collector.error(RowError(file, reader.line_num or 1, None, _csv_failure(exc)))
+        return
     missing = [c for c in _REQUIRED_COLUMNS if c not in columns]
     if missing:
         collector.error(
             RowError(file, 1, missing[0], f"missing column(s) {', '.join(missing)} in the header")
         )
         return
+    repeated = sorted({c for c in columns if columns.count(c) > 1}, key=columns.index)
+    if repeated:
+        # csv.DictReader would keep the last of the repeated columns and silently drop the others.
+        collector.error(
+            RowError(file, 1, repeated[0], f"column(s) {', '.join(repeated)} repeated in the header")
+        )
+        return
     next_line = 2
-    for row in reader:
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            # The reader cannot resynchronise after a malformed record; the rest of the file is not read.
+            collector.error(RowError(file, next_line, None, _csv_failure(exc)))
+            return
         start, next_line = next_line, reader.line_num + 1
         if not any((value or "").strip() for value in row.values() if isinstance(value, str)):
             continue
         if None in row:
             collector.error(RowError(file, start, None, "row has more fields than the header"))
             continue
+        if all(row.get(column) == column for column in _REQUIRED_COLUMNS):
+            collector.error(RowError(file, start, None, "the header row is repeated here"))
+            continue
         collector.add(start, partial(ceval_question, row, subject, split, file, start))
+
+
+def _csv_failure(exc: csv.Error) -> str:
+    if "field larger than field limit" in str(exc):
+        return f"a field is longer than the limit of {MAX_FIELD_CHARS:,} characters"
+    return f"malformed CSV: {exc}"

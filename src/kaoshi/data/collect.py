@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -73,8 +74,12 @@ def optional_text(record: dict[str, object], *names: str) -> str:
         value = record.get(name)
         if value is None:
             continue
-        if not isinstance(value, (str, int, float)):
-            raise FieldError(name, f"expected text, got {type(value).__name__}")
+        # A number is kept as written (some files store a domain as 1); true/false or NaN would become
+        # the text "True" / "nan".
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise FieldError(name, f"expected text, got {type(value).__name__} {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise FieldError(name, f"expected text, got the number {value!r}")
         return str(value)
     return ""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kaoshi.data.limits import MAX_FIELD_NAME_CHARS, MAX_REASON_CHARS, shorten
+
 
 @dataclass(frozen=True)
 class RowError:
@@ -14,8 +16,8 @@ class RowError:
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
-        what = f"field '{self.field}': " if self.field else ""
-        return f"{where}: {what}{self.reason}"
+        what = f"field '{shorten(self.field, MAX_FIELD_NAME_CHARS)}': " if self.field else ""
+        return f"{where}: {what}{shorten(self.reason, MAX_REASON_CHARS)}"
 
 
 class DataError(Exception):
@@ -26,7 +28,8 @@ class DataError(Exception):
         self.errors = errors
 
     def __str__(self) -> str:
-        lines = [self.args[0]]
+        # Bounded: a message quoting a huge value must not flood the terminal.
+        lines = [shorten(str(self.args[0]), 4 * MAX_REASON_CHARS)]
         lines.extend(f"  {error}" for error in self.errors[:50])
         if len(self.errors) > 50:
             lines.append(f"  ... and {len(self.errors) - 50} more")

@@ -7,7 +7,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from kaoshi.data.answers import parse_judge_answer, parse_letters
 from kaoshi.data.collect import (
     LoadResult,
     QuestionCollector,
@@ -97,7 +96,7 @@ def _parse_options(value: Any, qtype: QuestionType) -> tuple[tuple[str, str], ..
     elif isinstance(value, dict):
         pairs = list(value.items())
         expected = [chr(ord("A") + i) for i in range(len(pairs))]
-        if [letter for letter, _ in pairs] != expected:
+        if len(pairs) <= 26 and [letter for letter, _ in pairs] != expected:
             raise FieldError("options", f"option letters must run {''.join(expected)} in order")
     elif value is None:
         raise FieldError("options", "missing required field for a choice question")
@@ -112,29 +111,29 @@ def _parse_options(value: Any, qtype: QuestionType) -> tuple[tuple[str, str], ..
 
 
 def _parse_answer(value: Any, qtype: QuestionType, options: tuple[tuple[str, str], ...]) -> Gold:
-    if qtype is QuestionType.JUDGE:
-        return parse_judge_answer(value)
-    if qtype is QuestionType.OPEN:
-        if not isinstance(value, str) or not value.strip():
-            raise FieldError("answer", "an open question needs a non-empty reference answer")
-        return value.strip()
-    letters = parse_letters(value, qtype)
-    valid = {letter for letter, _ in options}
-    if not letters <= valid:
-        bad = "".join(sorted(letters - valid))
-        raise FieldError("answer", f"answer letter(s) {bad} not among options {''.join(sorted(valid))}")
-    return letters
+    # Imported here: the question kinds import the data model this package builds.
+    from kaoshi.qtypes import kind_of
+
+    gold = kind_of(qtype).parse_gold(value)
+    if isinstance(gold, frozenset):
+        valid = {letter for letter, _ in options}
+        if not gold <= valid:
+            bad = "".join(sorted(gold - valid))
+            raise FieldError("answer", f"answer letter(s) {bad} not among options {''.join(sorted(valid))}")
+    return gold
 
 
 def _parse_points(value: Any) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value <= 0
-    ):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not _is_finite(value) or value <= 0:
         raise FieldError("points", f"points must be a positive number, got {value!r}")
     return float(value)
+
+
+def _is_finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def load_kaoshi_jsonl(path: Path, split: str | None = None, benchmark: str = "kaoshi") -> LoadResult:
@@ -167,16 +166,38 @@ def load_kaoshi_jsonl(path: Path, split: str | None = None, benchmark: str = "ka
     return LoadResult(Exam(name, chosen, fewshot, metadata), tuple(collector.errors))
 
 
+# Header keys that kaoshi sets itself: a header setting them would change what the exam is (a user exam
+# recorded and prompted as C-Eval, another file's path, another split).
+RESERVED_HEADER_KEYS = frozenset({"benchmark", "path", "split", "loaded_with", "positions"})
+
+
 def _read_header(
     value: Any, metadata: dict[str, Any], file: str, line: int, collector: QuestionCollector
 ) -> None:
     if not isinstance(value, dict):
         collector.error(RowError(file, line, "exam", "the exam header must be an object"))
         return
+    reserved = sorted(RESERVED_HEADER_KEYS & set(value))
+    if reserved:
+        collector.error(
+            RowError(
+                file,
+                line,
+                reserved[0],
+                f"the exam header may not set {', '.join(reserved)}: kaoshi records these itself "
+                "(give --benchmark and --split on the command line instead)",
+            )
+        )
+        return
     scores = value.get("standard_scores", {})
     if not isinstance(scores, dict) or not all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scores.values()
+        isinstance(v, (int, float)) and not isinstance(v, bool) and _is_finite(v) and v > 0
+        for v in scores.values()
     ):
         collector.error(RowError(file, line, "standard_scores", "must map subject -> positive number"))
+        return
+    name = value.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        collector.error(RowError(file, line, "name", f"the exam name must be non-empty text, got {name!r}"))
         return
     metadata.update(value)

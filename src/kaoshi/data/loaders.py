@@ -12,9 +12,10 @@ from typing import Literal
 from kaoshi.benchmarks.base import LoadRequest
 from kaoshi.benchmarks.registry import BUILTIN_BENCHMARKS, benchmark_names, detect, find_benchmark
 from kaoshi.data.collect import LoadResult
-from kaoshi.data.errors import DataError
+from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.kaoshi_jsonl import load_kaoshi_jsonl
 from kaoshi.data.model import Question
+from kaoshi.data.rawio import iter_jsonl, read_text
 
 OnInvalid = Literal["fail", "skip"]
 BENCHMARKS = tuple(BUILTIN_BENCHMARKS)  # kaoshi's own; kaoshi.benchmarks.benchmark_names() adds a user's
@@ -30,7 +31,14 @@ def detect_benchmark(path: Path) -> str:
     folder is C-Eval, .json QualBench, and JSONL is read to tell QualBench from kaoshi's own schema."""
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
-    name = detect(path)
+    try:
+        name = detect(path)
+    except (ValueError, RecursionError) as exc:
+        # A detector that reads the first record met a line Python's json cannot decode (a number of
+        # 4,301 digits, nesting 1,000 deep): name the line instead of failing as an internal error.
+        first = next((item for item in iter_jsonl(path, read_text(path)) if isinstance(item, RowError)), None)
+        errors = (first,) if first is not None else (RowError(str(path), None, None, str(exc)),)
+        raise DataError(f"{path}: cannot tell which benchmark this file holds", errors) from None
     if name is None:
         raise DataError(f"{path}: no benchmark reads this path; give --benchmark NAME")
     return name

@@ -22,34 +22,37 @@ def normalize_letter(ch: str) -> str:
 def split_options(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """Return (stem, options). Options must run A, B, C, ... consecutively; none found -> (text, ())."""
     lines = text.split("\n")
-    parsed = [_OPTION_LINE.match(line) for line in lines]
-    # The option block starts at the last line lettered A from which the letters run on in order,
-    # so a stem line such as "A．某公司..." before the real options does not end the stem early.
-    for start in range(len(lines) - 1, -1, -1):
-        match = parsed[start]
-        if match is None or normalize_letter(match.group(1)) != "A":
-            continue
-        options = _collect_block(lines[start:], parsed[start:])
-        if options is not None and len(options) >= 2:
-            stem = "\n".join(lines[:start]).strip()
-            return stem, options
-    return _split_inline(text)
+    letters = [_line_letter(line) for line in lines]
+    # The option block starts at the last line lettered A from which the letters run on in order, so a
+    # stem line such as "A．某公司..." before the real options does not end the stem early. From a line
+    # lettered A every later line is an option or a wrapped option's text, so the block has at least two
+    # options exactly when a line lettered B follows: the start is the last A before the last B. Found in
+    # one pass, so a question with thousands of option lines is split in linear time.
+    last_b = max((i for i, letter in enumerate(letters) if letter == "B"), default=-1)
+    start = max((i for i, letter in enumerate(letters[: max(last_b, 0)]) if letter == "A"), default=-1)
+    if start < 0:
+        return _split_inline(text)
+    return "\n".join(lines[:start]).strip(), _collect_block(lines[start:], letters[start:])
 
 
-def _collect_block(
-    lines: list[str], parsed: list[re.Match[str] | None]
-) -> tuple[tuple[str, str], ...] | None:
-    options: list[list[str]] = []
-    for line, match in zip(lines, parsed, strict=True):
+def _line_letter(line: str) -> str | None:
+    match = _OPTION_LINE.match(line)
+    return normalize_letter(match.group(1)) if match is not None else None
+
+
+def _collect_block(lines: list[str], letters: list[str | None]) -> tuple[tuple[str, str], ...]:
+    """The options from a line lettered A on: lines lettered in order start options, others continue one."""
+    options: list[tuple[str, list[str]]] = []
+    for line, letter in zip(lines, letters, strict=True):
         expected = chr(ord("A") + len(options))
-        if match is not None and normalize_letter(match.group(1)) == expected:
-            options.append([expected, match.group(2).strip()])
-        elif options and line.strip():
-            # A wrapped option: the text continues on the next line.
-            options[-1][1] = f"{options[-1][1]}\n{line.strip()}"
+        if letter == expected:
+            match = _OPTION_LINE.match(line)
+            assert match is not None
+            options.append((expected, [match.group(2).strip()]))
         elif line.strip():
-            return None
-    return tuple((letter, body) for letter, body in options)
+            # A wrapped option: the text continues on the next line.
+            options[-1][1].append(line.strip())
+    return tuple((letter, "\n".join(parts)) for letter, parts in options)
 
 
 def _split_inline(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from kaoshi.data.errors import DataError, RowError
+from kaoshi.data.limits import MAX_FIELD_CHARS, MAX_NESTING_DEPTH
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def read_text(path: Path) -> str:
@@ -34,9 +39,15 @@ def iter_jsonl(path: Path, text: str) -> Iterator[tuple[int, Any] | RowError]:
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield RowError(str(path), number, None, f"invalid JSON: {exc.msg} (column {exc.colno})")
+            value = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            yield RowError(str(path), number, None, _decode_failure(exc))
+            continue
+        problem = check_json_value(value)
+        if problem is not None:
+            yield RowError(str(path), number, *problem)
+            continue
+        yield number, value
 
 
 def iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any] | RowError]:
@@ -58,22 +69,28 @@ def iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any] | RowErro
         )
     pos = _skip_ws(text, pos + 1)
     if pos < len(text) and text[pos] == "]":
+        _refuse_trailing_text(path, text, pos + 1, line_of)
         return
     while True:
         try:
             value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:
             # The rest of the array cannot be located reliably after a syntax error.
+            line = exc.lineno if isinstance(exc, json.JSONDecodeError) else line_of(pos)
             raise DataError(
-                f"{path}: invalid JSON",
-                (RowError(str(path), exc.lineno, None, f"invalid JSON: {exc.msg} (column {exc.colno})"),),
-            ) from exc
-        yield line_of(pos), value
+                f"{path}: invalid JSON", (RowError(str(path), line, None, _decode_failure(exc)),)
+            ) from None
+        problem = check_json_value(value)
+        if problem is not None:
+            yield RowError(str(path), line_of(pos), *problem)
+        else:
+            yield line_of(pos), value
         pos = _skip_ws(text, end)
         if pos < len(text) and text[pos] == ",":
             pos = _skip_ws(text, pos + 1)
             continue
         if pos < len(text) and text[pos] == "]":
+            _refuse_trailing_text(path, text, pos + 1, line_of)
             return
         raise DataError(
             f"{path}: invalid JSON",
@@ -81,7 +98,62 @@ def iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any] | RowErro
         )
 
 
+def _refuse_trailing_text(path: Path, text: str, end: int, line_of: Callable[[int], int]) -> None:
+    """The file holds one array: anything after it (a second array, a stray object) would be dropped."""
+    pos = _skip_ws(text, end)
+    if pos >= len(text):
+        return
+    what = "a second JSON array" if text[pos] == "[" else "text"
+    raise DataError(
+        f"{path}: {what} after the JSON array (the file must hold exactly one array)",
+        (RowError(str(path), line_of(pos), None, f"{what} after the closing ']' of the question array"),),
+    )
+
+
+def _decode_failure(exc: ValueError | RecursionError) -> str:
+    """A decoding failure as a row error's reason."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    if isinstance(exc, RecursionError):
+        return f"invalid JSON: nested deeper than {MAX_NESTING_DEPTH} levels"
+    if "integer string conversion" in str(exc):
+        return "invalid JSON: a number with more than 4,300 digits"
+    return f"invalid JSON: {exc}"
+
+
+def check_json_value(value: Any) -> tuple[str | None, str] | None:
+    """(field, reason) for the first decoded value that breaks a limit (kaoshi.data.limits) or holds text
+    that is not valid Unicode; None when the whole value is fine. Iterative, so depth cannot overflow."""
+    stack: list[tuple[Any, int, str | None]] = [(value, 0, None)]
+    while stack:
+        item, depth, field = stack.pop()
+        if isinstance(item, str):
+            problem = _text_problem(item)
+            if problem is not None:
+                return field, problem
+        elif isinstance(item, (dict, list)):
+            if depth >= MAX_NESTING_DEPTH:
+                return field, f"nested deeper than {MAX_NESTING_DEPTH} levels"
+            if isinstance(item, list):
+                stack.extend((element, depth + 1, field) for element in item)
+                continue
+            for key, element in item.items():
+                problem = _text_problem(key)
+                if problem is not None:
+                    return field, f"a key {problem}"
+                stack.append((element, depth + 1, field if depth else key))
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    if len(text) > MAX_FIELD_CHARS:
+        return f"text of {len(text):,} characters is longer than the limit of {MAX_FIELD_CHARS:,}"
+    surrogate = _SURROGATE.search(text)
+    if surrogate is not None:
+        return f"holds a lone surrogate \\u{ord(surrogate.group()):04x} (not valid Unicode text)"
+    return None
+
+
 def _skip_ws(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in " \t\n\r":
-        pos += 1
-    return pos
+    match = _WHITESPACE.match(text, pos)
+    return match.end() if match is not None else pos
