@@ -12,6 +12,7 @@ class CountingModel(Model):
     """Appends every requested id to the log file named by ARG (flushed at once), then answers slowly."""
 
     default_batch_size = 1
+    pause_s = 0.05
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
@@ -21,11 +22,17 @@ class CountingModel(Model):
         for request in requests:
             self.log.write(request.id + "\n")
             self.log.flush()
-            time.sleep(0.05)
+            time.sleep(self.pause_s)
             yield ModelOutput(request.id, text=f"答案：{request.choices[0] if request.choices else '文本'}")
 
     def close(self) -> None:
         self.log.close()
+
+
+class SlowCountingModel(CountingModel):
+    """CountingModel at 0.2 s an answer: a run of the sample exam lasts long enough for a second process."""
+
+    pause_s = 0.2
 
 
 class LoglikOnlyModel(Model):

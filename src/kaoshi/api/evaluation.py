@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from kaoshi.runner.prepare import PreparedRun, RunOptions, check_before_load, pr
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
 from kaoshi.runner.shards import parse_shard
 from kaoshi.store import RunSpec, SampleRecord, Store
+from kaoshi.store.leases import Lease
 
 if TYPE_CHECKING:
     import pandas
@@ -98,6 +100,7 @@ def evaluate(
     shard: str | tuple[int, int] | None = None,
     run_name: str | None = None,
     store: StoreLike = None,
+    join: bool = False,
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     notify: Callable[[str], None] | None = None,
@@ -114,6 +117,8 @@ def evaluate(
     **backend: the backend's settings (`kaoshi.models.ModelOptions` fields: device, dtype, base_url,
         concurrency, requests_per_minute, timeout_s, max_retries, max_length, ...).
     shard: "I/N" evaluates only shard I of N of the questions (a job array); `kaoshi.merge` joins them.
+    join: when another live process is executing the run (otherwise a StoreError naming it), work beside
+        it, asking only the questions nobody has claimed; the run is finished by whichever ends last.
     notify: receives warnings and notes as lines (default: the `kaoshi` logger).
     Ctrl-C raises RunInterrupted once the answers so far are saved.
     """
@@ -150,6 +155,7 @@ def evaluate(
         model_options,
         run_name=run_name,
         store=store,
+        join=join,
         on_sample=on_sample,
         on_plan=on_plan,
         notify=notify or _log.warning,
@@ -186,6 +192,7 @@ def evaluate_prepared(
     run_name: str | None,
     store: StoreLike,
     notify: Callable[[str], None],
+    join: bool = False,
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
 ) -> EvalResult:
@@ -202,7 +209,7 @@ def evaluate_prepared(
         exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
     )
     if isinstance(store, Store):
-        return _evaluate_in(store, prepared, given, model_options, run_name, notify, on_sample, on_plan)
+        return _evaluate_in(store, prepared, given, model_options, run_name, join, notify, on_sample, on_plan)
     path = Path(IN_MEMORY if store is None else store)
     if store is not None and not path.exists():
         # A new store file is made once the model has loaded: a bad model spec leaves no empty store.
@@ -210,13 +217,15 @@ def evaluate_prepared(
         try:
             with Store(path) as opened:
                 return _evaluate_in(
-                    opened, prepared, model_loaded, model_options, run_name, notify, on_sample, on_plan
+                    opened, prepared, model_loaded, model_options, run_name, join, notify, on_sample, on_plan
                 )
         finally:
             if given is None:
                 model_loaded.close()
     with Store(path) as opened:
-        result = _evaluate_in(opened, prepared, given, model_options, run_name, notify, on_sample, on_plan)
+        result = _evaluate_in(
+            opened, prepared, given, model_options, run_name, join, notify, on_sample, on_plan
+        )
     return replace(result, store=None) if store is None else result
 
 
@@ -226,13 +235,21 @@ def _evaluate_in(
     given: Model | None,
     model_options: ModelOptions,
     run_name: str | None,
+    join: bool,
     notify: Callable[[str], None],
     on_sample: ProgressCallback | None,
     on_plan: Callable[[int, int], None] | None,
 ) -> EvalResult:
-    """Check the spec against the store before the model loads (minutes for a 7B model), run, read back."""
+    """Check the spec and take the run's lease before the model loads (minutes for a 7B model), run, read
+    back."""
     prepared = check_before_load(store, prepared, default_name=run_name is None, notify=notify)
-    outcome = _run(prepared, given, model_options, store, on_sample, on_plan)
+    with store.hold(prepared.name, join=join) as lease:
+        for dead in lease.taken_over:
+            notify(
+                f"note: took over run {prepared.name!r} from {dead.describe(time.time())}, which is gone; "
+                "the questions it had claimed are asked again"
+            )
+        outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan)
     loaded = load_run(prepared.name, store=store)
     return EvalResult(
         name=prepared.name,
@@ -266,6 +283,7 @@ def _run(
     given: Model | None,
     model_options: ModelOptions,
     store: Store,
+    lease: Lease,
     on_sample: ProgressCallback | None,
     on_plan: Callable[[int, int], None] | None,
 ) -> RunOutcome:
@@ -285,9 +303,11 @@ def _run(
             on_sample=on_sample,
             on_plan=on_plan,
             extractor=extractor,
+            lease=lease,
         )
     except KeyboardInterrupt:
-        store.interrupt_run(prepared.name)
+        if not lease.others_alive():  # a process joined on the run still answers it
+            store.interrupt_run(prepared.name)
         saved = len(store.finished_ids(prepared.name))
         raise RunInterrupted(
             prepared.name, saved, None if store.path == Path(IN_MEMORY) else store.path

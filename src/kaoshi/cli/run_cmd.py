@@ -260,6 +260,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--run-name", help="default: <exam>-<split>-<model>-<method>-<N>shot; the same name resumes"
     )
     parser.add_argument(
+        "--join",
+        action="store_true",
+        help="when another process is running this run, work beside it on the questions it has not claimed",
+    )
+    parser.add_argument(
         "--report",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -321,6 +326,7 @@ def run_command(args: argparse.Namespace) -> int:
                 run_name=args.run_name,
                 store=store_path(args),
                 notify=eprint,
+                join=args.join,
                 on_sample=on_sample,
                 on_plan=on_plan,
             )

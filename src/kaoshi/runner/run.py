@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from itertools import islice
 
@@ -13,6 +14,7 @@ from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
+from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
@@ -66,27 +68,75 @@ def execute_run(
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     extractor: Model | None = None,
+    lease: Lease | None = None,
 ) -> RunOutcome:
-    """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor)."""
+    """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor).
+
+    lease: this process's lease of the run (Store.hold), taken by the caller before the model loads; without
+    one the run takes its own, refusing a run another live process executes. Each chunk's questions are
+    claimed just before they are asked, so processes joined on one run never ask a question twice."""
     if spec.method not in METHODS:
         raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
     _check_capabilities(model, exam, Method(spec.method))
-    store.open_run(name, spec)
-    pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
-    if on_plan is not None:
-        on_plan(len(exam.questions), done)
-    errors = 0
-    for chunk in _chunks(pending, model.chunk_size(spec.method)):
-        for pending_question, output in _ask(model, chunk, spec, template):
-            sample = build_sample(pending_question, output, spec)
-            if extractor is not None and sample.status == SampleStatus.UNPARSED:
-                sample = rescue_unparsed(extractor, [(pending_question.question, sample)], spec)[0]
-            store.add_sample(name, sample)
-            errors += sample.status == SampleStatus.ERROR
-            if on_sample is not None:
-                on_sample(sample)
-    store.finish_run(name)
-    return RunOutcome(name, len(exam.questions), done, len(pending), errors)
+    held: AbstractContextManager[Lease] = store.hold(name) if lease is None else nullcontext(lease)
+    with held as current:
+        store.open_run(name, spec)
+        pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
+        if on_plan is not None:
+            on_plan(len(exam.questions), done)
+        asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor)
+        skipped = asker.ask(pending)
+        if skipped:
+            # questions another process claimed: free again if it died meanwhile, else its to answer
+            current.reap()
+            finished = store.finished_ids(name)
+            asker.ask([p for p in skipped if p.question.id not in finished])
+        # a process joined on a run leaves it running while another still answers its part
+        if store.sample_ids(name) >= {q.id for q in exam.questions}:
+            store.finish_run(name)
+    return RunOutcome(name, len(exam.questions), done, asker.asked, asker.errors)
+
+
+class _ClaimingAsker:
+    """Asks the questions this process claims, chunk by chunk, and stores each answer as it arrives."""
+
+    def __init__(
+        self,
+        name: str,
+        spec: RunSpec,
+        model: Model,
+        template: Template,
+        store: Store,
+        lease: Lease,
+        on_sample: ProgressCallback | None,
+        extractor: Model | None,
+    ) -> None:
+        self.name, self.spec, self.model, self.template = name, spec, model, template
+        self.store, self.lease, self.on_sample, self.extractor = store, lease, on_sample, extractor
+        self.asked = 0
+        self.errors = 0
+
+    def ask(self, pending: Sequence[PendingQuestion]) -> list[PendingQuestion]:
+        """Ask what can be claimed of `pending`; the questions another process had claimed."""
+        skipped: list[PendingQuestion] = []
+        for chunk in _chunks(pending, self.model.chunk_size(self.spec.method)):
+            claimed = self.lease.claim([p.question.id for p in chunk])
+            mine = [p for p in chunk if p.question.id in claimed]
+            skipped.extend(p for p in chunk if p.question.id not in claimed)
+            if mine:
+                self._ask_chunk(mine)
+        return skipped
+
+    def _ask_chunk(self, chunk: list[PendingQuestion]) -> None:
+        for pending_question, output in _ask(self.model, chunk, self.spec, self.template):
+            sample = build_sample(pending_question, output, self.spec)
+            if self.extractor is not None and sample.status == SampleStatus.UNPARSED:
+                sample = rescue_unparsed(self.extractor, [(pending_question.question, sample)], self.spec)[0]
+            self.store.add_sample(self.name, sample)
+            self.asked += 1
+            self.errors += sample.status == SampleStatus.ERROR
+            if self.on_sample is not None:
+                self.on_sample(sample)
 
 
 def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:

@@ -28,6 +28,24 @@ TABLES: dict[str, str] = {
     host TEXT NOT NULL,
     opened_at REAL NOT NULL
 )""",
+    # The processes executing a run, each with a heartbeat, and the questions each has claimed (kaoshi.store
+    # .leases): no foreign key, since a lease is taken before the run is first created.
+    "leases": """CREATE TABLE IF NOT EXISTS leases (
+    run TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL,
+    PRIMARY KEY (run, holder)
+)""",
+    "claims": """CREATE TABLE IF NOT EXISTS claims (
+    run TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    claimed_at REAL NOT NULL,
+    PRIMARY KEY (run, question_id)
+)""",
     "samples": """CREATE TABLE IF NOT EXISTS samples (
     run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
     question_id TEXT NOT NULL,

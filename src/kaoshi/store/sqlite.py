@@ -12,6 +12,7 @@ from typing import Any
 
 from kaoshi.data.model import gold_from_json, gold_to_json
 from kaoshi.store.errors import StoreError, naming_the_file
+from kaoshi.store.leases import Lease, SharedLease, owner_gone
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
 from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus
 from kaoshi.store.schema import (
@@ -174,6 +175,16 @@ class Store:
             (name, os.getpid(), socket.gethostname(), time.time()),
         )
 
+    def hold(self, name: str, *, join: bool = False) -> Lease:
+        """This process's lease of a run, to be released (a context manager); StoreError naming the live
+        holder when another process executes it, unless `join` (then each asks only what it claimed)."""
+        if self._read_only_reason is not None:
+            raise StoreError(f"{self.path} is open read-only ({self._read_only_reason}): cannot write to it")
+        if str(self.path) == IN_MEMORY:
+            return Lease()  # no other process can see it
+        self._writes.flush()  # the lease's own connection must not wait on this one's queued writes
+        return SharedLease(self.path, name, join=join, lock_wait_s=self._lock_wait_s)
+
     def interrupt_run(self, name: str) -> None:
         """Mark a run stopped before its end (Ctrl-C); running it again resumes it."""
         self._write(
@@ -209,6 +220,10 @@ class Store:
             "SELECT question_id FROM samples WHERE run=? AND status != ?", (run, SampleStatus.ERROR.value)
         )
         return {row[0] for row in rows}
+
+    def sample_ids(self, run: str) -> set[str]:
+        """Questions with a stored sample, errored ones included (a run is finished when all have one)."""
+        return {row[0] for row in self._query("SELECT question_id FROM samples WHERE run=?", (run,))}
 
     def add_sample(self, run: str, sample: SampleRecord) -> None:
         """Write one sample and commit it; a later write for the same question replaces it. When the store
@@ -297,23 +312,9 @@ _RUN_QUERY = (
 
 def _run_from_row(row: tuple[Any, ...]) -> RunRecord:
     name, spec, status, created_at, finished_at, n_samples, pid, host = row
-    if status == RunStatus.RUNNING.value and _owner_gone(pid, host):
+    if status == RunStatus.RUNNING.value and owner_gone(pid, host):
         status = RunStatus.INTERRUPTED.value  # killed or crashed without a chance to say so
     return RunRecord(name, RunSpec.from_json(json.loads(spec)), status, created_at, finished_at, n_samples)
-
-
-def _owner_gone(pid: int | None, host: str | None) -> bool:
-    """Whether the process that opened a run is known to be dead: only on this host can it be asked, and
-    a run from before owners were recorded stays `running`."""
-    if pid is None or host != socket.gethostname():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, owned by another user
-        return False
-    return False
 
 
 def _sample_values(sample: SampleRecord) -> tuple[Any, ...]:
