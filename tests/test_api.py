@@ -4,6 +4,7 @@ give for the same options, resume the same runs, and take any callable as a back
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,8 +67,10 @@ def test_a_callable_is_a_backend_and_the_store_defaults_to_memory() -> None:
 
     result = kaoshi.evaluate("sample", model=always_a, limit=6)
     assert result.store is None  # in memory, gone with the result
-    assert result.spec.model == "function:tests.test_api.test_a_callable_is_a_backend_and_the_store_" + (
-        "defaults_to_memory.<locals>.always_a"
+    assert re.fullmatch(
+        r"function:tests\.test_api\.test_a_callable_is_a_backend_and_the_store_defaults_to_memory"
+        r"\.<locals>\.always_a#[0-9a-f]{8}",
+        result.spec.model,
     )
     assert len(prompts) == 6 and all(isinstance(p, str) for p in prompts)
     single = [s for s in result.samples if s.qtype == "single"]
@@ -186,3 +189,13 @@ def test_importing_kaoshi_imports_only_what_is_used() -> None:
     assert set(kaoshi.__all__) <= set(dir(kaoshi))
     with pytest.raises(AttributeError, match="no attribute 'evaluat'"):
         kaoshi.evaluat  # noqa: B018
+
+
+def test_two_lambdas_never_share_stored_answers(tmp_path: Path) -> None:
+    """Every lambda is `<lambda>`: the spec holds a hash of the code, so another lambda is another model."""
+    store = tmp_path / "s.sqlite"
+    first = kaoshi.evaluate("sample", model=lambda prompt: "答案：A", store=store)
+    second = kaoshi.evaluate("sample", model=lambda prompt: "答案：B", store=store)
+    assert first.spec.model != second.spec.model and second.new_samples == 44
+    again = kaoshi.evaluate("sample", model=lambda prompt: "答案：A", store=store)  # the same code
+    assert again.name == first.name and again.new_samples == 0

@@ -2,32 +2,70 @@
 
 from kaoshi.api.boards import leaderboard
 from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
+from kaoshi.api.exam_files import SplitFiles, save_exam, shuffle_exam, split_to_files
 from kaoshi.api.exams import load_exam
 from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.judging import judge
 from kaoshi.api.merging import merge
 from kaoshi.api.prompts import RenderedPrompt, render_prompt
 from kaoshi.api.rescoring import rescore
-from kaoshi.api.store_tools import backup_store, check_store, checkpoint_store
+from kaoshi.api.store_tools import (
+    BackupResult,
+    CheckpointResult,
+    StoreCheck,
+    backup_store,
+    check_store,
+    checkpoint_store,
+)
 from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
 from kaoshi.api.summary import LoadedRun, RunInfo, load_run, runs, summarize
+from kaoshi.api.training import FinetuneResult, finetune
+from kaoshi.data.errors import DataError
+from kaoshi.errors import InputError, UnknownName
+from kaoshi.models.base import Model, ModelError, ModelOptions
+from kaoshi.report.aggregate import RunSummary, Tally
 from kaoshi.report.agreement import AgreementReport
+from kaoshi.report.leaderboard import Board
 from kaoshi.runner.judge import JudgeOutcome
 from kaoshi.runner.prepare import RunOptions
 from kaoshi.runner.rescore import RescoreOutcome
+from kaoshi.runner.shards import MergeOutcome
+from kaoshi.store import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus, StoreError
 
 __all__ = [
     "AgreementReport",
+    "BackupResult",
+    "Board",
+    "CheckpointResult",
     "Comparison",
     "Contamination",
+    "DataError",
     "EvalResult",
+    "FinetuneResult",
+    "GradeRecord",
+    "InputError",
     "JudgeOutcome",
     "LoadedRun",
+    "MergeOutcome",
+    "Model",
+    "ModelError",
+    "ModelOptions",
     "RenderedPrompt",
     "RescoreOutcome",
     "RunInfo",
     "RunInterrupted",
     "RunOptions",
+    "RunRecord",
+    "RunSpec",
+    "RunStatus",
+    "RunSummary",
+    "SampleRecord",
+    "SampleStatus",
+    "SplitFiles",
+    "StoreCheck",
+    "StoreError",
+    "Tally",
+    "UnknownName",
     "Vote",
     "agreement",
     "backup_store",
@@ -36,6 +74,7 @@ __all__ = [
     "compare",
     "contamination",
     "evaluate",
+    "finetune",
     "judge",
     "leaderboard",
     "load_exam",
@@ -45,6 +84,9 @@ __all__ = [
     "render_prompt",
     "rescore",
     "runs",
+    "save_exam",
+    "shuffle_exam",
+    "split_to_files",
     "summarize",
     "vote",
 ]

@@ -147,7 +147,26 @@ def evaluate(
         allow_overlap=allow_overlap,
         shard=parse_shard(shard) if isinstance(shard, str) else shard,
     )
-    model_options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=options.adapter)
+    if isinstance(model, Model):
+        # A loaded model runs as it was loaded; the spec records its own settings, so say so rather than
+        # record options it never used.
+        ignored = [
+            *backend,
+            *(["adapter"] if adapter is not None else []),
+            *(["batch_size"] if batch_size else []),
+        ]
+        if ignored:
+            raise TypeError(
+                f"{', '.join(ignored)} would not reach a model already loaded: "
+                "pass them to kaoshi.load_model (or from_transformers) instead"
+            )
+        if seed != model.options.seed:
+            raise TypeError(f"seed={seed}, but the model was loaded with seed {model.options.seed}")
+        model_options = model.options
+        if model.options.adapter:
+            options = replace(options, adapter=Path(model.options.adapter), allow_overlap=allow_overlap)
+    else:
+        model_options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=options.adapter)
     return evaluate_prepared(
         exam,
         model,
@@ -292,7 +311,9 @@ def _run(
     extractor = None
     try:
         if spec.llm_extractor:
-            extractor = resolve_model(spec.llm_extractor, model_options)
+            # The extractor is a model of its own: not the run's replicas, adapter or GPUs.
+            local = replace(model_options, ray=False, replicas=1, ray_address=None, adapter=None)
+            extractor = resolve_model(spec.llm_extractor, local)
         return execute_run(
             name=prepared.name,
             exam=prepared.exam,

@@ -12,10 +12,10 @@ from kaoshi.analysis.contamination import (
     GROUPINGS,
     ContaminationRow,
     PairedQuestion,
-    answer_text,
     contamination_row,
     pair_runs,
 )
+from kaoshi.analysis.contamination import answer_text as answer_text
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.summary import StoreLike, open_store
@@ -26,6 +26,19 @@ from kaoshi.report.paired import PairedRow, grouped_rows, outcomes_of
 from kaoshi.runner.vote import VoteOutcome, vote_runs
 from kaoshi.store import Coverage, RunRecord, run_coverage
 from kaoshi.store.pairing import conflict_warning, graded, pair_questions
+
+__all__ = [
+    "COMPARE_KEYS",
+    "Comparison",
+    "Contamination",
+    "ContaminationRow",
+    "PairedQuestion",
+    "Vote",
+    "answer_text",
+    "compare",
+    "contamination",
+    "vote",
+]
 
 Notify = Callable[[str], None]
 COMPARE_KEYS = ("domain", "type", "subject", "category", "group")
@@ -237,7 +250,7 @@ def vote(
     if method != "weighted" and (in_sample or weights_from):
         raise InputError("--in-sample and --weights-from are for --method weighted")
     name = run_name or f"vote-{method}"
-    with open_store(store, must_exist=False) as opened:
+    with open_store(store) as opened:
         outcome = vote_runs(opened, list(runs), name, method, in_sample, list(weights_from or []) or None)
         loaded: list[tuple[RunRecord, Sequence[Any]]] = [
             (opened.get_run(run), opened.samples(run)) for run in [*runs, name]

@@ -67,24 +67,28 @@ def open_store(
     return Store(path, read_only=read_only)
 
 
-def load_run(name: str, *, store: StoreLike = None, grader: str | None = None) -> LoadedRun:
-    """A stored run with its grades; StoreError for an unknown run, ValueError for an unknown grader."""
+def load_run(run: str, *, store: StoreLike = None, grader: str | None = None) -> LoadedRun:
+    """A stored run with its grades; StoreError for an unknown run, InputError for an unknown grader.
+
+    store: a path, an open Store, or None for $KAOSHI_STORE or ./kaoshi_runs/kaoshi.sqlite (a run that
+    `kaoshi.evaluate` kept in memory is read from its EvalResult instead)."""
     with open_store(store, read_only=True) as opened:
-        record = opened.get_run(name)
-        graded = load_graded(opened, name, grader)
+        record = opened.get_run(run)
+        graded = load_graded(opened, run, grader)
     return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades)
 
 
 def summarize(
-    name: str,
+    run: str,
     *,
     store: StoreLike = None,
     by: Iterable[str] | None = None,
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
 ) -> RunSummary:
-    """A stored run's summary: the numbers of `kaoshi report NAME --format json` (same options)."""
-    return load_run(name, store=store, grader=grader).summarize(by, standard_scores)
+    """A stored run's summary: the numbers of `kaoshi report RUN --format json` (same options); `store` as
+    for `load_run`."""
+    return load_run(run, store=store, grader=grader).summarize(by, standard_scores)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from kaoshi.api.grading_agreement import agreement
+from kaoshi.api.vocabulary import TOKENIZATIONS
 from kaoshi.cli.common import add_store_option, existing_store_path
 from kaoshi.report.tables import TEXT_FORMATS, render_tables
-from kaoshi.scoring.text_metrics import TOKENIZATIONS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from kaoshi.analysis.contamination import GROUPINGS, ContaminationRow, answer_text
-from kaoshi.api.studies import contamination
+from kaoshi.api.studies import ContaminationRow, answer_text, contamination
+from kaoshi.api.vocabulary import CONTAMINATION_GROUPINGS as GROUPINGS
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report.render import compared_on, coverage_table, percent
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables

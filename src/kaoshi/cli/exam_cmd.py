@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kaoshi.api.exam_files import save_exam, shuffle_exam
 from kaoshi.cli.common import eprint
 from kaoshi.cli.run_cmd import add_load_options, load_named_exam
-from kaoshi.data.shuffle import shuffle_exam
-from kaoshi.data.writer import exam_header, write_exam
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,8 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def shuffle_command(args: argparse.Namespace) -> int:
     result = load_named_exam(args, "kaoshi exam shuffle IN -o OUT")
     exam = shuffle_exam(result.exam, args.seed)
-    header = {**exam_header(exam.metadata), "shuffle_seed": args.seed}
     moved = sum(bool(q.original_letters) for q in exam.questions)
-    count = write_exam(args.output, (*exam.fewshot, *exam.questions), header)
+    count = save_exam(exam, args.output, header={"shuffle_seed": args.seed})
     eprint(f"wrote {args.output}: {count} question(s), options of {moved} permuted (seed {args.seed})")
     return 0

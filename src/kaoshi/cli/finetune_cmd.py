@@ -7,13 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from kaoshi.api.training import StepLog, describe_modules, finetune
 from kaoshi.cli.common import eprint
-from kaoshi.errors import InputError
-from kaoshi.finetune.lora import LoraSettings, describe, parse_modules
-from kaoshi.finetune.train import StepLog, TrainSettings, finetune
-from kaoshi.models.base import ModelOptions
-
-LOCAL_MODELS = ("hf", "gguf", "smollm2")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,21 +47,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def finetune_command(args: argparse.Namespace) -> int:
-    if args.model.partition(":")[0] not in LOCAL_MODELS:
-        raise InputError(
-            f"finetune needs a local transformers model ({', '.join(LOCAL_MODELS)}), got {args.model!r}"
-        )
-    for name in ("epochs", "batch_size", "max_length", "lora_r", "lora_alpha"):
-        if getattr(args, name) < 1:
-            raise InputError(f"--{name.replace('_', '-')} must be at least 1")
-    if args.max_steps is not None and args.max_steps < 1:
-        raise InputError("--max-steps must be at least 1")
-    if not args.train.is_file():
-        raise InputError(f"{args.train}: no such training file (make one with kaoshi split)")
-    if args.out.exists() and any(args.out.iterdir()) and not args.resume:
-        raise InputError(f"{args.out} is not empty: pass --resume to continue, or choose another --out")
-    lora = LoraSettings(args.lora_r, args.lora_alpha, args.lora_dropout, parse_modules(args.target_modules))
-    settings = TrainSettings(
+    modules = tuple(m.strip() for m in (args.target_modules or "").split(",") if m.strip())
+    result = finetune(
+        args.model,
+        args.train,
+        args.out,
         prompt=args.prompt,
         shots=args.shots,
         chat=args.chat,
@@ -76,18 +61,15 @@ def finetune_command(args: argparse.Namespace) -> int:
         learning_rate=args.lr,
         max_length=args.max_length,
         with_explanation=args.with_explanation,
+        lora_r=args.lora_r,
+        lora_alpha=args.lora_alpha,
+        lora_dropout=args.lora_dropout,
+        target_modules=modules,
         save_every=args.save_every,
         gradient_checkpointing=args.gradient_checkpointing,
         seed=args.seed,
-        lora=lora,
-    )
-    args.out.mkdir(parents=True, exist_ok=True)
-    result = finetune(
-        args.model,
-        args.train,
-        args.out,
-        settings,
-        ModelOptions(seed=args.seed, device=args.device, dtype=args.dtype),
+        device=args.device,
+        dtype=args.dtype,
         resume=args.resume,
         on_step=_progress(sys.stderr.isatty()),
     )
@@ -96,8 +78,8 @@ def finetune_command(args: argparse.Namespace) -> int:
         f"wrote adapter {result.out}: {result.steps} step(s) on {result.examples} question(s)"
         + (f" (resumed at step {result.resumed_from})" if result.resumed_from else "")
         + f"; loss {first:.4f} → {last:.4f}; {result.trainable_parameters:,} trainable parameters "
-        f"(LoRA r={lora.r}, alpha={lora.alpha}, dropout={lora.dropout}, modules: "
-        f"{describe(lora.target_modules) if lora.target_modules else 'per architecture'}); "
+        f"(LoRA r={args.lora_r}, alpha={args.lora_alpha}, dropout={args.lora_dropout}, modules: "
+        f"{describe_modules(modules) if modules else 'per architecture'}); "
         f"{result.seconds:.1f} s, peak memory {result.peak_rss_mib:.0f} MiB"
     )
     return 0

@@ -9,13 +9,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from kaoshi.api import RunRecord, RunStatus, SampleRecord
 from kaoshi.api.summary import load_run, runs
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path, open_existing_store
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
 from kaoshi.report.compare import compare_runs, render_comparison
-from kaoshi.store import RunRecord, RunStatus, SampleRecord
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from kaoshi.api.judging import judge
+from kaoshi.api.vocabulary import JUDGE_MODES
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_backend_options, backend_keywords
-from kaoshi.prompts.judge import JUDGE_MODES
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from kaoshi.api.exam_files import split_to_files
+from kaoshi.api.vocabulary import STRATA
 from kaoshi.cli.common import eprint
 from kaoshi.cli.run_cmd import add_load_options, load_named_exam
-from kaoshi.data.split import STRATA, split_exam
-from kaoshi.data.writer import exam_header, write_exam
-
-MANIFEST = "manifest.json"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,15 +27,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def split_command(args: argparse.Namespace) -> int:
     stratify = [s.strip() for s in args.stratify.split(",") if s.strip()]
     exam = load_named_exam(args, "kaoshi split EXAM -o DIR").exam
-    split = split_exam(exam, args.train, args.seed, stratify)
-    header = exam_header(exam.metadata)
-    folder: Path = args.output
-    write_exam(folder / "train.jsonl", (*exam.fewshot, *split.train), header)
-    write_exam(folder / "test.jsonl", (*exam.fewshot, *split.test), header)
-    manifest = split.manifest(args.data or args.benchmark)
-    (folder / MANIFEST).write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    written = split_to_files(
+        exam,
+        args.output,
+        train=args.train,
+        seed=args.seed,
+        stratify=stratify,
+        source=args.data or args.benchmark,
     )
+    split, folder = written.split, written.folder
     moved = f"; {split.duplicates_moved} repeated question(s) kept in train" if split.duplicates_moved else ""
     eprint(
         f"wrote {folder}: train {len(split.train)}, test {len(split.test)} question(s) "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.studies import vote
+from kaoshi.api.vocabulary import VOTE_METHODS
 from kaoshi.cli.common import add_store_option, eprint, store_path
 from kaoshi.report import FORMATS
 from kaoshi.report.compare import render_comparison

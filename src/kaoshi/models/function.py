@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
+import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -12,10 +14,35 @@ PromptFunction = Callable[[Any], str]
 
 
 def function_spec(function: Callable[..., Any]) -> str:
-    """`function:<module>.<qualified name>`: what the run spec records for a callable backend."""
+    """`function:<module>.<qualified name>#<code hash>`: what the run spec records for a callable backend.
+
+    The hash of its code (bytecode, constants, names) tells apart two lambdas, or a function edited in a
+    notebook, so that a run never resumes with another function's stored answers."""
     module = getattr(function, "__module__", None) or "?"
     name = getattr(function, "__qualname__", None) or type(function).__qualname__
-    return f"function:{module}.{name}"
+    return f"function:{module}.{name}#{_code_hash(function)}"
+
+
+def _code_hash(function: Callable[..., Any]) -> str:
+    code = getattr(function, "__code__", None)
+    if code is None:  # an object with __call__: hash its method's code
+        code = getattr(vars(type(function)).get("__call__"), "__code__", None)
+    if code is None:  # a builtin or C callable: its name is all there is
+        return "0" * 8
+    digest = hashlib.sha256()
+    for part in _code_parts(code):
+        digest.update(part)
+    return digest.hexdigest()[:8]
+
+
+def _code_parts(code: types.CodeType) -> Iterator[bytes]:
+    yield code.co_code
+    yield repr(code.co_names).encode()
+    for const in code.co_consts:  # nested functions are code objects: hash their code, not their address
+        if isinstance(const, types.CodeType):
+            yield from _code_parts(const)
+        else:
+            yield repr(const).encode()
 
 
 class FunctionModel(Model):

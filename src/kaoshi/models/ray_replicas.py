@@ -147,24 +147,44 @@ class RayReplicas(Model):
         queue = [_Slice(method, requests[i : i + size]) for i in range(0, len(requests), size)]
         running: dict[Any, tuple[Any, _Slice]] = {}
         idle = list(self.actors)
-        while queue or running:
-            while queue and idle:
-                actor, piece = idle.pop(0), queue.pop(0)
-                running[getattr(actor, method).remote(piece.requests)] = (actor, piece)
-            if not running:
-                raise ModelError(f"every replica of {self.spec!r} died ({self.lost} lost); resume the run")
-            [done], _ = ray.wait(list(running), num_returns=1)
-            actor, piece = running.pop(done)
+        try:
+            while queue or running:
+                while queue and idle:
+                    actor, piece = idle.pop(0), queue.pop(0)
+                    running[getattr(actor, method).remote(piece.requests)] = (actor, piece)
+                if not running:
+                    raise ModelError(
+                        f"every replica of {self.spec!r} died ({self.lost} lost); resume the run"
+                    )
+                [done], _ = ray.wait(list(running), num_returns=1)
+                actor, piece = running.pop(done)
+                try:
+                    outputs = ray.get(done)
+                except ray.exceptions.RayActorError:
+                    self.lost += 1
+                    self.actors.remove(actor)
+                    queue.insert(0, piece)  # asked again of a live replica
+                    continue
+                except ray.exceptions.RayTaskError as exc:
+                    yield from self._finished(running)
+                    raise ModelError(f"a replica of {self.spec!r} failed: {_cause(exc)}") from None
+                idle.append(actor)
+                yield from outputs
+        except KeyboardInterrupt:
+            yield from self._finished(running)  # answers already computed (and perhaps paid for) are kept
+            raise
+
+    def _finished(self, running: dict[Any, tuple[Any, _Slice]]) -> Iterator[ModelOutput]:
+        """The outputs of the slices already done, when the run must stop: stored, not asked again."""
+        ray = self._ray
+        if not running:
+            return
+        ready, _ = ray.wait(list(running), num_returns=len(running), timeout=0)
+        for ref in ready:
             try:
-                outputs = ray.get(done)
-            except ray.exceptions.RayActorError:
-                self.lost += 1
-                self.actors.remove(actor)
-                queue.insert(0, piece)  # asked again of a live replica
+                outputs = ray.get(ref)
+            except ray.exceptions.RayError:
                 continue
-            except ray.exceptions.RayTaskError as exc:
-                raise ModelError(f"a replica of {self.spec!r} failed: {_cause(exc)}") from None
-            idle.append(actor)
             yield from outputs
 
     def _call_any(self, method: str, *args: Any) -> Any:

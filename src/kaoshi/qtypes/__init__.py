@@ -2,7 +2,9 @@
 log-likelihood candidates, answer extraction, grading, gold-answer parsing and fine-tuning target.
 
 Everything that differs per type looks the kind up (`kind_of(question.type)`) instead of branching on the
-type, so a new type is one module with one `QuestionKind` and one `register` call.
+type: a new type's behaviour is one module with one `QuestionKind` and one `register` call. Loading it
+from files and reading it back from a store also need its member in the closed `QuestionType` enum
+(data/model.py); a type registered only from user code works through `kaoshi.evaluate` in memory.
 """
 
 from kaoshi.qtypes.kind import Extractor, GoldParser, Grader, QuestionKind, Ranking, TargetWriter, Wording

@@ -20,7 +20,7 @@ from kaoshi.models.secrets import strip_credentials
 from kaoshi.prompts import RenderOptions, Template, default_template_name, get_template
 from kaoshi.prompts.registry import exemplars_for_run
 from kaoshi.runner.run import METHODS
-from kaoshi.runner.shards import shard_exam, shard_name
+from kaoshi.runner.shards import shard_count, shard_name
 from kaoshi.scoring import MULTI_POLICIES
 from kaoshi.store.records import RunSpec
 from kaoshi.store.sqlite import Store
@@ -121,6 +121,8 @@ def prompt_setup(exam: Exam, options: RunOptions, notify: Notify) -> PromptSetup
     if options.exemplars_file is not None:
         pool, digest = load_exemplars(options.exemplars_file)
         exam = replace(exam, fewshot=pool)
+    for question_id in options.exemplars:  # before any run is opened: a typo leaves nothing behind
+        exam.question(question_id)
     pinned, notes = exemplars_for_run(template, exam, tuple(options.exemplars))
     for note in notes:
         notify(f"warning: {note}")
@@ -151,8 +153,8 @@ def recorded_base_url(base_url: str | tuple[str, ...] | None) -> str | list[str]
     if not base_url:
         return None
     if isinstance(base_url, str):
-        return strip_credentials(base_url)
-    urls = sorted({strip_credentials(url) for url in base_url})
+        return strip_credentials(base_url.rstrip("/"))
+    urls = sorted({strip_credentials(url.rstrip("/")) for url in base_url})
     return urls[0] if len(urls) == 1 else urls
 
 
@@ -174,8 +176,9 @@ def prepare_run(
     exam = exam.limited(options.limit)
     if options.shuffle_options is not None:
         exam = shuffle_exam(exam, options.shuffle_options)
-    if options.shard is not None:
-        exam = shard_exam(exam, *options.shard)
+    # A shard renders its prompts from the whole exam (exemplars, a template's demos) and asks only its
+    # questions (runner/run.py), so its prompts and spec are those of a one-process run.
+    asked = None if options.shard is None else shard_count(exam, *options.shard)
     setup = prompt_setup(exam, options, notify)
     exam, template, shots, pinned = setup.exam, setup.template, setup.shots, setup.exemplars
     benchmark = str(exam.metadata.get("benchmark", ""))
@@ -216,6 +219,7 @@ def prepare_run(
         standard_scores={**exam.metadata.get("standard_scores", {}), **options.standard_scores},
         kaoshi_version=kaoshi.__version__,
         shard=None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",
+        shard_questions=asked,
     )
     name = run_name or default_run_name(exam.name, split, model, options.method, shots)
     if run_name is None and options.shuffle_options is not None:

@@ -14,6 +14,7 @@ from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
+from kaoshi.runner.shards import in_shard
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
@@ -37,11 +38,13 @@ def plan_run(
 ) -> tuple[list[PendingQuestion], int]:
     """The questions still to ask (rendered, with as many exemplars as fit), and how many were finished."""
     options = RenderOptions(spec.shots, spec.chat, spec.system, tuple(spec.exemplars))
-    # A shard's questions keep their places in the whole exam, so merged shards order as one run would.
-    places = exam.metadata.get("positions", {})
+    asked = in_shard(spec.shard)  # a shard asks its part; positions stay the whole exam's
     pending = []
-    for index, question in enumerate(exam.questions):
-        position = places.get(question.id, index)
+    total = 0
+    for position, question in enumerate(exam.questions):
+        if not asked(question.id):
+            continue
+        total += 1
         if question.id in finished:
             continue
         # Room for the answer: at least 256 tokens (what every run kept before budgets were per protocol,
@@ -50,7 +53,7 @@ def plan_run(
             template, question, exam, options, _fits(model, max(256, spec.new_tokens(question.type.value)))
         )
         pending.append(PendingQuestion(question, position, prompt))
-    return pending, len(exam.questions) - len(pending)
+    return pending, total - len(pending)
 
 
 def _fits(model: Model, reserve: int) -> Fits:
@@ -83,7 +86,7 @@ def execute_run(
         store.open_run(name, spec)
         pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
         if on_plan is not None:
-            on_plan(len(exam.questions), done)
+            on_plan(done + len(pending), done)
         asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor)
         skipped = asker.ask(pending)
         if skipped:
@@ -92,9 +95,10 @@ def execute_run(
             finished = store.finished_ids(name)
             asker.ask([p for p in skipped if p.question.id not in finished])
         # a process joined on a run leaves it running while another still answers its part
-        if store.sample_ids(name) >= {q.id for q in exam.questions}:
+        asked = in_shard(spec.shard)  # a shard is done when its part is
+        if store.sample_ids(name) >= {q.id for q in exam.questions if asked(q.id)}:
             store.finish_run(name)
-    return RunOutcome(name, len(exam.questions), done, asker.asked, asker.errors)
+    return RunOutcome(name, done + len(pending), done, asker.asked, asker.errors)
 
 
 class _ClaimingAsker:

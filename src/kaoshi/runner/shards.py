@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kaoshi.data.model import Exam, Question
+from kaoshi.data.model import Exam
 from kaoshi.errors import InputError
-from kaoshi.store.records import RunRecord, RunSpec, SampleRecord
+from kaoshi.store.records import RunRecord, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store, StoreError
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 _NAME_SUFFIX = re.compile(r"-shard\d+of\d+$")
 # Fields that differ between the shards of one run and are recomputed for the merged run.
-SHARD_FIELDS = frozenset({"shard", "n_questions", "fingerprint"})
+SHARD_FIELDS = frozenset({"shard", "shard_questions"})
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -40,15 +40,20 @@ def shard_of(question_id: str, count: int) -> int:
     return int.from_bytes(digest[:8], "big") % count + 1
 
 
-def shard_exam(exam: Exam, index: int, count: int) -> Exam:
-    """The exam's questions of shard `index` of `count`, in exam order; each keeps its place in the whole
-    exam (metadata "positions"), so merged shards order their samples as one run would."""
-    positions = exam.metadata.get("positions", {})
-    kept = [(i, q) for i, q in enumerate(exam.questions) if shard_of(q.id, count) == index]
-    if not kept:
+def in_shard(shard: str | None) -> Callable[[str], bool]:
+    """Whether a question id is asked by the run of this shard ("I/N"; None: every question)."""
+    if shard is None:
+        return lambda _: True
+    index, count = parse_shard(shard)
+    return lambda question_id: shard_of(question_id, count) == index
+
+
+def shard_count(exam: Exam, index: int, count: int) -> int:
+    """The questions of `exam` in shard `index` of `count`; InputError when there are none."""
+    asked = sum(1 for q in exam.questions if shard_of(q.id, count) == index)
+    if not asked:
         raise InputError(f"shard {index}/{count} holds no question of the {len(exam)} evaluated")
-    metadata = {**exam.metadata, "positions": {q.id: positions.get(q.id, i) for i, q in kept}}
-    return replace(exam, questions=tuple(q for _, q in kept), metadata=metadata)
+    return asked
 
 
 def shard_name(name: str, index: int, count: int) -> str:
@@ -62,7 +67,7 @@ class MergeOutcome:
     name: str
     shards: tuple[int, ...]
     count: int
-    questions: int
+    questions: int  # answered ones joined so far
     missing_shards: tuple[int, ...]
     duplicates: tuple[str, ...]  # question ids found in more than one shard (kept once)
     missing: int  # questions a shard was given but holds no answer for (errors or not run yet)
@@ -134,17 +139,13 @@ def _merge_group(name: str, shards: list[_Shard], dest: Store) -> MergeOutcome:
                 continue
             by_id[sample.question_id] = sample
     merged = sorted(by_id.values(), key=lambda s: s.position)
-    spec = replace(
-        first.run.spec,
-        shard=None,
-        n_questions=sum(s.run.spec.n_questions for s in seen.values()),
-        fingerprint=_fingerprint(s.question for s in merged),
-    )
+    # Shards render every prompt from the whole exam and record its fingerprint and size: the merged run
+    # has the spec of a one-process run, whichever shards are there yet (merging again resumes it).
+    spec = replace(first.run.spec, shard=None, shard_questions=None)
     dest.open_run(name, spec)
     for sample in merged:
         dest.add_sample(name, sample)
-    asked = sum(s.run.spec.n_questions for s in seen.values())
-    missing = asked - len(merged) + sum(1 for s in merged if s.status == "error")
+    missing = spec.n_questions - len(merged) + sum(1 for s in merged if s.status == SampleStatus.ERROR)
     if not missing and len(seen) == first.count:
         dest.finish_run(name)
     else:
@@ -163,9 +164,3 @@ def _merge_group(name: str, shards: list[_Shard], dest: Store) -> MergeOutcome:
 def _comparable(spec: RunSpec) -> RunSpec:
     values: dict[str, Any] = {name: None for name in SHARD_FIELDS}
     return replace(spec, **values)
-
-
-def _fingerprint(contents: Iterable[dict[str, Any]]) -> str:
-    """The fingerprint of the exam the samples answer (as Exam.fingerprint computes it)."""
-    questions = tuple(Question.from_content(content) for content in contents)
-    return Exam("merged", questions).fingerprint

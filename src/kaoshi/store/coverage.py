@@ -73,6 +73,6 @@ def run_coverage(run: RunRecord, samples: Iterable[SampleRecord]) -> Coverage:
             continue
         n_answered += 1
         n_graded += sample.correct is not None or sample.score is not None
-    return Coverage(
-        run.name, run.spec.n_questions, n_answered, n_graded, errors, run.status != RunStatus.FINISHED
-    )
+    spec = run.spec
+    asked = spec.shard_questions if spec.shard_questions is not None else spec.n_questions
+    return Coverage(run.name, asked, n_answered, n_graded, errors, run.status != RunStatus.FINISHED)

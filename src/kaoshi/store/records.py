@@ -67,7 +67,11 @@ class RunSpec:
     kaoshi_version: str = ""
     # New tokens for a generated open answer; None (runs before per-protocol budgets): max_new_tokens.
     max_new_tokens_open: int | None = None
-    shard: str | None = None  # --shard I/N: this run holds shard I of N of the questions (kaoshi merge)
+    # --shard I/N: this run asks shard I of N of the questions (kaoshi merge joins them). The fingerprint
+    # and n_questions stay the whole exam's, so every shard and the merged run share them; shard_questions
+    # is how many this shard asks.
+    shard: str | None = None
+    shard_questions: int | None = None
 
     # Fields that may change between a run and its resumption without changing its numbers.
     # A stored split of None (earlier kaoshi recorded None for a loader's default split, e.g. C-Eval
