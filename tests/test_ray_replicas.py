@@ -4,8 +4,10 @@ replica killed mid-run has its slice asked of another, and the replica count is 
 from __future__ import annotations
 
 import importlib.util
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +31,20 @@ def local_cluster() -> Iterator[None]:
     ray.shutdown()
 
 
+def dead(actor: Any) -> None:
+    """Wait (up to 30 s) until a killed actor answers with RayActorError."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            ray.get(actor.describe.remote(), timeout=5)
+        except ray.exceptions.RayActorError:
+            return
+        except ray.exceptions.GetTimeoutError:
+            continue
+        time.sleep(0.05)
+    raise AssertionError("the killed replica still answers")
+
+
 def test_replicas_give_the_samples_of_one_process(tmp_path: Path) -> None:
     script = mock_script(tmp_path / "m.jsonl", right=set())
     alone = kaoshi.evaluate("sample", model=f"mock:{script}", store=tmp_path / "a.sqlite")
@@ -46,7 +62,9 @@ def test_a_replica_killed_mid_run_has_its_slice_asked_again() -> None:
     requests = [GenerateRequest(f"q{i}", f"题{i}", choices=("A", "B")) for i in range(40)]
     outputs = model.generate(requests)
     first = next(outputs)  # the first slice is back; kill a replica while the others are in flight
-    ray.kill(model.actors[1])
+    killed = model.actors[1]
+    ray.kill(killed)
+    dead(killed)  # ray.kill is asynchronous: make sure the replica is gone before going on
     rest = list(outputs)
     ids = [o.id for o in [first, *rest]]
     assert sorted(ids) == sorted(r.id for r in requests) and len(ids) == 40  # each answered once
@@ -61,6 +79,7 @@ def test_every_replica_gone_is_an_error_not_a_hang() -> None:
     assert isinstance(model, RayReplicas)
     for actor in list(model.actors):
         ray.kill(actor)
+        dead(actor)
     with pytest.raises(ModelError, match="every replica of 'random' died"):
         list(model.generate([GenerateRequest("q", "题", choices=("A",))]))
 

@@ -3,7 +3,7 @@
 from kaoshi.api.boards import leaderboard
 from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
 from kaoshi.api.exam_files import SplitFiles, save_exam, shuffle_exam, split_to_files
-from kaoshi.api.exams import load_exam
+from kaoshi.api.exams import load_exam, load_exam_result
 from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.judging import judge
 from kaoshi.api.merging import merge
@@ -18,8 +18,17 @@ from kaoshi.api.store_tools import (
     checkpoint_store,
 )
 from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
-from kaoshi.api.summary import LoadedRun, RunInfo, load_run, runs, summarize
+from kaoshi.api.summary import (
+    LoadedRun,
+    RunInfo,
+    export_run,
+    load_run,
+    runs,
+    stored_samples,
+    summarize,
+)
 from kaoshi.api.training import FinetuneResult, finetune
+from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.models.base import Model, ModelError, ModelOptions
@@ -29,8 +38,19 @@ from kaoshi.report.leaderboard import Board
 from kaoshi.runner.judge import JudgeOutcome
 from kaoshi.runner.prepare import RunOptions
 from kaoshi.runner.rescore import RescoreOutcome
-from kaoshi.runner.shards import MergeOutcome
-from kaoshi.store import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus, StoreError
+from kaoshi.runner.shards import MergeOutcome, parse_shard
+from kaoshi.store import (
+    GradeRecord,
+    RunRecord,
+    RunSpec,
+    RunStatus,
+    SampleRecord,
+    SampleStatus,
+    Store,
+    StoreError,
+    default_store_path,
+    require_store_file,
+)
 
 __all__ = [
     "AgreementReport",
@@ -45,6 +65,7 @@ __all__ = [
     "GradeRecord",
     "InputError",
     "JudgeOutcome",
+    "LoadResult",
     "LoadedRun",
     "MergeOutcome",
     "Model",
@@ -62,6 +83,7 @@ __all__ = [
     "SampleRecord",
     "SampleStatus",
     "SplitFiles",
+    "Store",
     "StoreCheck",
     "StoreError",
     "Tally",
@@ -73,20 +95,26 @@ __all__ = [
     "checkpoint_store",
     "compare",
     "contamination",
+    "default_store_path",
     "evaluate",
+    "export_run",
     "finetune",
     "judge",
     "leaderboard",
     "load_exam",
+    "load_exam_result",
     "load_model",
     "load_run",
     "merge",
+    "parse_shard",
     "render_prompt",
+    "require_store_file",
     "rescore",
     "runs",
     "save_exam",
     "shuffle_exam",
     "split_to_files",
+    "stored_samples",
     "summarize",
     "vote",
 ]

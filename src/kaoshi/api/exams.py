@@ -43,3 +43,17 @@ def load_notes(result: LoadResult) -> list[str]:
     if result.dropped:
         lines.append(f"cleaning dropped {len(result.dropped)} question(s); first: {result.dropped[0].reason}")
     return lines
+
+
+def load_exam_result(
+    benchmark: str | None = None,
+    data: str | Path | None = None,
+    split: str | None = None,
+    *,
+    on_invalid: OnInvalid = "fail",
+    clean: bool = False,
+    subjects: Iterable[str] | None = None,
+) -> LoadResult:
+    """`load_exam` with everything loading noticed as values: the exam, each invalid row skipped (with
+    on_invalid="skip"; file, line, field), warnings, and the questions a cleaning rule dropped."""
+    return load_result(benchmark, data, split, on_invalid=on_invalid, clean=clean, subjects=subjects)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kaoshi.errors import UnknownName
 from kaoshi.report.aggregate import GROUP_KEYS, RunSummary
 from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.runner.judge import load_graded
@@ -127,3 +128,24 @@ def runs(*, store: StoreLike = None) -> list[RunInfo]:
             summary = tally_samples(record.name, samples, [])
             listed.append(RunInfo(record, run_coverage(record, samples), summary.overall.accuracy))
     return listed
+
+
+def stored_samples(run: str, *, store: StoreLike = None, status: str | None = None) -> list[SampleRecord]:
+    """The run's samples as stored (`kaoshi samples RUN`): no judge grades folded in; `status` keeps only
+    ok / unparsed / ambiguous / error ones."""
+    with open_store(store, read_only=True) as opened:
+        opened.get_run(run)
+        return [s for s in opened.iter_samples(run) if status in (None, s.status)]
+
+
+def export_run(run: str, exporter: str, out: str | Path, *, store: StoreLike = None) -> tuple[str, ...]:
+    """Write the file another tool takes (`kaoshi export EXPORTER RUN -o OUT`, e.g. ceval-submission);
+    the lines to tell the user (what was written, warnings)."""
+    from kaoshi.benchmarks import benchmark_names, get_benchmark
+
+    found = {e.name: e for name in benchmark_names() for e in get_benchmark(name).exporters}
+    if exporter not in found:
+        raise UnknownName(f"unknown export {exporter!r} (known: {', '.join(sorted(found)) or 'none'})")
+    with open_store(store, read_only=True) as opened:
+        record = opened.get_run(run)
+        return found[exporter].write(record, opened.iter_samples(run), Path(out))

@@ -6,11 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from kaoshi.api import DataError, InputError, ModelError, StoreError, default_store_path, require_store_file
 from kaoshi.cli.store_option import add_store_option as add_store_option  # every command takes it here
-from kaoshi.data.errors import DataError
-from kaoshi.errors import InputError
-from kaoshi.models.base import ModelError
-from kaoshi.store import Store, StoreError, default_store_path, stores_beside
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -33,28 +30,9 @@ def store_path(args: argparse.Namespace) -> Path:
     return path
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    return Store(store_path(args))
-
-
 def existing_store_path(args: argparse.Namespace) -> Path:
-    """The store path, StoreError naming the stores beside it when there is none."""
-    open_existing_store(args).close()
-    return store_path(args)
-
-
-def open_existing_store(args: argparse.Namespace) -> Store:
-    """The store, opened read-only (sqlite's mode=ro): the commands that call this only read it."""
-    path = store_path(args)
-    if not path.exists():
-        others = stores_beside(path)
-        if others:
-            named = ", ".join(str(p) for p in others)
-            raise StoreError(
-                f"no store at {path}; found {named} beside it: pass --store {others[0]} (or set KAOSHI_STORE)"
-            )
-        raise StoreError(f"no store at {path} (run 'kaoshi run' first, or pass --store PATH)")
-    return Store(path, read_only=True)
+    """The store path; StoreError naming the stores beside it when there is none."""
+    return require_store_file(store_path(args))
 
 
 def eprint(message: str) -> None:

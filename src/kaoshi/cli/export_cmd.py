@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kaoshi.api import export_run
 from kaoshi.benchmarks import benchmark_names, get_benchmark
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,13 +19,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             kind.add_argument("run", help=f"a run on {name}")
             kind.add_argument("-o", "--output", type=Path, required=True, help="where to write the file")
             add_store_option(kind)
-            kind.set_defaults(handler=export_command, exporter=exporter)
+            kind.set_defaults(handler=export_command, exporter=exporter.name)
 
 
 def export_command(args: argparse.Namespace) -> int:
-    with open_existing_store(args) as store:
-        run = store.get_run(args.run)
-        lines = args.exporter.write(run, store.iter_samples(args.run), args.output)
-    for line in lines:
+    for line in export_run(args.run, args.exporter, args.output, store=existing_store_path(args)):
         eprint(line)
     return 0

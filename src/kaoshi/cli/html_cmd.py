@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.summary import load_run
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report import GROUP_KEYS, RunSummary
 from kaoshi.report.html import Figure, ReportRun, build_html
 from kaoshi.report.plot import PlotError, draw, png_bytes
@@ -37,15 +37,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def html_command(args: argparse.Namespace) -> int:
     runs: list[ReportRun] = []
-    with open_existing_store(args) as store:
-        for name in args.runs:
-            loaded = load_run(name, store=store, grader=args.grader)
-            summary = loaded.summarize().without_unused_groups()
-            runs.append(
-                ReportRun(loaded.run, summary, list(loaded.samples), loaded.grader, dict(loaded.grades))
-            )
-        human = agreement(args.runs[0], args.human, store=store) if args.human else None
-        store_path = str(args.store or "")
+    store = existing_store_path(args)
+    for name in args.runs:
+        loaded = load_run(name, store=store, grader=args.grader)
+        summary = loaded.summarize().without_unused_groups()
+        runs.append(ReportRun(loaded.run, summary, list(loaded.samples), loaded.grader, dict(loaded.grades)))
+    human = agreement(args.runs[0], args.human, store=store) if args.human else None
+    store_path = str(args.store or "")
     figures, note = _figures([r.summary for r in runs], args.by)
     html = build_html(
         runs,

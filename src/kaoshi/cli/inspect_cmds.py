@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from kaoshi.api import RunRecord, RunStatus, SampleRecord
-from kaoshi.api.summary import load_run, runs
-from kaoshi.cli.common import add_store_option, eprint, existing_store_path, open_existing_store
+from kaoshi.api.summary import load_run, runs, stored_samples
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
@@ -89,8 +89,8 @@ def _shown_status(row: dict[str, Any]) -> str:
 def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise InputError("--resamples must be at least 100")
-    with open_existing_store(args) as store:
-        runs = [load_run(name, store=store, grader=args.grader) for name in args.runs]
+    store = existing_store_path(args)
+    runs = [load_run(name, store=store, grader=args.grader) for name in args.runs]
     for one in runs:
         if one.grader:
             eprint(f"{one.run.name}: open answers graded by {one.grader}")
@@ -118,9 +118,7 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def samples_command(args: argparse.Namespace) -> int:
-    with open_existing_store(args) as store:
-        store.get_run(args.run)
-        selected = [s for s in store.iter_samples(args.run) if args.status in (None, s.status)]
+    selected = stored_samples(args.run, store=existing_store_path(args), status=args.status)
     if args.format == "jsonl":
         for sample in selected:
             print(json.dumps(sample.to_json(), ensure_ascii=False))

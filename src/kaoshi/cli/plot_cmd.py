@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from kaoshi.api.summary import summarize
-from kaoshi.cli.common import add_store_option, eprint, open_existing_store
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report import GROUP_KEYS
 from kaoshi.report.plot import PLOT_KINDS, draw, save_figure
 
@@ -22,9 +22,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def plot_command(args: argparse.Namespace) -> int:
-    with open_existing_store(args) as store:
-        # with the judge's grades and the standard scores, as `kaoshi report` shows them
-        summaries = [summarize(name, store=store, by=[args.by]) for name in args.runs]
+    store = existing_store_path(args)
+    # with the judge's grades and the standard scores, as `kaoshi report` shows them
+    summaries = [summarize(name, store=store, by=[args.by]) for name in args.runs]
     figure = draw(summaries, args.by, args.kind)
     save_figure(figure, args.output)
     eprint(f"wrote {args.output}")

@@ -12,22 +12,16 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from kaoshi.api import LoadResult, ModelOptions, RunOptions, SampleRecord, load_exam_result, parse_shard
 from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
 from kaoshi.api.exams import load_notes
+from kaoshi.api.vocabulary import METHODS, MULTI_POLICIES, TEMPLATES
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
-from kaoshi.data import LoadResult, load_exam
 from kaoshi.errors import InputError
-from kaoshi.models import ModelOptions
-from kaoshi.prompts.registry import TEMPLATES
 from kaoshi.report import render_summary
 from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.report.standard import parse_standard_scores
-from kaoshi.runner import METHODS
-from kaoshi.runner.prepare import RunOptions
-from kaoshi.runner.shards import parse_shard
-from kaoshi.scoring import MULTI_POLICIES
-from kaoshi.store import SampleRecord
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
@@ -178,7 +172,7 @@ def exemplar_ids(args: argparse.Namespace) -> tuple[str, ...]:
 
 def load_from_args(args: argparse.Namespace) -> LoadResult:
     subjects = [s.strip() for s in args.subjects.split(",")] if args.subjects else None
-    return load_exam(
+    return load_exam_result(
         args.benchmark, args.data, args.split, on_invalid=args.on_invalid, clean=args.clean, subjects=subjects
     )
 

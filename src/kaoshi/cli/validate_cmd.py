@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from kaoshi.api import load_exam_result
 from kaoshi.cli.common import EXIT_BAD_INPUT, eprint
-from kaoshi.data import load_exam
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    result = load_exam(args.benchmark, args.path, args.split, on_invalid="skip", clean=args.clean)
+    result = load_exam_result(args.benchmark, args.path, args.split, on_invalid="skip", clean=args.clean)
     for error in result.errors:
         eprint(str(error))
     for warning in result.warnings:
