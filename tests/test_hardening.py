@@ -176,3 +176,15 @@ def test_a_value_error_from_a_bug_is_not_bad_input(
     assert main(["report", "nope", "--store", str(store)]) == 2
     assert main(["prompt", "show", "--benchmark", "sample", "--question", "zz"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == "error: no question 'zz' in exam 'sample'"
+
+
+def test_a_template_reaching_outside_its_values_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    template = tmp_path / "code.j2"
+    template.write_text("{{ question.__class__.__mro__ }}", encoding="utf-8")
+    code = main(
+        ["prompt", "show", "--benchmark", "sample", "--question", "s-safe-1", "--prompt", f"file:{template}"]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith(f"error: {template}: the prompt template reaches outside the values")

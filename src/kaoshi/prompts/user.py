@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jinja2.exceptions import SecurityError
+
 from kaoshi.data.errors import DataError
 from kaoshi.data.limits import MAX_PROMPT_CHARS
 from kaoshi.data.model import Exam, Question, format_gold
@@ -108,6 +110,11 @@ class UserTemplate:
                 f"{self.path}: the prompt template renders too much text: {exc} "
                 f"(the limit on one prompt is {MAX_PROMPT_CHARS:,} characters)"
             ) from None
+        except SecurityError as exc:
+            raise TemplateSecurityError(
+                f"{self.path}: the prompt template reaches outside the values it is given ({exc}); "
+                "a template may only use the question's fields"
+            ) from None
         return "".join(parts)
 
     def answer_end(self, chat: bool) -> str | None:
@@ -115,6 +122,10 @@ class UserTemplate:
         # layout that puts the answer on one. Chat: the whole template is one user turn, so the answer
         # ends the assistant turn.
         return None if chat else "\n"
+
+
+class TemplateSecurityError(DataError, SecurityError):
+    """A user template that tried to leave the sandbox: bad input (exit 2), and still a SecurityError."""
 
 
 class _OutputTooLarge(Exception):

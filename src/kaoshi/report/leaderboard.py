@@ -55,7 +55,8 @@ def build_board(benchmark: str, loaded: Sequence[tuple[RunRecord, list[SampleRec
     """`loaded`: each run with its samples (open answers graded) and the grader whose grades count."""
     compared = compare_runs(
         [(run, samples) for run, samples, _ in loaded],
-        lambda run, samples: summarize(run.name, samples, ["subject", "domain"]),
+        # the run's standard scores too, as `kaoshi report` and `kaoshi.summarize` count its points
+        lambda run, samples: summarize(run.name, samples, ["subject", "domain"], run.spec.standard_scores),
     )
     entries = tuple(
         Entry(run, summary, coverage, grader)
