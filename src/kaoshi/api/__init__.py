@@ -1,56 +1,211 @@
-"""kaoshi's public API: every capability of the command line as a typed function (the CLI calls these)."""
+"""kaoshi's public API: every capability of the command line as a typed function (the CLI calls these).
 
-from kaoshi.api.boards import leaderboard
-from kaoshi.api.evaluation import EvalResult, RunInterrupted, evaluate, load_model
-from kaoshi.api.exam_files import SplitFiles, save_exam, shuffle_exam, split_to_files
-from kaoshi.api.exams import load_exam, load_exam_result
-from kaoshi.api.grading_agreement import agreement
-from kaoshi.api.judging import judge
-from kaoshi.api.merging import merge
-from kaoshi.api.prompts import RenderedPrompt, render_prompt
-from kaoshi.api.rescoring import rescore
-from kaoshi.api.store_tools import (
-    BackupResult,
-    CheckpointResult,
-    StoreCheck,
-    backup_store,
-    check_store,
-    checkpoint_store,
-)
-from kaoshi.api.studies import Comparison, Contamination, Vote, compare, contamination, vote
-from kaoshi.api.summary import (
-    LoadedRun,
-    RunInfo,
-    export_run,
-    load_run,
-    runs,
-    stored_samples,
-    summarize,
-)
-from kaoshi.api.training import FinetuneResult, finetune
-from kaoshi.data.collect import LoadResult
-from kaoshi.data.errors import DataError
-from kaoshi.errors import InputError, UnknownName
-from kaoshi.models.base import Model, ModelError, ModelOptions
-from kaoshi.report.aggregate import RunSummary, Tally
-from kaoshi.report.agreement import AgreementReport
-from kaoshi.report.leaderboard import Board
-from kaoshi.runner.judge import JudgeOutcome
-from kaoshi.runner.prepare import RunOptions
-from kaoshi.runner.rescore import RescoreOutcome
-from kaoshi.runner.shards import MergeOutcome, parse_shard
-from kaoshi.store import (
-    GradeRecord,
-    RunRecord,
-    RunSpec,
-    RunStatus,
-    SampleRecord,
-    SampleStatus,
-    Store,
-    StoreError,
-    default_store_path,
-    require_store_file,
-)
+Names are imported on first use, so a command imports only what it calls (`kaoshi report` does not load
+the fine-tuning or Ray code).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> the module that defines it
+_EXPORTS = {
+    "AgreementReport": "kaoshi.report.agreement",
+    "BackupResult": "kaoshi.api.store_tools",
+    "Board": "kaoshi.report.leaderboard",
+    "CheckpointResult": "kaoshi.api.store_tools",
+    "Comparison": "kaoshi.api.studies",
+    "Contamination": "kaoshi.api.studies",
+    "DataError": "kaoshi.data.errors",
+    "EvalResult": "kaoshi.api.evaluation",
+    "FinetuneResult": "kaoshi.api.training",
+    "GradeRecord": "kaoshi.store",
+    "InputError": "kaoshi.errors",
+    "JudgeOutcome": "kaoshi.runner.judge",
+    "LoadResult": "kaoshi.data.collect",
+    "LoadedRun": "kaoshi.api.summary",
+    "MergeOutcome": "kaoshi.runner.shards",
+    "Model": "kaoshi.models.base",
+    "ModelError": "kaoshi.models.base",
+    "ModelOptions": "kaoshi.models.base",
+    "RenderedPrompt": "kaoshi.api.prompts",
+    "RescoreOutcome": "kaoshi.runner.rescore",
+    "RunInfo": "kaoshi.api.summary",
+    "RunInterrupted": "kaoshi.api.evaluation",
+    "RunOptions": "kaoshi.runner.prepare",
+    "RunRecord": "kaoshi.store",
+    "RunSpec": "kaoshi.store",
+    "RunStatus": "kaoshi.store",
+    "RunSummary": "kaoshi.report.aggregate",
+    "SampleRecord": "kaoshi.store",
+    "SampleStatus": "kaoshi.store",
+    "SplitFiles": "kaoshi.api.exam_files",
+    "Store": "kaoshi.store",
+    "StoreCheck": "kaoshi.api.store_tools",
+    "StoreError": "kaoshi.store",
+    "Tally": "kaoshi.report.aggregate",
+    "UnknownName": "kaoshi.errors",
+    "Vote": "kaoshi.api.studies",
+    "agreement": "kaoshi.api.grading_agreement",
+    "backup_store": "kaoshi.api.store_tools",
+    "check_store": "kaoshi.api.store_tools",
+    "checkpoint_store": "kaoshi.api.store_tools",
+    "compare": "kaoshi.api.studies",
+    "contamination": "kaoshi.api.studies",
+    "default_store_path": "kaoshi.store",
+    "evaluate": "kaoshi.api.evaluation",
+    "export_run": "kaoshi.api.summary",
+    "finetune": "kaoshi.api.training",
+    "judge": "kaoshi.api.judging",
+    "leaderboard": "kaoshi.api.boards",
+    "load_exam": "kaoshi.api.exams",
+    "load_exam_result": "kaoshi.api.exams",
+    "load_model": "kaoshi.api.evaluation",
+    "load_run": "kaoshi.api.summary",
+    "merge": "kaoshi.api.merging",
+    "parse_shard": "kaoshi.runner.shards",
+    "render_prompt": "kaoshi.api.prompts",
+    "require_store_file": "kaoshi.store",
+    "rescore": "kaoshi.api.rescoring",
+    "runs": "kaoshi.api.summary",
+    "save_exam": "kaoshi.api.exam_files",
+    "shuffle_exam": "kaoshi.api.exam_files",
+    "split_to_files": "kaoshi.api.exam_files",
+    "stored_samples": "kaoshi.api.summary",
+    "summarize": "kaoshi.api.summary",
+    "vote": "kaoshi.api.studies",
+}
+
+if TYPE_CHECKING:
+    from kaoshi.api.boards import (
+        leaderboard,
+    )
+    from kaoshi.api.evaluation import (
+        EvalResult,
+        RunInterrupted,
+        evaluate,
+        load_model,
+    )
+    from kaoshi.api.exam_files import (
+        SplitFiles,
+        save_exam,
+        shuffle_exam,
+        split_to_files,
+    )
+    from kaoshi.api.exams import (
+        load_exam,
+        load_exam_result,
+    )
+    from kaoshi.api.grading_agreement import (
+        agreement,
+    )
+    from kaoshi.api.judging import (
+        judge,
+    )
+    from kaoshi.api.merging import (
+        merge,
+    )
+    from kaoshi.api.prompts import (
+        RenderedPrompt,
+        render_prompt,
+    )
+    from kaoshi.api.rescoring import (
+        rescore,
+    )
+    from kaoshi.api.store_tools import (
+        BackupResult,
+        CheckpointResult,
+        StoreCheck,
+        backup_store,
+        check_store,
+        checkpoint_store,
+    )
+    from kaoshi.api.studies import (
+        Comparison,
+        Contamination,
+        Vote,
+        compare,
+        contamination,
+        vote,
+    )
+    from kaoshi.api.summary import (
+        LoadedRun,
+        RunInfo,
+        export_run,
+        load_run,
+        runs,
+        stored_samples,
+        summarize,
+    )
+    from kaoshi.api.training import (
+        FinetuneResult,
+        finetune,
+    )
+    from kaoshi.data.collect import (
+        LoadResult,
+    )
+    from kaoshi.data.errors import (
+        DataError,
+    )
+    from kaoshi.errors import (
+        InputError,
+        UnknownName,
+    )
+    from kaoshi.models.base import (
+        Model,
+        ModelError,
+        ModelOptions,
+    )
+    from kaoshi.report.aggregate import (
+        RunSummary,
+        Tally,
+    )
+    from kaoshi.report.agreement import (
+        AgreementReport,
+    )
+    from kaoshi.report.leaderboard import (
+        Board,
+    )
+    from kaoshi.runner.judge import (
+        JudgeOutcome,
+    )
+    from kaoshi.runner.prepare import (
+        RunOptions,
+    )
+    from kaoshi.runner.rescore import (
+        RescoreOutcome,
+    )
+    from kaoshi.runner.shards import (
+        MergeOutcome,
+        parse_shard,
+    )
+    from kaoshi.store import (
+        GradeRecord,
+        RunRecord,
+        RunSpec,
+        RunStatus,
+        SampleRecord,
+        SampleStatus,
+        Store,
+        StoreError,
+        default_store_path,
+        require_store_file,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi.api' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "AgreementReport",
