@@ -185,3 +185,20 @@ def test_leaderboard_is_the_command_as_values(capsys: pytest.CaptureFixture[str]
     assert [board.to_json(leaderboard_table(board))] == printed
     with pytest.raises(ValueError, match="no runs on benchmark 'ceval'"):
         kaoshi.leaderboard(store=two_runs, benchmark="ceval")
+
+
+def test_the_benchmarks_kaoshi_can_load_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    listed = kaoshi.list_benchmarks()
+    assert [b.name for b in listed][:5] == ["sample", "qualbench", "ceval", "ceval-hard", "kaoshi"]
+    ceval = next(b for b in listed if b.name == "ceval")
+    assert (ceval.default_prompt, ceval.hub_id, ceval.detected, ceval.exporters) == (
+        "ceval-answer-only",
+        "ceval/ceval-exam",
+        True,
+        ("ceval-submission",),
+    )
+    assert ceval.subjects == 52
+    assert cli_json(capsys, "benchmarks", "--format", "json") == [b.to_json() for b in listed]
+    capsys.readouterr()
+    assert main(["benchmarks"]) == 0
+    assert "ceval-submission" in capsys.readouterr().out

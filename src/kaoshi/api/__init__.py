@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 # public name -> the module that defines it
 _EXPORTS = {
+    "BenchmarkInfo": "kaoshi.api.catalog",
+    "list_benchmarks": "kaoshi.api.catalog",
     "AgreementReport": "kaoshi.report.agreement",
     "BackupResult": "kaoshi.api.store_tools",
     "Board": "kaoshi.report.leaderboard",
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
     from kaoshi.api.boards import (
         leaderboard,
     )
+    from kaoshi.api.catalog import BenchmarkInfo, list_benchmarks
     from kaoshi.api.evaluation import (
         EvalResult,
         RunInterrupted,
@@ -210,6 +213,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AgreementReport",
     "BackupResult",
+    "BenchmarkInfo",
     "Board",
     "CheckpointResult",
     "Comparison",
@@ -256,6 +260,7 @@ __all__ = [
     "finetune",
     "judge",
     "leaderboard",
+    "list_benchmarks",
     "load_exam",
     "load_exam_result",
     "load_model",

@@ -29,6 +29,7 @@ COMMANDS: dict[str, Command] = {
         "accuracy overall and by domain / type / subject / category / group; several runs side by side",
     ),
     "samples": Command("inspect_cmds", "the stored samples of a run"),
+    "benchmarks": Command("benchmarks_cmd", "list the benchmarks kaoshi can load"),
     "validate": Command("validate_cmd", "check an exam file (kaoshi JSONL, QualBench, C-Eval folder)"),
     "prompt": Command("prompt_cmd", "show the prompt a question is sent with"),
     "rescore": Command("rescore_cmd", "re-score stored responses into a new run (no model calls)"),

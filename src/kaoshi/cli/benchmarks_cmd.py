@@ -1,0 +1,41 @@
+"""kaoshi benchmarks: the benchmarks kaoshi can load, how, and with which prompt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from kaoshi.api import list_benchmarks
+from kaoshi.report.tables import TextTable, render_tables
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("benchmarks", help="list the benchmarks kaoshi can load")
+    parser.add_argument("--format", choices=("table", "md", "json"), default="table")
+    parser.set_defaults(handler=benchmarks_command)
+
+
+def benchmarks_command(args: argparse.Namespace) -> int:
+    listed = list_benchmarks()
+    if args.format == "json":
+        print(json.dumps([b.to_json() for b in listed], ensure_ascii=False, indent=2))
+        return 0
+    rows = [
+        [
+            b.name,
+            b.description,
+            b.default_prompt,
+            b.hub_id or "—",
+            "yes" if b.detected else "no",
+            ", ".join(b.exporters) or "—",
+        ]
+        for b in listed
+    ]
+    table = TextTable(
+        "benchmarks",
+        ("name", "what it is", "default prompt", "hub id", "found from --data", "exports"),
+        rows,
+        note="kaoshi run --benchmark NAME [--data PATH]; add your own with kaoshi.register_benchmark",
+    )
+    print(render_tables([table], args.format))
+    return 0
