@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kaoshi.api.summary import StoreLike, load_run
+from kaoshi.api.summary import StoreLike, read_run
 from kaoshi.data import LoadResult
 from kaoshi.data import load_exam as load_benchmark
 from kaoshi.data.model import Exam
@@ -269,7 +269,8 @@ def _evaluate_in(
                 "the questions it had claimed are asked again"
             )
         outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan)
-    loaded = load_run(prepared.name, store=store)
+    stored = store.samples(prepared.name)  # read once: as stored, and with any judge grades folded in
+    loaded = read_run(store, prepared.name, samples=stored)
     return EvalResult(
         name=prepared.name,
         spec=loaded.run.spec,
@@ -277,7 +278,7 @@ def _evaluate_in(
         new_samples=outcome.new_samples,
         already_done=outcome.already_done,
         errors=outcome.errors,
-        samples=tuple(store.samples(prepared.name)),
+        samples=tuple(stored),
         summary=loaded.summarize(),
     )
 

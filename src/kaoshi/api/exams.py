@@ -29,7 +29,7 @@ def load_exam(
     on_invalid: "fail" raises DataError naming every bad row (file, line, field); "skip" leaves them out
     and says how many. clean: QualBench's cleaning rule. Warnings, skipped rows and cleaned-out questions
     go to `notify` (default: the `kaoshi` logger); `kaoshi.data.load_exam` returns them all as values."""
-    result = load_result(benchmark, data, split, on_invalid=on_invalid, clean=clean, subjects=subjects)
+    result = load_exam_result(benchmark, data, split, on_invalid=on_invalid, clean=clean, subjects=subjects)
     for line in load_notes(result):
         (notify or _log.warning)(line)
     return result.exam

@@ -74,8 +74,15 @@ def load_run(run: str, *, store: StoreLike = None, grader: str | None = None) ->
     store: a path, an open Store, or None for $KAOSHI_STORE or ./kaoshi_runs/kaoshi.sqlite (a run that
     `kaoshi.evaluate` kept in memory is read from its EvalResult instead)."""
     with open_store(store, read_only=True) as opened:
-        record = opened.get_run(run)
-        graded = load_graded(opened, run, grader)
+        return read_run(opened, run, grader)
+
+
+def read_run(
+    store: Store, run: str, grader: str | None = None, samples: list[SampleRecord] | None = None
+) -> LoadedRun:
+    """load_run on an open store; `samples`: the run's stored samples when already read."""
+    record = store.get_run(run)
+    graded = load_graded(store, run, grader, samples)
     return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades)
 
 

@@ -6,13 +6,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kaoshi.errors import InputError
-from kaoshi.finetune.lora import LoraSettings
+from kaoshi.finetune.lora import LoraSettings, parse_modules
 from kaoshi.finetune.lora import describe as describe_modules
 from kaoshi.finetune.train import FinetuneResult, StepLog, TrainSettings
 from kaoshi.finetune.train import finetune as train_adapter
 from kaoshi.models.base import ModelOptions
 
-__all__ = ["FinetuneResult", "LoraSettings", "StepLog", "describe_modules", "finetune"]
+__all__ = ["FinetuneResult", "LoraSettings", "StepLog", "describe_modules", "finetune", "parse_modules"]
 
 LOCAL_MODELS = ("hf", "gguf", "smollm2")
 

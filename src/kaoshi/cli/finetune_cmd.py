@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from kaoshi.api.training import StepLog, describe_modules, finetune
+from kaoshi.api.training import StepLog, describe_modules, finetune, parse_modules
 from kaoshi.cli.common import eprint
 
 
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def finetune_command(args: argparse.Namespace) -> int:
-    modules = tuple(m.strip() for m in (args.target_modules or "").split(",") if m.strip())
+    modules = parse_modules(args.target_modules)
     result = finetune(
         args.model,
         args.train,

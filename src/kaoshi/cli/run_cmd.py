@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -96,11 +95,6 @@ def shard_arg(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def check_scoring(args: argparse.Namespace) -> None:
-    if not 0 <= args.partial_credit <= 1:
-        raise InputError("--partial-credit must be between 0 and 1")
-
-
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("backends")
     group.add_argument(
@@ -163,7 +157,8 @@ def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def model_options(args: argparse.Namespace) -> ModelOptions:
-    return ModelOptions(seed=args.seed, batch_size=args.batch_size, **backend_keywords(args))
+    adapter = str(args.adapter) if args.adapter is not None else None
+    return ModelOptions(seed=args.seed, batch_size=args.batch_size, adapter=adapter, **backend_keywords(args))
 
 
 def exemplar_ids(args: argparse.Namespace) -> tuple[str, ...]:
@@ -305,18 +300,13 @@ def run_command(args: argparse.Namespace) -> int:
     options.check()  # before the exam loads
     result = load_from_args(args)
     report_load(result)
-    model = args.model
-    if args.adapter is not None:
-        model_opts = replace(model_options(args), adapter=str(args.adapter))
-    else:
-        model_opts = model_options(args)
     try:
         with _progress() as (on_plan, on_sample):
             evaluated = evaluate_prepared(
                 result.exam,
-                model,
+                args.model,
                 options,
-                model_opts,
+                model_options(args),
                 run_name=args.run_name,
                 store=store_path(args),
                 notify=eprint,

@@ -210,9 +210,12 @@ class GradedSamples:
     grades: dict[str, GradeRecord]
 
 
-def load_graded(store: Store, run: str, grader: str | None = None) -> GradedSamples:
-    """The run's samples with the grades of `grader`, or of the most recent judge setup when None."""
-    samples = store.samples(run)
+def load_graded(
+    store: Store, run: str, grader: str | None = None, samples: list[SampleRecord] | None = None
+) -> GradedSamples:
+    """The run's samples with the grades of `grader`, or of the most recent judge setup when None;
+    `samples`: the run's samples when the caller has read them already."""
+    samples = store.samples(run) if samples is None else samples
     graders = store.graders(run)
     if grader is None and not graders:
         return GradedSamples(samples, None, {})
