@@ -18,6 +18,10 @@ class BenchmarkInfo:
     detected: bool  # --data PATH alone finds it, without --benchmark
     subjects: int  # subjects or domains with a category (0: none listed)
     exporters: tuple[str, ...]  # kaoshi export KIND
+    formats: str  # what --data takes
+    splits: tuple[str, ...]
+    size: str  # as published, e.g. "11,582 test + 335 dev"
+    licence: str  # the data's licence, as its authors state it
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -28,6 +32,10 @@ class BenchmarkInfo:
             "detected_from_data": self.detected,
             "subjects": self.subjects,
             "exporters": list(self.exporters),
+            "formats": self.formats,
+            "splits": list(self.splits),
+            "size": self.size,
+            "licence": self.licence,
         }
 
 
@@ -45,6 +53,10 @@ def list_benchmarks() -> list[BenchmarkInfo]:
                 detected=benchmark.detect is not None,
                 subjects=len(benchmark.categories),
                 exporters=tuple(e.name for e in benchmark.exporters),
+                formats=benchmark.formats,
+                splits=benchmark.splits,
+                size=benchmark.size,
+                licence=benchmark.licence,
             )
         )
     return listed

@@ -48,3 +48,8 @@ class Benchmark:
     categories: Mapping[str, str] = field(default_factory=dict)  # subject or domain -> its category
     leaderboard: LeaderboardLayout = field(default_factory=DomainLayout)
     exporters: tuple[Exporter, ...] = ()
+    # For `kaoshi benchmarks`: what --data takes, the splits, the published size, the data's licence.
+    formats: str = ""
+    splits: tuple[str, ...] = ()
+    size: str = ""
+    licence: str = ""

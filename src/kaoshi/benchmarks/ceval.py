@@ -105,6 +105,10 @@ CEVAL = Benchmark(
     categories=CATEGORY_OF,
     leaderboard=LAYOUT,
     exporters=(Exporter("ceval-submission", "the C-Eval test submission JSON", write_submission),),
+    formats="a folder with dev/ val/ test/ <subject>_<split>.csv files, or the hub",
+    splits=("dev", "val", "test"),
+    size="13,948: 260 dev + 1,346 val + 12,342 test (test answers withheld)",
+    licence="CC BY-NC-SA 4.0",
 )
 CEVAL_HARD = Benchmark(
     name="ceval-hard",
@@ -114,4 +118,8 @@ CEVAL_HARD = Benchmark(
     hub_id=CEVAL_HUB_ID,
     categories={subject: CATEGORY_OF[subject] for subject in CEVAL_HARD_SUBJECTS},
     leaderboard=LAYOUT,
+    formats="a C-Eval folder, or the hub (its 8 hard subjects are read)",
+    splits=("dev", "val", "test"),
+    size="8 of C-Eval's 52 subjects",
+    licence="CC BY-NC-SA 4.0",
 )

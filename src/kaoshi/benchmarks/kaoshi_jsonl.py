@@ -29,4 +29,7 @@ KAOSHI = Benchmark(
     load=load,
     default_prompt="lhmke",
     detect=any_file,
+    formats="a kaoshi JSONL file (README: Exam file format)",
+    splits=("dev", "test"),
+    size="yours",
 )

@@ -49,4 +49,8 @@ QUALBENCH = Benchmark(
     detect=holds_qualbench,
     hub_id=QUALBENCH_HUB_ID,
     categories=QUALBENCH_DOMAINS,
+    formats="QualBench.json (a JSON array) or its shuffled JSONL, or the hub",
+    splits=("test",),
+    size="17,316 questions in six domains",
+    licence="Apache-2.0 (the repository)",
 )

@@ -18,4 +18,8 @@ SAMPLE = Benchmark(
     description="the sample exam bundled with kaoshi: its own questions of every type",
     load=load,
     default_prompt="lhmke",
+    formats="shipped with kaoshi (kaoshi JSONL)",
+    splits=("dev", "test"),
+    size="44 questions + 8 dev",
+    licence="kaoshi's own questions",
 )

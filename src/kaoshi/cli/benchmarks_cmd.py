@@ -24,6 +24,10 @@ def benchmarks_command(args: argparse.Namespace) -> int:
         [
             b.name,
             b.description,
+            b.formats or "—",
+            ", ".join(b.splits) or "—",
+            b.size or "—",
+            b.licence or "—",
             b.default_prompt,
             b.hub_id or "—",
             "yes" if b.detected else "no",
@@ -33,7 +37,18 @@ def benchmarks_command(args: argparse.Namespace) -> int:
     ]
     table = TextTable(
         "benchmarks",
-        ("name", "what it is", "default prompt", "hub id", "found from --data", "exports"),
+        (
+            "name",
+            "what it is",
+            "--data takes",
+            "splits",
+            "size",
+            "licence",
+            "default prompt",
+            "hub id",
+            "found from --data",
+            "exports",
+        ),
         rows,
         note="kaoshi run --benchmark NAME [--data PATH]; add your own with kaoshi.register_benchmark",
     )
