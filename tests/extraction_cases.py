@@ -230,6 +230,12 @@ MULTI: list[tuple[str, object]] = [
     ("答案为：A.可燃物 B.助燃物 C.点火源", "ABC"),
     ("I choose A, B and C.", "ABC"),
     ("正确的有A、B、C，D、E错误。", "ABC"),
+    # -- issue 20: CFLUE's two-line reply, an analysis that names the options left out
+    ("答案：AC\n解析：A项和C项正确；B项错误，D项错误。", "AC"),
+    ("答案：ABC\n解析：D选项水不是燃烧条件，E选项沙用于灭火，故D、E错误。", "ABC"),
+    ("答案：A、B、C\n\n解析：选项D、E均不是燃烧的必要条件，故排除。", "ABC"),
+    ("<think>\nD和E是灭火用的，不选。\n</think>\n答案：ABC\n解析：燃烧三要素，D、E不是。", "ABC"),
+    ("Answer: ABC\nExplanation: D (water) and E (sand) put fires out, so they are excluded.", "ABC"),
 ]
 
 # Options for MULTI: A 可燃物, B 助燃物, C 点火源, D 水, E 沙.

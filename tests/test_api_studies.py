@@ -189,7 +189,7 @@ def test_leaderboard_is_the_command_as_values(capsys: pytest.CaptureFixture[str]
 
 def test_the_benchmarks_kaoshi_can_load_are_listed(capsys: pytest.CaptureFixture[str]) -> None:
     listed = kaoshi.list_benchmarks()
-    assert [b.name for b in listed][:5] == ["sample", "qualbench", "ceval", "ceval-hard", "kaoshi"]
+    assert [b.name for b in listed] == list(kaoshi.data.BENCHMARKS)  # kaoshi's own, in registry order
     ceval = next(b for b in listed if b.name == "ceval")
     assert (ceval.default_prompt, ceval.hub_id, ceval.detected, ceval.exporters) == (
         "ceval-answer-only",

@@ -29,7 +29,20 @@ from tests.conftest import write_jsonl
 from tests.test_ceval import HEADER, write_csv
 from tests.test_ceval_export import ROWS_PER_SUBJECT, full_ceval
 
-BUILTIN = ("sample", "qualbench", "ceval", "ceval-hard", "kaoshi")
+BUILTIN = (
+    "sample",
+    "cmexam",
+    "cflue",
+    "qualbench",
+    "agieval",
+    "logiqa",
+    "cmmlu",
+    "fineval",
+    "m3ke",
+    "ceval",
+    "ceval-hard",
+    "kaoshi",
+)
 TOY_ROWS = [
     "a1\tarithmetic\t1 + 1 = ?\t2|3|4\tA",
     "a2\tarithmetic\t2 + 2 = ?\t4|3|5\tA",
@@ -76,7 +89,14 @@ def test_default_prompts(benchmark: str, prompt: str) -> None:
 def test_benchmark_defaults_reads_the_registry() -> None:
     assert dict(BENCHMARK_DEFAULTS) == {
         "sample": "lhmke",
+        "cmexam": "default",
+        "cflue": "cflue",
         "qualbench": "qualbench",
+        "agieval": "agieval",
+        "logiqa": "default",
+        "cmmlu": "cmmlu",
+        "fineval": "fineval",
+        "m3ke": "default",
         "ceval": "ceval-answer-only",
         "ceval-hard": "ceval-answer-only",
         "kaoshi": "lhmke",
@@ -85,12 +105,12 @@ def test_benchmark_defaults_reads_the_registry() -> None:
 
 def test_unknown_benchmark_names_the_known_ones() -> None:
     with pytest.raises(DataError) as info:
-        load_exam("cmmlu")
-    known = "sample, qualbench, ceval, ceval-hard, kaoshi"
-    assert str(info.value) == f"unknown benchmark 'cmmlu' (known: {known})"
-    with pytest.raises(KeyError, match="unknown benchmark 'cmmlu'"):
-        get_benchmark("cmmlu")
-    assert find_benchmark("cmmlu") is None
+        load_exam("mmcu")
+    known = ", ".join(BUILTIN)
+    assert str(info.value) == f"unknown benchmark 'mmcu' (known: {known})"
+    with pytest.raises(KeyError, match="unknown benchmark 'mmcu'"):
+        get_benchmark("mmcu")
+    assert find_benchmark("mmcu") is None
 
 
 @pytest.mark.parametrize(
@@ -112,6 +132,10 @@ def test_detection(tmp_path: Path, name: str, content: str, expected: str) -> No
 
 
 def test_detection_of_folders_and_missing_paths(tmp_path: Path) -> None:
+    # A folder is C-Eval's only when it is in C-Eval's layout; an empty one is nobody's.
+    with pytest.raises(DataError, match="no benchmark reads this path; give --benchmark NAME"):
+        detect_benchmark(tmp_path)
+    write_csv(tmp_path / "val" / "law_val.csv", HEADER, [["0", "q", "1", "2", "3", "4", "A", ""]])
     assert detect_benchmark(tmp_path) == "ceval"
     with pytest.raises(DataError, match="no such file or directory"):
         detect_benchmark(tmp_path / "missing.jsonl")

@@ -29,7 +29,7 @@ class ToyType(str, enum.Enum):
     """A type kaoshi does not ship. QuestionType lists the built-in types (those the loaders parse and the
     store rebuilds questions of); everything a type does is its kind's, looked up by the type's name."""
 
-    CLOZE = "cloze"
+    CLOZE = "toy-cloze"  # kaoshi ships a cloze type of its own, "cloze"
 
 
 _STATED = re.compile(r"答案\s*:\s*(.+)")
@@ -113,11 +113,11 @@ def test_the_kinds_import_whichever_module_comes_first(first: str) -> None:
     # interpreter importing any of them first must still find every kind.
     code = f"import {first}\nfrom kaoshi.data import QuestionType\nprint([t.is_choice for t in QuestionType])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[True, True, False, False]"
+    assert out.strip() == "[True, True, False, False, False]"
 
 
 def test_unknown_and_duplicate_types_are_refused() -> None:
-    with pytest.raises(ValueError, match=r"unknown question type 'cloze' \(registered: single, multi, judge"):
+    with pytest.raises(ValueError, match=r"unknown question type 'toy-cloze' \(registered: single, multi"):
         kind_of(ToyType.CLOZE)
     with pytest.raises(ValueError, match="question type 'single' is already registered"):
         register(kind_of(QuestionType.SINGLE))
@@ -146,7 +146,7 @@ def test_a_new_type_has_its_wording_in_kaoshis_prompts(cloze: QuestionKind, tmp_
     template = tmp_path / "mine.j2"
     template.write_text("{{ type_zh }}（{{ type }}）：{{ question }}", encoding="utf-8")
     user = get_template(str(template)).render(CAPITAL, EXAM, RenderOptions(shots=0)).text
-    assert user == "填空题（cloze）：中华人民共和国的首都是（　）。"
+    assert user == "填空题（toy-cloze）：中华人民共和国的首都是（　）。"
 
 
 def test_a_new_type_is_read_graded_and_taught(cloze: QuestionKind) -> None:
@@ -169,13 +169,13 @@ def test_a_new_type_runs_and_is_summarized(cloze: QuestionKind) -> None:
     result = kaoshi.evaluate(EXAM, model)
     samples = {s.question_id: s for s in result.samples}
     assert [(s.qtype, s.answer, s.correct) for s in samples.values()] == [
-        ("cloze", "北京", True),
-        ("cloze", "黄河", False),
+        ("toy-cloze", "北京", True),
+        ("toy-cloze", "黄河", False),
         ("judge", True, True),
     ]
     assert samples["c1"].prompt.startswith(CLOZE.wording.plain)
     assert set(result.summary.parts) == {"objective"} and result.summary.overall.correct == 2
-    assert result.summary.groups["type"]["cloze"].accuracy == 0.5
+    assert result.summary.groups["type"]["toy-cloze"].accuracy == 0.5
 
 
 def test_a_type_without_candidates_is_generated_in_a_loglik_run(cloze: QuestionKind, tmp_path: Path) -> None:

@@ -10,33 +10,46 @@ from typing import TYPE_CHECKING
 
 from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
 from kaoshi.benchmarks.layout import LeaderboardLayout
-from kaoshi.data.ceval import load_ceval, load_ceval_hub
+from kaoshi.data.ceval import CEVAL_STYLE, ceval_layout_subjects, load_ceval, load_ceval_hub
 from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
 from kaoshi.data.collect import LoadResult
+from kaoshi.data.csvrows import read_csv_header
+from kaoshi.data.fineval_subjects import FINEVAL_SUBJECTS
 
 if TYPE_CHECKING:
     from kaoshi.report.aggregate import RunSummary
     from kaoshi.store.records import RunRecord, SampleRecord
 
 CEVAL_HUB_ID = "ceval/ceval-exam"
-CEVAL_SPLIT = "val"  # the split with answers that C-Eval's own numbers are usually reported on
 HARD = "Hard"
-CATEGORY_OF = {subject: info.category for subject, info in CEVAL_SUBJECTS.items()}
+CATEGORY_OF = dict(CEVAL_STYLE.categories)
 
 
 def load(request: LoadRequest, *, hard: bool) -> LoadResult:
     """A C-Eval folder (dev/ val/ test/ CSV files) from `request.data`, else the hub copy."""
     name = "ceval-hard" if hard else "ceval"
-    split = request.split or CEVAL_SPLIT
     if request.data is None:
         chosen = request.subjects or (CEVAL_HARD_SUBJECTS if hard else None)
-        return load_ceval_hub(split, chosen, CEVAL_HUB_ID, name)
-    return load_ceval(request.data, split, subjects=request.subjects, hard=hard)
+        return load_ceval_hub(request.split or CEVAL_STYLE.default_split, chosen, CEVAL_HUB_ID, name)
+    return load_ceval(request.data, request.split, subjects=request.subjects, hard=hard)
 
 
-def is_folder(path: Path) -> bool:
-    """C-Eval is the one benchmark that comes as a folder."""
-    return path.is_dir()
+def layout_leans_to(path: Path) -> str | None:
+    """'ceval' or 'fineval' for a folder (or one file) in C-Eval's layout, by whose subjects its file
+    names hold most of (C-Eval's on a tie, or with neither's); None when it is not in that layout. A
+    single file must also have C-Eval's columns."""
+    subjects = ceval_layout_subjects(path)
+    if not subjects:
+        return None
+    if path.is_file() and not {"id", "question", "A", "B", "C", "D"} <= set(read_csv_header(path) or ()):
+        return None
+    fineval = len(subjects & FINEVAL_SUBJECTS.keys())
+    return "fineval" if fineval > len(subjects & CEVAL_SUBJECTS.keys()) else "ceval"
+
+
+def is_ceval_data(path: Path) -> bool:
+    """A folder (or one file) in C-Eval's layout whose subjects are not mostly FinEval's."""
+    return layout_leans_to(path) == "ceval"
 
 
 def _average_column() -> str:
@@ -100,12 +113,12 @@ CEVAL = Benchmark(
     description="C-Eval: four-option questions in 52 subjects and four categories (dev, val, test)",
     load=partial(load, hard=False),
     default_prompt="ceval-answer-only",
-    detect=is_folder,
+    detect=is_ceval_data,
     hub_id=CEVAL_HUB_ID,
     categories=CATEGORY_OF,
     leaderboard=LAYOUT,
     exporters=(Exporter("ceval-submission", "the C-Eval test submission JSON", write_submission),),
-    formats="a folder with dev/ val/ test/ <subject>_<split>.csv files, or the hub",
+    formats="a folder with dev/ val/ test/ <subject>_<split>.csv files, one such file, or the hub",
     splits=("dev", "val", "test"),
     size="13,948: 260 dev + 1,346 val + 12,342 test (test answers withheld)",
     licence="CC BY-NC-SA 4.0",

@@ -12,7 +12,14 @@ from kaoshi.errors import InputError, UnknownName
 # takes any file, comes last.
 BUILTIN_BENCHMARKS: dict[str, str] = {
     "sample": "kaoshi.benchmarks.sample:SAMPLE",
+    "cmexam": "kaoshi.benchmarks.cmexam:CMEXAM",  # a CSV by its header, before C-Eval takes any folder
+    "cflue": "kaoshi.benchmarks.cflue:CFLUE",  # a JSON array by its fields, before QualBench takes any .json
     "qualbench": "kaoshi.benchmarks.qualbench:QUALBENCH",
+    "agieval": "kaoshi.benchmarks.agieval:AGIEVAL",  # a folder by its task files, before C-Eval's any folder
+    "logiqa": "kaoshi.benchmarks.logiqa:LOGIQA",  # a .txt by its 8-line records, before kaoshi's any file
+    "cmmlu": "kaoshi.benchmarks.cmmlu:CMMLU",  # data/{dev,test}/<subject>.csv, or a CSV by its header
+    "fineval": "kaoshi.benchmarks.fineval:FINEVAL",  # C-Eval's layout with FinEval's subjects
+    "m3ke": "kaoshi.benchmarks.m3ke:M3KE",  # data/{dev,test}/<task>.jsonl, or a task file by its name
     "ceval": "kaoshi.benchmarks.ceval:CEVAL",
     "ceval-hard": "kaoshi.benchmarks.ceval:CEVAL_HARD",
     "kaoshi": "kaoshi.benchmarks.kaoshi_jsonl:KAOSHI",

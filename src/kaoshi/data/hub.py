@@ -31,3 +31,12 @@ def fetch(hub_id: str, **kwargs: Any) -> Any:
             f"could not load {hub_id!r} from the Hugging Face hub ({type(exc).__name__}: {exc}); "
             "offline? download the data and pass --data PATH"
         ) from exc
+
+
+def loading_script_only(hub_id: str, source: str) -> DataError:
+    """The one line for a hub dataset that is a loading script and nothing else (CMMLU's, M3KE's): datasets>=4
+    runs no scripts, and kaoshi runs no remote code, so the data must come from `source`."""
+    return DataError(
+        f"{hub_id} on the Hugging Face hub is a loading script, which datasets>=4 does not run (nor does "
+        f"kaoshi run remote code): download the data ({source}) and pass --data PATH"
+    )

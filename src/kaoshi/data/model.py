@@ -12,7 +12,8 @@ from typing import Any
 
 from kaoshi.errors import InputError, UnknownName
 
-# Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open).
+# Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open,
+# cloze).
 # None means the split publishes no answer (C-Eval test).
 Gold = frozenset[str] | bool | str | None
 
@@ -25,6 +26,7 @@ class QuestionType(str, enum.Enum):
     MULTI = "multi"  # 多选题
     JUDGE = "judge"  # 判断题
     OPEN = "open"  # 主观题
+    CLOZE = "cloze"  # 填空题: reference text, blanks separated by ';'
 
     @property
     def is_choice(self) -> bool:
@@ -58,6 +60,10 @@ _TYPE_ALIASES: dict[str, QuestionType] = {
     "subjective": QuestionType.OPEN,
     "主观题": QuestionType.OPEN,
     "简答题": QuestionType.OPEN,
+    "cloze": QuestionType.CLOZE,
+    "fill_in_the_blank": QuestionType.CLOZE,
+    "填空题": QuestionType.CLOZE,
+    "填空": QuestionType.CLOZE,
 }
 
 
@@ -66,7 +72,7 @@ def parse_question_type(value: str) -> QuestionType:
     key = value.strip().lower()
     if key in _TYPE_ALIASES:
         return _TYPE_ALIASES[key]
-    accepted = "single, multi, judge, open, 单选题, 多选题, 判断题, 主观题"
+    accepted = "single, multi, judge, open, cloze, 单选题, 多选题, 判断题, 主观题, 填空题"
     raise InputError(f"unknown question type {value!r} (accepted: {accepted})")
 
 

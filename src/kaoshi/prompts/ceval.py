@@ -11,13 +11,19 @@ Chat: system "你是一个中文人工智能助手，" + header; per exemplar us
 answer (CoT: "让我们一步一步思考，\\n" + explanation + "\\n所以答案是" + answer + "。"); then user
 body(test) + "\\n答案：". The first user message of the conversation (the first exemplar's, or the test
 question's when there are none) starts with header + "\\n\\n".
+
+{科目} is the subject's Chinese name in the benchmark's table: C-Eval's, or FinEval's for the `fineval`
+presets (FinEval took C-Eval's header wording; the few-shot header of its later code,
+`unify_evaluator.py`, is worded differently and adds instructions: not reproduced here).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
+from kaoshi.data.fineval_subjects import FINEVAL_SUBJECTS
 from kaoshi.data.model import Exam, Question
 from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Message, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars, stored_answer, stored_explanation
@@ -30,12 +36,15 @@ COT_TEST_START = "1."  # the completion CoT prompt starts the first step for the
 COT_CONCLUSION = "所以答案是"
 COT_CLOSE = "。"  # after the letter in '所以答案是A。'
 CHAT_PERSONA = "你是一个中文人工智能助手，"
+CEVAL_NAMES: Mapping[str, str] = {subject: info.chinese for subject, info in CEVAL_SUBJECTS.items()}
+FINEVAL_NAMES: Mapping[str, str] = {subject: info.chinese for subject, info in FINEVAL_SUBJECTS.items()}
 
 
-def ceval_header(question: Question) -> str:
+def ceval_header(question: Question, names: Mapping[str, str] = CEVAL_NAMES) -> str:
+    """The header naming the subject as `names` (subject -> Chinese name) does; a subject not there by
+    its handle."""
     subject = question.subject or ""
-    name = CEVAL_SUBJECTS[subject].chinese if subject in CEVAL_SUBJECTS else subject
-    return f"以下是中国关于{name}考试的单项选择题，请选出其中的正确答案。"
+    return f"以下是中国关于{names.get(subject, subject)}考试的单项选择题，请选出其中的正确答案。"
 
 
 def ceval_body(question: Question) -> str:
@@ -55,6 +64,8 @@ class CevalTemplate:
     version: int = 2  # v1 stripped cells, had no chat persona or first-turn header, and no CoT '1.'
     default_shots: int = 5
     budget: GenerationBudget = DEFAULT_BUDGET
+    # The benchmark's subject table, subject -> Chinese name, that the header takes the name from.
+    subject_names: Mapping[str, str] = field(default_factory=lambda: CEVAL_NAMES, compare=False)
 
     def _solution(self, exemplar: Question) -> str:
         """What follows '答案：' in a solved exemplar (the assistant turn, in chat)."""
@@ -70,7 +81,7 @@ class CevalTemplate:
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot
         exemplars = pick_exemplars(question, pool, options.shots, same_subject_only=True)
-        header = ceval_header(question)
+        header = ceval_header(question, self.subject_names)
         if options.chat:
             return self._chat(question, exemplars, header, options.system)
         # A user system prompt (`--system`) is the first line, before the official header.
@@ -108,3 +119,7 @@ CEVAL_ANSWER_ONLY = CevalTemplate(
     "ceval-answer-only", cot=False, budget=GenerationBudget(objective=32, open=512)
 )
 CEVAL_COT = CevalTemplate("ceval-cot", cot=True, budget=GenerationBudget(objective=1024, open=1024))
+FINEVAL_ANSWER_ONLY = CevalTemplate(
+    "fineval", cot=False, budget=CEVAL_ANSWER_ONLY.budget, subject_names=FINEVAL_NAMES
+)
+FINEVAL_COT = CevalTemplate("fineval-cot", cot=True, budget=CEVAL_COT.budget, subject_names=FINEVAL_NAMES)

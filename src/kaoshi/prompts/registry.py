@@ -8,8 +8,11 @@ from pathlib import Path
 from kaoshi.benchmarks.registry import benchmark_names, find_benchmark
 from kaoshi.data.model import Exam
 from kaoshi.errors import UnknownName
+from kaoshi.prompts.agieval import AGIEVAL
 from kaoshi.prompts.base import Template
-from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT
+from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT, FINEVAL_ANSWER_ONLY, FINEVAL_COT
+from kaoshi.prompts.cflue import CFLUE
+from kaoshi.prompts.cmmlu import CMMLU_ANSWER_ONLY, CMMLU_COT
 from kaoshi.prompts.plain import PlainTemplate
 from kaoshi.prompts.qualbench import LHMKE, QUALBENCH_KAOSHI, QUALBENCH_KAOSHI_EXPERT, QUALBENCH_ZERO
 from kaoshi.prompts.qualbench_paper import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
@@ -27,6 +30,12 @@ TEMPLATES: dict[str, Template] = {
         QUALBENCH_KAOSHI_EXPERT,
         QUALBENCH_ZERO,
         LHMKE,
+        CMMLU_ANSWER_ONLY,
+        CMMLU_COT,
+        FINEVAL_ANSWER_ONLY,
+        FINEVAL_COT,
+        CFLUE,
+        AGIEVAL,
     )
 }
 

@@ -1,4 +1,4 @@
-"""Question types: one kind per type (single, multi, judge, open), each owning its prompt wording,
+"""Question types: one kind per type (single, multi, judge, open, cloze), each owning its prompt wording,
 log-likelihood candidates, answer extraction, grading, gold-answer parsing and fine-tuning target.
 
 Everything that differs per type looks the kind up (`kind_of(question.type)`) instead of branching on the

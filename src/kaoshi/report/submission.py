@@ -1,4 +1,5 @@
-"""The C-Eval test submission file: {subject: {"<id>": "A", ...}} for all 52 subjects, validated."""
+"""Answer files by subject, {subject: {"<id>": "A", ...}}, validated: the C-Eval and FinEval test
+submissions (every subject, test split) and M3KE's answers (its test labels are withheld)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,21 @@ from kaoshi.errors import InputError
 from kaoshi.store.records import RunRecord, SampleRecord, SampleStatus
 
 CEVAL_LETTERS = frozenset("ABCD")
+
+
+@dataclass(frozen=True)
+class AnswerFile:
+    """What one benchmark's answer file must hold: runs on `benchmark` (split `split`, None: any), and
+    every subject of `subjects` in that order (empty: the subjects the run has, sorted)."""
+
+    benchmark: str
+    title: str  # the benchmark as messages name it: "C-Eval"
+    document: str = "submission"  # what the file is called in messages
+    subjects: tuple[str, ...] = ()
+    split: str | None = "test"
+
+
+CEVAL_SUBMISSION = AnswerFile("ceval", "C-Eval", subjects=tuple(CEVAL_SUBJECTS))
 
 
 class SubmissionError(InputError):
@@ -48,20 +64,21 @@ def _list(items: Iterable[str], limit: int = 10) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def ceval_submission(run: RunRecord, samples: Iterable[SampleRecord]) -> Submission:
-    """Build and validate the submission; SubmissionError names every reason it cannot be complete."""
+def answer_file(kind: AnswerFile, run: RunRecord, samples: Iterable[SampleRecord]) -> Submission:
+    """Build and validate an answer file; SubmissionError names every reason it cannot be complete."""
     spec = run.spec
     samples = list(samples)
     # Runs record the split asked for; without --split the loader's default applies, which the
     # stored questions carry.
     split = spec.split or next((s.question.get("split") for s in samples), None)
-    if spec.benchmark != "ceval":
+    if spec.benchmark != kind.benchmark:
         raise SubmissionError(
-            f"run {run.name!r} is on {spec.benchmark!r}; a C-Eval submission needs a ceval run"
+            f"run {run.name!r} is on {spec.benchmark!r}; a {kind.title} {kind.document} needs a "
+            f"{kind.benchmark} run"
         )
-    if split != "test":
+    if kind.split is not None and split != kind.split:
         raise SubmissionError(
-            f"run {run.name!r} is on the {split!r} split; the submission needs --split test"
+            f"run {run.name!r} is on the {split!r} split; the {kind.document} needs --split {kind.split}"
         )
     problems: list[str] = []
     if spec.limit is not None:
@@ -86,23 +103,24 @@ def ceval_submission(run: RunRecord, samples: Iterable[SampleRecord]) -> Submiss
         problems.append(
             f"{len(errors)} question(s) ended in an error: {_list(errors)} (resume the run to retry)"
         )
-    missing_subjects = [s for s in CEVAL_SUBJECTS if s not in by_subject]
+    missing_subjects = [s for s in kind.subjects if s not in by_subject]
     if missing_subjects:
         problems.append(f"{len(missing_subjects)} subject(s) missing: {_list(missing_subjects)}")
-    unknown = sorted(set(by_subject) - set(CEVAL_SUBJECTS))
+    unknown = sorted(set(by_subject) - set(kind.subjects)) if kind.subjects else []
     if unknown:
-        problems.append(f"not C-Eval subjects: {_list(unknown)}")
+        problems.append(f"not {kind.title} subjects: {_list(unknown)}")
     for subject, answers in by_subject.items():
         gaps = _missing_ids(answers)
         if gaps:
             problems.append(f"{subject}: ids {_list(gaps)} missing")
     if problems:
         raise SubmissionError(
-            f"run {run.name!r} cannot make a complete C-Eval submission:\n  - " + "\n  - ".join(problems)
+            f"run {run.name!r} cannot make a complete {kind.title} {kind.document}:\n  - "
+            + "\n  - ".join(problems)
         )
     ordered = {
         subject: dict(sorted(by_subject[subject].items(), key=lambda item: int(item[0])))
-        for subject in CEVAL_SUBJECTS
+        for subject in (kind.subjects or sorted(by_subject))
     }
     return Submission(ordered, tuple(unreadable))
 
@@ -127,9 +145,16 @@ def _missing_ids(answers: dict[str, str]) -> list[str]:
 
 
 def export_ceval_submission(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -> tuple[str, ...]:
-    """Build, validate and write a run's submission; the lines to tell the user (what was written, and
+    """Build, validate and write a run's C-Eval submission (see export_answer_file)."""
+    return export_answer_file(CEVAL_SUBMISSION, run, samples, path)
+
+
+def export_answer_file(
+    kind: AnswerFile, run: RunRecord, samples: Iterable[SampleRecord], path: Path
+) -> tuple[str, ...]:
+    """Build, validate and write a run's answer file; the lines to tell the user (what was written, and
     the warning about unreadable answers when there are any)."""
-    submission = ceval_submission(run, samples)
+    submission = answer_file(kind, run, samples)
     write_submission(submission, path)
     total = sum(len(answers) for answers in submission.answers.values())
     warning = submission.warning()

@@ -68,7 +68,8 @@ def clean_output(text: str, prompt: str | None = None) -> str:
 # -- shared patterns (applied to NFKC text: full-width letters and colons are already half-width) -------
 # Quantifiers are bounded so a degenerate reply ("A、A、A…" for thousands of characters, long runs of
 # spaces) is read in linear time: no answer lists more than 26 letters or puts 8 characters between two.
-_SEP = r"(?:[\s、,，和与及/;；&()（）]|(?i:and)){0,8}"
+# Quotes separate too: AGIEval's demos write a letter set as a Python list, "答案是 ['A', 'D']".
+_SEP = r"(?:[\s、,，和与及/;；&()（）'\"]|(?i:and)){0,8}"
 # An option letter. "I" followed by a lower-case word ("I think") or an apostrophe ("I'm") is the pronoun.
 _L = r"(?:[A-HJ-N]|I(?!'|\s+[a-z]))"
 _LETTER_SET = rf"{_L}(?:{_SEP}{_L}){{0,25}}"

@@ -1,0 +1,66 @@
+"""CFLUE, the knowledge part: questions from Chinese finance qualification exams (data/knowledge/).
+
+Each question's subject is its exam (名称) and its domain its task (单项选择题 / 多项选择题 / 判断题); the
+leaderboard gives accuracy per task and over all questions. The default prompt is `cflue`, which asks for
+CFLUE's `答案：` / `解析：` lines in kaoshi's own words (kaoshi.prompts.cflue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.layout import ACCURACY, LeaderboardLayout
+from kaoshi.data.cflue import CFLUE_TASKS, holds_cflue, load_cflue
+from kaoshi.data.collect import LoadResult
+from kaoshi.data.errors import DataError
+
+if TYPE_CHECKING:
+    from kaoshi.report.aggregate import RunSummary
+
+CFLUE_SPLIT = "test"
+
+
+def load(request: LoadRequest) -> LoadResult:
+    """knowledge.json from `request.data`; one split, 'test'. CFLUE is read from `--data` only."""
+    if request.split not in (None, CFLUE_SPLIT):
+        raise DataError(f"CFLUE's knowledge part has a single split ('test'), got {request.split!r}")
+    if request.data is None:
+        raise DataError(
+            "cflue reads a local copy: give --data PATH (the CFLUE repository, its data/ folder, or "
+            "data/knowledge/knowledge.json)"
+        )
+    return load_cflue(request.data)
+
+
+class CflueLayout(LeaderboardLayout):
+    """Accuracy per task (单项选择题, 多项选择题, 判断题), then over all questions."""
+
+    note = "a column per CFLUE task; accuracy is over all questions (判断题 answered A 对 / B 错)"
+
+    def columns(self, summaries: Sequence[RunSummary]) -> list[str]:
+        present = {name for s in summaries for name in s.groups.get("domain", {})}
+        return [*(task for task in CFLUE_TASKS if task in present), ACCURACY]
+
+    def values(self, summary: RunSummary) -> dict[str, float | None]:
+        tasks = summary.groups.get("domain", {})
+        values: dict[str, float | None] = {
+            task: tasks[task].accuracy for task in CFLUE_TASKS if task in tasks
+        }
+        values[ACCURACY] = summary.overall.accuracy
+        return values
+
+
+CFLUE = Benchmark(
+    name="cflue",
+    description="CFLUE knowledge: finance qualification exam questions (single, multiple choice, 判断题)",
+    load=load,
+    default_prompt="cflue",
+    detect=holds_cflue,
+    leaderboard=CflueLayout(),
+    formats="the CFLUE repository, its data/ folder, or data/knowledge/knowledge.json (a JSON array)",
+    splits=(CFLUE_SPLIT,),
+    size="see the CFLUE repository (the knowledge part's count is not in kaoshi's reference)",
+    licence="CC BY-NC-SA 4.0",
+)

@@ -1,0 +1,79 @@
+"""CMExam: questions from the Chinese National Medical Licensing Examination, single and multi-answer.
+
+Its metrics are accuracy and weighted F1 (BLEU / ROUGE on the explanations are not computed here). The
+default prompt is kaoshi's own (`default`): CMExam's own prompt wording is not among the facts kaoshi
+works from (shared/reference/BENCHMARKS.md), so no preset claims to reproduce it. Single and multi-answer
+questions are told apart by their gold answer, so the prompt tells a model how many answers to give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.layout import ACCURACY, LeaderboardLayout
+from kaoshi.data.cmexam import CMEXAM_FILES, holds_cmexam, load_cmexam
+from kaoshi.data.collect import LoadResult
+from kaoshi.data.errors import DataError
+
+if TYPE_CHECKING:
+    from kaoshi.report.aggregate import RunSummary
+
+WEIGHTED_F1 = "weighted F1"
+
+
+def load(request: LoadRequest) -> LoadResult:
+    """One split of a local CMExam copy; CMExam is read from `--data` only."""
+    if request.data is None:
+        raise DataError(
+            "cmexam reads a local copy: give --data PATH (the CMExam repository, its data/ folder, or one "
+            "of its CSV files such as test_with_annotations.csv)"
+        )
+    return load_cmexam(request.data, request.split)
+
+
+class CmexamLayout(LeaderboardLayout):
+    """Accuracy, weighted F1, then accuracy per Medical Discipline (the test file's annotation)."""
+
+    note = (
+        "weighted F1: F1 per gold answer string (A, ABCE, …) weighted by how often it is the gold answer "
+        "(scikit-learn's average='weighted'); a column per Medical Discipline where the data has them"
+    )
+
+    def columns(self, summaries: Sequence[RunSummary]) -> list[str]:
+        return [ACCURACY, WEIGHTED_F1, *_disciplines(summaries)]
+
+    def values(self, summary: RunSummary) -> dict[str, float | None]:
+        values: dict[str, float | None] = {
+            name: tally.accuracy for name, tally in summary.groups.get("subject", {}).items()
+        }
+        values[ACCURACY] = summary.overall.accuracy
+        values[WEIGHTED_F1] = summary.weighted_f1
+        return values
+
+
+def _disciplines(summaries: Sequence[RunSummary]) -> list[str]:
+    # Late import: kaoshi.report loads rich and sqlite3, which loading an exam never needs.
+    from kaoshi.report.aggregate import UNKNOWN_GROUP
+
+    named = {name for s in summaries for name in s.groups.get("subject", {})}
+    return sorted(named - {UNKNOWN_GROUP, ACCURACY, WEIGHTED_F1})
+
+
+CMEXAM = Benchmark(
+    name="cmexam",
+    description="CMExam: Chinese medical licensing exam questions, single and multi-answer, five annotations",
+    load=load,
+    default_prompt="default",
+    detect=holds_cmexam,
+    leaderboard=CmexamLayout(),
+    formats=(
+        "the CMExam repository, its data/ folder, or one of "
+        + ", ".join(CMEXAM_FILES.values())
+        + " (Question, Options one per line, Answer, Explanation)"
+    ),
+    splits=tuple(CMEXAM_FILES),
+    size="68,119: 54,497 train + 6,811 val + 6,811 test, all with answers",
+    licence="see the CMExam repository (not stated in kaoshi's reference)",
+)
