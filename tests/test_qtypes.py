@@ -113,7 +113,7 @@ def test_the_kinds_import_whichever_module_comes_first(first: str) -> None:
     # interpreter importing any of them first must still find every kind.
     code = f"import {first}\nfrom kaoshi.data import QuestionType\nprint([t.is_choice for t in QuestionType])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[True, True, False, False, False]"
+    assert out.strip() == "[True, True, False, False, False, False]"
 
 
 def test_unknown_and_duplicate_types_are_refused() -> None:

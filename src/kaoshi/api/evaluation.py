@@ -91,7 +91,7 @@ def evaluate(
     max_new_tokens: int | None = None,
     max_new_tokens_open: int | None = None,
     batch_size: int | None = None,
-    multi_policy: str = "exact",
+    multi_policy: str | None = None,
     partial_credit: float = 0.5,
     standard_scores: Mapping[str, float] | None = None,
     llm_extractor: str | None = None,

@@ -34,6 +34,10 @@ class LeaderboardLayout(ABC):
         takes); a cell with fewer says so."""
         return {}
 
+    def cell_text(self, column: str, value: float | None) -> str | None:
+        """A cell as text where the column is not a rate (points, say); None: shown as a percentage."""
+        return None
+
 
 class DomainLayout(LeaderboardLayout):
     """A column per domain, their macro mean, and accuracy over questions: the layout unless a benchmark

@@ -14,6 +14,7 @@ BUILTIN_BENCHMARKS: dict[str, str] = {
     "sample": "kaoshi.benchmarks.sample:SAMPLE",
     "cmexam": "kaoshi.benchmarks.cmexam:CMEXAM",  # a CSV by its header, before C-Eval takes any folder
     "cflue": "kaoshi.benchmarks.cflue:CFLUE",  # a JSON array by its fields, before QualBench takes any .json
+    "gaokao-bench": "kaoshi.benchmarks.gaokao:GAOKAO_BENCH",  # its folders or files, before QualBench
     "qualbench": "kaoshi.benchmarks.qualbench:QUALBENCH",
     "agieval": "kaoshi.benchmarks.agieval:AGIEVAL",  # a folder by its task files, before C-Eval's any folder
     "logiqa": "kaoshi.benchmarks.logiqa:LOGIQA",  # a .txt by its 8-line records, before kaoshi's any file

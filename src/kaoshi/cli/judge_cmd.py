@@ -17,7 +17,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--judge", required=True, help="the judge model, e.g. openai:gpt-4o, smollm2, mock:FILE"
     )
     parser.add_argument(
-        "--mode", choices=JUDGE_MODES, default="careful", help="careful (default), general, debate"
+        "--mode",
+        choices=JUDGE_MODES,
+        default="careful",
+        help="careful (default), general, debate, or gaokao (GAOKAO-Bench: 【总分】N分 of the item's points)",
     )
     parser.add_argument("--second-judge", help="debate: the second judge (default: the first)")
     parser.add_argument("--max-new-tokens", type=int, default=512, help="judge reply budget")

@@ -57,12 +57,15 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
+def add_scoring_options(parser: argparse.ArgumentParser, *, exam_default: bool = False) -> None:
     parser.add_argument(
         "--multi-policy",
         choices=MULTI_POLICIES,
-        default="exact",
-        help="multiple choice: exact set (default), partial credit for a correct subset, or per-option F1",
+        default=None if exam_default else "exact",
+        help=(
+            "multiple choice: exact set, partial credit for a correct subset, or per-option F1 (default: "
+            + ("the benchmark's own rule, gaokao-bench: partial; else exact)" if exam_default else "exact)")
+        ),
     )
     parser.add_argument(
         "--partial-credit",
@@ -229,7 +232,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="new tokens for open (subjective) answers (default: --max-new-tokens, else the protocol's)",
     )
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
-    add_scoring_options(parser)
+    add_scoring_options(parser, exam_default=True)
     add_standard_score_option(parser)
     add_backend_options(parser)
     parser.add_argument(

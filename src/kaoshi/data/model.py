@@ -27,6 +27,9 @@ class QuestionType(str, enum.Enum):
     JUDGE = "judge"  # 判断题
     OPEN = "open"  # 主观题
     CLOZE = "cloze"  # 填空题: reference text, blanks separated by ';'
+    # Several sub-questions sharing one text (完形填空, 七选五, 阅读理解): one letter per sub-question,
+    # each with its points (GAOKAO-Bench's multi_question_choice, five_out_of_seven, cloze).
+    MULTI_QUESTION = "multi_question"
 
     @property
     def is_choice(self) -> bool:
@@ -64,6 +67,9 @@ _TYPE_ALIASES: dict[str, QuestionType] = {
     "fill_in_the_blank": QuestionType.CLOZE,
     "填空题": QuestionType.CLOZE,
     "填空": QuestionType.CLOZE,
+    "multi_question": QuestionType.MULTI_QUESTION,
+    "multi_question_choice": QuestionType.MULTI_QUESTION,
+    "组合选择题": QuestionType.MULTI_QUESTION,
 }
 
 
@@ -72,7 +78,10 @@ def parse_question_type(value: str) -> QuestionType:
     key = value.strip().lower()
     if key in _TYPE_ALIASES:
         return _TYPE_ALIASES[key]
-    accepted = "single, multi, judge, open, cloze, 单选题, 多选题, 判断题, 主观题, 填空题"
+    accepted = (
+        "single, multi, judge, open, cloze, multi_question (or 单选题, 多选题, 判断题, 主观题, 填空题, "
+        "组合选择题)"
+    )
     raise InputError(f"unknown question type {value!r} (accepted: {accepted})")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,22 +55,79 @@ def iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any] | RowErro
 
     The standard json module gives no line numbers, so the array is decoded element by element.
     """
-    line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
-
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(line_starts, offset)
-
-    decoder = json.JSONDecoder()
+    line_of = _line_finder(text)
     pos = _skip_ws(text, 0)
     if pos >= len(text) or text[pos] != "[":
         raise DataError(
             f"{path}: expected a JSON array of question objects",
             (RowError(str(path), line_of(pos), None, "file does not start with '['"),),
         )
+    end = yield from _array_elements(path, text, pos, line_of)
+    _refuse_trailing_text(path, text, end, line_of)
+
+
+def iter_json_object_array(path: Path, text: str, key: str) -> Iterator[tuple[int, Any] | RowError]:
+    """Yield (line number, element) for each element of the array under `key` in a top-level JSON object
+    (`{"keywords": ..., "example": [...]}`); DataError when the file is no such object."""
+    line_of = _line_finder(text)
+    decoder = json.JSONDecoder()
+
+    def refuse(pos: int, reason: str) -> DataError:
+        return DataError(f"{path}: invalid JSON", (RowError(str(path), line_of(pos), None, reason),))
+
+    pos = _skip_ws(text, 0)
+    if pos >= len(text) or text[pos] != "{":
+        raise refuse(pos, f"expected a JSON object with {key!r} holding the questions")
+    pos = _skip_ws(text, pos + 1)
+    found = False
+    while pos < len(text) and text[pos] != "}":
+        try:
+            name, pos = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError) as exc:
+            raise refuse(pos, _decode_failure(exc)) from None
+        pos = _skip_ws(text, pos)
+        if not isinstance(name, str) or pos >= len(text) or text[pos] != ":":
+            raise refuse(pos, "expected a key and ':' in the top-level object")
+        pos = _skip_ws(text, pos + 1)
+        if name == key and pos < len(text) and text[pos] == "[":
+            found = True
+            pos = yield from _array_elements(path, text, pos, line_of)
+        else:
+            try:
+                _, pos = decoder.raw_decode(text, pos)
+            except (ValueError, RecursionError) as exc:
+                raise refuse(pos, _decode_failure(exc)) from None
+        pos = _skip_ws(text, pos)
+        if pos < len(text) and text[pos] == ",":
+            pos = _skip_ws(text, pos + 1)
+        elif pos >= len(text) or text[pos] != "}":
+            raise refuse(pos, "expected ',' or '}' in the top-level object")
+    if pos >= len(text):
+        raise refuse(pos, "the top-level object is not closed")
+    if not found:
+        raise refuse(0, f"no {key!r} array in the top-level object")
+    trailing = _skip_ws(text, pos + 1)
+    if trailing < len(text):
+        raise refuse(trailing, "text after the closing '}' of the top-level object")
+
+
+def _line_finder(text: str) -> Callable[[int], int]:
+    line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(line_starts, offset)
+
+    return line_of
+
+
+def _array_elements(
+    path: Path, text: str, pos: int, line_of: Callable[[int], int]
+) -> Generator[tuple[int, Any] | RowError, None, int]:
+    """The elements of the JSON array starting at `pos` ('['); returns the offset after its ']'."""
+    decoder = json.JSONDecoder()
     pos = _skip_ws(text, pos + 1)
     if pos < len(text) and text[pos] == "]":
-        _refuse_trailing_text(path, text, pos + 1, line_of)
-        return
+        return pos + 1
     while True:
         try:
             value, end = decoder.raw_decode(text, pos)
@@ -90,8 +147,7 @@ def iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any] | RowErro
             pos = _skip_ws(text, pos + 1)
             continue
         if pos < len(text) and text[pos] == "]":
-            _refuse_trailing_text(path, text, pos + 1, line_of)
-            return
+            return pos + 1
         raise DataError(
             f"{path}: invalid JSON",
             (RowError(str(path), line_of(pos), None, "expected ',' or ']' after an array element"),),

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from kaoshi.errors import InputError
 
-JUDGE_MODES = ("careful", "general", "debate")
+JUDGE_MODES = ("careful", "general", "debate", "gaokao")
+GAOKAO_MODE = "gaokao"
 JUDGE_PROMPT_VERSION = 1
 
 _INTRO = (
@@ -30,8 +31,28 @@ def _body(question: str, reference: str, candidate: str) -> str:
     return f"题目：{question}\n\n答案1：{reference}\n\n答案2：{candidate}"
 
 
+def gaokao_judge_prompt(question: str, analysis: str, reference: str, points: float, candidate: str) -> str:
+    """GAOKAO-Bench's grader: the item, its reference analysis and answer and its points, and the student's
+    answer; the judge gives `【总分】N分` (N at most the item's points). The fields and the reply are the
+    released grading script's; the wording is ours."""
+    return (
+        "你是一名高考阅卷老师。请参照分析过程和标准答案，按照本题分值给下面学生的作答评分。"
+        "分步给分，得分不超过本题分值。\n\n"
+        f"【题目】{question}\n"
+        f"【分析过程】{analysis or '（无）'}\n"
+        f"【标准答案】{reference}\n"
+        f"【分值】{points:g}分\n"
+        f"【学生分析与答案】{candidate}\n\n"
+        "请先简要说明各步骤的得分理由，最后一行严格按以下格式输出：\n【总分】N分（N为0到本题分值之间的数）"
+    )
+
+
 def judge_prompt(mode: str, question: str, reference: str, candidate: str) -> str:
     """The first (or only) judge's prompt; `debate` opens with the careful prompt."""
+    if mode == GAOKAO_MODE:
+        raise InputError(
+            "the gaokao judge mode needs the item's analysis and points: use gaokao_judge_prompt"
+        )
     if mode not in JUDGE_MODES:
         raise InputError(f"unknown judge mode {mode!r} (choose from {', '.join(JUDGE_MODES)})")
     parts = [_INTRO, _body(question, reference, candidate)]

@@ -13,6 +13,7 @@ from kaoshi.prompts.base import Template
 from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT, FINEVAL_ANSWER_ONLY, FINEVAL_COT
 from kaoshi.prompts.cflue import CFLUE
 from kaoshi.prompts.cmmlu import CMMLU_ANSWER_ONLY, CMMLU_COT
+from kaoshi.prompts.gaokao import GAOKAO, GAOKAO_KAOSHI
 from kaoshi.prompts.plain import PlainTemplate
 from kaoshi.prompts.qualbench import LHMKE, QUALBENCH_KAOSHI, QUALBENCH_KAOSHI_EXPERT, QUALBENCH_ZERO
 from kaoshi.prompts.qualbench_paper import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
@@ -36,6 +37,8 @@ TEMPLATES: dict[str, Template] = {
         FINEVAL_COT,
         CFLUE,
         AGIEVAL,
+        GAOKAO,
+        GAOKAO_KAOSHI,
     )
 }
 

@@ -7,11 +7,12 @@ from kaoshi.qtypes.cloze import CLOZE
 from kaoshi.qtypes.judge import TRUE_FALSE
 from kaoshi.qtypes.kind import QuestionKind
 from kaoshi.qtypes.multi import MULTI_CHOICE
+from kaoshi.qtypes.multi_question import MULTI_QUESTION
 from kaoshi.qtypes.open import OPEN_ANSWER
 from kaoshi.qtypes.single import SINGLE_CHOICE
 
 QUESTION_KINDS: dict[str, QuestionKind] = {
-    kind.name: kind for kind in (SINGLE_CHOICE, MULTI_CHOICE, TRUE_FALSE, OPEN_ANSWER, CLOZE)
+    kind.name: kind for kind in (SINGLE_CHOICE, MULTI_CHOICE, TRUE_FALSE, OPEN_ANSWER, CLOZE, MULTI_QUESTION)
 }
 
 

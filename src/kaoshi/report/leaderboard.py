@@ -81,6 +81,11 @@ def _with_coverage(cell: str, coverage: tuple[int, int] | None) -> str:
     return f"{cell} ({coverage[0]}/{coverage[1]})"
 
 
+def _cell(layout: LeaderboardLayout, column: str, value: float | None) -> str:
+    text = layout.cell_text(column, value)
+    return percent(value) if text is None else text
+
+
 def _part_values(summary: RunSummary) -> dict[str, float | None]:
     parts = summary.parts
     return {
@@ -126,7 +131,7 @@ def leaderboard_table(board: Board) -> TextTable:
                 prompt,
                 spec.split or "—",
                 entries[i].coverage.short,
-                *(_with_coverage(percent(values[i].get(c)), covered.get(c)) for c in columns),
+                *(_with_coverage(_cell(layout, c, values[i].get(c)), covered.get(c)) for c in columns),
             ]
         )
         blanks: list[float | None] = [None] * len(fixed)

@@ -13,18 +13,21 @@ from typing import Any
 
 from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model, ModelOutput
-from kaoshi.prompts.judge import debate_prompt, judge_prompt
+from kaoshi.prompts.judge import GAOKAO_MODE, debate_prompt, gaokao_judge_prompt, judge_prompt
 from kaoshi.qtypes import kind_of
 from kaoshi.scoring.judge_parse import parse_judge_score
 from kaoshi.store.records import GradeRecord, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
 DEBATE_SUFFIX = "::debate"
+# A GAOKAO grader states points, not a 0-10 score: any number up to this is read, then capped at the item's
+# points (an essay is worth 60 at most; a judge's "15分" for a 12-point item is read as 12, not dropped).
+POINTS_READ_LIMIT = 1000.0
 
 
 @dataclass(frozen=True)
 class JudgeSetup:
-    mode: str  # careful / general / debate
+    mode: str  # careful / general / debate / gaokao
     judge: str  # model spec of the (first) judge
     second_judge: str | None = None  # debate only; defaults to the first judge
     max_new_tokens: int = 512
@@ -91,10 +94,12 @@ def _request(
     )
 
 
-def _round(judge: str, prompt: str, output: ModelOutput) -> dict[str, Any]:
+def _round(judge: str, prompt: str, output: ModelOutput, item_points: float | None = None) -> dict[str, Any]:
+    """One judge call's record. item_points: the judge gives points out of these (gaokao), else 0-10."""
     # The prompt goes along so that a judge repeating its scale, rubric or template is not read as scoring.
-    parsed = parse_judge_score(output.text or "", prompt) if output.error is None else None
-    return {
+    limit = POINTS_READ_LIMIT if item_points is not None else 10.0
+    parsed = parse_judge_score(output.text or "", prompt, limit) if output.error is None else None
+    record: dict[str, Any] = {
         "judge": judge,
         "prompt": prompt,
         "reply": output.text,
@@ -102,13 +107,30 @@ def _round(judge: str, prompt: str, output: ModelOutput) -> dict[str, Any]:
         "score": parsed.score if parsed else None,
         "status": "error" if parsed is None else parsed.status,
     }
+    if item_points is not None and record["score"] is not None:
+        awarded = float(record["score"])
+        given = min(awarded, item_points)
+        # Stored on kaoshi's 0-10 scale like every grade; the points as the judge gave them beside it.
+        record.update(points_awarded=awarded, capped=awarded > item_points, score=10 * given / item_points)
+    return record
 
 
 def _grade(sample: SampleRecord, grader: str, rounds: list[dict[str, Any]], status: str) -> GradeRecord:
     final = rounds[-1]
     score = final["score"] if status == "ok" else None
     points = None if score is None else sample.points * score / 10
+    if score is not None and "points_awarded" in final:
+        points = min(float(final["points_awarded"]), sample.points)  # exact, not through the 0-10 scale
     return GradeRecord(sample.question_id, grader, status, score, points, tuple(rounds))
+
+
+def _first_prompt(mode: str, sample: SampleRecord) -> str:
+    if mode == GAOKAO_MODE:
+        analysis = str(sample.question.get("explanation", ""))
+        return gaokao_judge_prompt(
+            _stem(sample), analysis, str(sample.gold), sample.points, sample.response or ""
+        )
+    return judge_prompt(mode, _stem(sample), str(sample.gold), sample.response or "")
 
 
 def judge_run(
@@ -138,17 +160,14 @@ def judge_run(
     first_rounds: dict[str, dict[str, Any]] = {
         q: dict(g.rounds[0]) for q, g in stored.items() if g.status == "partial" and q in by_id
     }
-    prompts = {
-        s.question_id: judge_prompt(setup.mode, _stem(s), str(s.gold), s.response or "")
-        for s in todo
-        if s.question_id not in first_rounds
-    }
+    prompts = {s.question_id: _first_prompt(setup.mode, s) for s in todo if s.question_id not in first_rounds}
     requests = [
         _request(by_id[q], text, "", first.default_chat, setup.max_new_tokens) for q, text in prompts.items()
     ]
     for output in first.generate(requests):
         sample = by_id[output.id]
-        round_one = _round(setup.judge, prompts[output.id], output)
+        scale = sample.points if setup.mode == GAOKAO_MODE else None
+        round_one = _round(setup.judge, prompts[output.id], output, scale)
         if setup.mode != "debate" or round_one["status"] == "error":
             keep(_grade(sample, grader, [round_one], round_one["status"]))
         else:

@@ -36,6 +36,7 @@ class RunOptions:
     exemplars: question ids pinned as the solved exemplars; exemplars_file: a kaoshi JSONL file of them.
     shuffle_options: a seed that permutes each choice question's options (contamination check).
     standard_scores: subject -> standard score, over the exam file's own.
+    multi_policy: None takes the exam's own rule (GAOKAO-Bench: partial), else exact.
     """
 
     method: str = "generate"
@@ -50,7 +51,7 @@ class RunOptions:
     seed: int = 0
     max_new_tokens: int | None = None
     max_new_tokens_open: int | None = None
-    multi_policy: str = "exact"
+    multi_policy: str | None = None
     partial_credit: float = 0.5
     standard_scores: Mapping[str, float] = field(default_factory=dict)
     llm_extractor: str | None = None
@@ -66,7 +67,7 @@ class RunOptions:
             raise InputError("--limit must be > 0")
         if self.shots is not None and self.shots < 0:
             raise InputError("--shots must be >= 0")
-        if self.multi_policy not in MULTI_POLICIES:
+        if self.multi_policy is not None and self.multi_policy not in MULTI_POLICIES:
             raise InputError(
                 f"unknown multi policy {self.multi_policy!r} (known: {', '.join(MULTI_POLICIES)})"
             )
@@ -212,7 +213,7 @@ def prepare_run(
         exemplars_file=setup.exemplars_digest,
         llm_extractor=options.llm_extractor,
         model_settings=settings,
-        multi_policy=options.multi_policy,
+        multi_policy=options.multi_policy or str(exam.metadata.get("multi_policy", "exact")),
         partial_credit=options.partial_credit,
         shuffle_seed=options.shuffle_options,
         adapter=adapter,

@@ -288,14 +288,15 @@ def _candidates(text: str, prompt_copies: _PromptCopies | None) -> list[_Candida
     return [*best.values(), *_json_candidates(text)]
 
 
-def parse_judge_score(reply: str, prompt: str | None = None) -> JudgeScore:
+def parse_judge_score(reply: str, prompt: str | None = None, max_score: float = MAX_SCORE) -> JudgeScore:
     """The candidate's score from a judge reply (see the module docstring for the rules).
 
     prompt: the text the judge was sent; numbers the reply copied from it are not scores.
+    max_score: numbers above it are not scores (10 on kaoshi's own scale; a points scale reads higher).
     """
     text = _normalise(reply)
     prompt_copies = _PromptCopies(text, _normalise(prompt, drop_thinking=False)) if prompt else None
-    valid = [c for c in _candidates(text, prompt_copies) if 0 <= c.score <= MAX_SCORE]
+    valid = [c for c in _candidates(text, prompt_copies) if 0 <= c.score <= max_score]
     if not valid:
         return JudgeScore(None, "unparsed")
     best = max(valid, key=lambda c: (c.tier, not c.in_brackets, c.start))

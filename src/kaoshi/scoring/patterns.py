@@ -10,8 +10,9 @@ _EXPLANATION = re.compile(
     r"(?:【\s*(?:解析|分析|详解)\s*】|(?:解析|解释|分析|理由|explanation)\s*[:：])", re.I
 )
 _ANSWER_WORD = re.compile(r"答案|answer", re.I)
-# Markers some models write where an answer ends: GAOKAO-Bench's <eoa>, special tokens a server left in.
-END_MARKERS = re.compile(r"<\|[A-Za-z_]{1,30}\|>|</?(?:eoa|eos|eot|s)>", re.I)
+# Markers some models write where an answer ends: GAOKAO-Bench's <eoa> (and <eoe> after its 【解析】),
+# special tokens a server left in.
+END_MARKERS = re.compile(r"<\|[A-Za-z_]{1,30}\|>|</?(?:eoa|eoe|eos|eot|s)>", re.I)
 
 
 def answer_part(text: str) -> str:

@@ -1,0 +1,151 @@
+"""GAOKAO-Bench: China's college entrance exam, objective and subjective items, scored in points.
+
+Each subject's points are scaled to its full marks in the real exam (语文 150 … 生物 90), and the two exam
+totals add them up as the real exam does: the science total (语文, 数学 I, 英语, 物理, 化学, 生物) and the
+liberal-arts total (语文, 数学 II, 英语, 政治, 历史, 地理), 750 each. Physics multi-select earns 6 points,
+3 for a correct subset, 0 otherwise (the `partial` multiple-choice policy at 1/2, this benchmark's default).
+Subjective items are graded with `kaoshi judge --mode gaokao`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.layout import LeaderboardLayout
+from kaoshi.data.collect import LoadResult
+from kaoshi.data.errors import DataError
+from kaoshi.data.gaokao import (
+    EXAM_TOTALS,
+    GAOKAO_SUBJECTS,
+    OBJECTIVE_DIR,
+    SUBJECTIVE_DIR,
+    load_gaokao,
+)
+
+if TYPE_CHECKING:
+    from kaoshi.report.aggregate import RunSummary
+
+SCORING_RATE = "得分率"
+TOTAL_NAMES = {"science total": "理科总分", "liberal-arts total": "文科总分"}
+
+
+def load(request: LoadRequest) -> LoadResult:
+    """The repository root, `Data/`, one of its folders or one data file; one split, 'test'."""
+    if request.split not in (None, "test"):
+        raise DataError(f"GAOKAO-Bench has a single split ('test'), got {request.split!r}")
+    if request.data is None:
+        raise DataError(
+            "GAOKAO-Bench is not on the Hugging Face hub in its published layout: clone "
+            "https://github.com/OpenLMLab/GAOKAO-Bench and pass --data PATH (the repository root)"
+        )
+    return load_gaokao(request.data, subjects=request.subjects)
+
+
+def holds_gaokao(path: Path) -> bool:
+    """The repository root, `Data/`, one of its two folders, or a JSON file inside one of them."""
+    if path.is_file():
+        return path.suffix == ".json" and path.parent.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR)
+    if path.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR):
+        return True
+    data = path / "Data" if (path / "Data").is_dir() else path
+    return (data / OBJECTIVE_DIR).is_dir() or (data / SUBJECTIVE_DIR).is_dir()
+
+
+@dataclass(frozen=True)
+class ExamScore:
+    """A subject's points on its full marks, or an exam total; `covered` of `of` parts were answered."""
+
+    score: float
+    full_marks: float
+    covered: int
+    of: int
+
+
+def subject_scores(summary: RunSummary) -> dict[str, ExamScore]:
+    """Each GAOKAO subject's points scaled to its full marks, over the items scored so far (covered: items
+    scored of items asked; ungraded subjective items are not in it)."""
+    scores = {}
+    for row in summary.subject_points:
+        info = GAOKAO_SUBJECTS.get(row.subject)
+        if info is None or not row.max_points:
+            continue
+        scaled = info.full_marks * row.points / row.max_points
+        scores[row.subject] = ExamScore(scaled, info.full_marks, row.scored, row.questions)
+    return scores
+
+
+def exam_totals(summary: RunSummary) -> dict[str, ExamScore]:
+    """The science and liberal-arts totals: their six subjects' scaled scores added (covered: subjects
+    the run has of six; a total over fewer is over those only)."""
+    scores = subject_scores(summary)
+    totals = {}
+    for name, subjects in EXAM_TOTALS.items():
+        present = [scores[s] for s in subjects if s in scores]
+        if present:
+            totals[name] = ExamScore(
+                sum(p.score for p in present), sum(p.full_marks for p in present), len(present), len(subjects)
+            )
+    return totals
+
+
+class GaokaoLayout(LeaderboardLayout):
+    """A column per subject (points on its full marks), the two exam totals, and the scoring rate."""
+
+    note = (
+        "subjects: points on the subject's full marks (语文/数学/英语 150, 物理 110, 化学 100, "
+        "生物 90, 政治/历史/地理 100); 理科总分 = 语文+数学(理)+英语+物理+化学+生物, "
+        "文科总分 = 语文+数学(文)+英语+政治+历史+地理, of 750 each; "
+        "(n/N): a subject over n of its N items scored, a total over n of its 6 subjects; "
+        "得分率: points earned / available"
+    )
+
+    @property
+    def headline(self) -> str:
+        return SCORING_RATE
+
+    def columns(self, summaries: Sequence[RunSummary]) -> list[str]:
+        present = {row.subject for s in summaries for row in s.subject_points}
+        subjects = [GAOKAO_SUBJECTS[s].chinese for s in GAOKAO_SUBJECTS if s in present]
+        totals = sorted({TOTAL_NAMES[t] for s in summaries for t in exam_totals(s)}, reverse=True)
+        return [*subjects, *totals, SCORING_RATE]
+
+    def values(self, summary: RunSummary) -> dict[str, float | None]:
+        values: dict[str, float | None] = {
+            GAOKAO_SUBJECTS[s].chinese: score.score for s, score in subject_scores(summary).items()
+        }
+        values.update({TOTAL_NAMES[t]: total.score for t, total in exam_totals(summary).items()})
+        overall = summary.overall
+        values[SCORING_RATE] = overall.points / overall.max_points if overall.max_points else None
+        return values
+
+    def coverage(self, summary: RunSummary) -> dict[str, tuple[int, int]]:
+        covered = {GAOKAO_SUBJECTS[s].chinese: (x.covered, x.of) for s, x in subject_scores(summary).items()}
+        covered.update({TOTAL_NAMES[t]: (x.covered, x.of) for t, x in exam_totals(summary).items()})
+        return covered
+
+    def cell_text(self, column: str, value: float | None) -> str | None:
+        if column == SCORING_RATE or value is None:
+            return None
+        return f"{value:.1f}"
+
+
+GAOKAO_BENCH = Benchmark(
+    name="gaokao-bench",
+    description=(
+        "GAOKAO-Bench: college entrance exam items 2010-2022, objective and subjective, scored in points "
+        "with subject and exam totals"
+    ),
+    load=load,
+    default_prompt="gaokao",
+    detect=holds_gaokao,
+    categories={subject: "GAOKAO" for subject in GAOKAO_SUBJECTS},
+    leaderboard=GaokaoLayout(),
+    formats="the repository root (Data/ and Bench/), Data/, one of its two folders or one JSON file",
+    splits=("test",),
+    size="2,811 items: 1,781 objective + 1,030 subjective (all answers public)",
+    licence="Apache-2.0",
+)

@@ -1,0 +1,328 @@
+"""GAOKAO-Bench: `Data/Objective_Questions/*.json` and `Data/Subjective_Questions/*.json`, each file
+`{"keywords": ..., "example": [records]}`, scored in points.
+
+A record: `year`, `category` (the paper), `index`, `question` (options inside the text), `answer`
+(objective: a list, one entry per sub-question, or one letter-set string such as "BC" for physics
+multi-select; subjective: the reference answer), `analysis`, `score` (objective: points per
+sub-question; subjective: the item's points).
+
+The question type of a file is what the repository's `Bench/Obj_Prompt.json` / `Sub_Prompt.json` say for
+its keyword, when those files sit beside the data (the repository root was given, or `Data/` inside
+it). Without them it is read from the file name and the answers' shape: a physics file is multi-select,
+a list of several answers is one letter per sub-question, a subjective file is judged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kaoshi.data.answers import parse_option_letters
+from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require_text
+from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.model import Exam, Question, QuestionType, Source
+from kaoshi.data.options import split_options
+from kaoshi.data.rawio import iter_json_object_array, read_text
+from kaoshi.qtypes.multi_question import parse_sub_answers
+
+
+class GaokaoSubject(NamedTuple):
+    chinese: str
+    full_marks: float  # the subject's full marks in the real exam (merge_OBJ_SUB_score.py)
+
+
+# Subject -> Chinese name and full marks. Math I is the science paper (理科数学), Math II the liberal-arts
+# paper (文科数学).
+GAOKAO_SUBJECTS: dict[str, GaokaoSubject] = {
+    "Chinese": GaokaoSubject("语文", 150),
+    "Math I": GaokaoSubject("数学（理科）", 150),
+    "Math II": GaokaoSubject("数学（文科）", 150),
+    "English": GaokaoSubject("英语", 150),
+    "Physics": GaokaoSubject("物理", 110),
+    "Chemistry": GaokaoSubject("化学", 100),
+    "Biology": GaokaoSubject("生物", 90),
+    "Politics": GaokaoSubject("政治", 100),
+    "History": GaokaoSubject("历史", 100),
+    "Geography": GaokaoSubject("地理", 100),
+}
+SCIENCE_TOTAL = "science total"  # 理科总分
+LIBERAL_ARTS_TOTAL = "liberal-arts total"  # 文科总分
+EXAM_TOTALS: dict[str, tuple[str, ...]] = {
+    SCIENCE_TOTAL: ("Chinese", "Math I", "English", "Physics", "Chemistry", "Biology"),
+    LIBERAL_ARTS_TOTAL: ("Chinese", "Math II", "English", "Politics", "History", "Geography"),
+}
+# File-name words -> subject; Math_II before Math_I, so that "Math_II" is not read as "Math_I".
+_SUBJECT_WORDS = (
+    (re.compile(r"Math_II(?![A-Za-z])"), "Math II"),
+    (re.compile(r"Math_I(?![A-Za-z])"), "Math I"),
+    (re.compile(r"Chinese"), "Chinese"),
+    (re.compile(r"English"), "English"),
+    (re.compile(r"Physics"), "Physics"),
+    (re.compile(r"Chemistry"), "Chemistry"),
+    (re.compile(r"Biology"), "Biology"),
+    (re.compile(r"Political|Politics"), "Politics"),
+    (re.compile(r"History"), "History"),
+    (re.compile(r"Geography"), "Geography"),
+)
+
+OBJECTIVE_DIR, SUBJECTIVE_DIR = "Objective_Questions", "Subjective_Questions"
+PROMPT_FILES = {OBJECTIVE_DIR: "Obj_Prompt.json", SUBJECTIVE_DIR: "Sub_Prompt.json"}
+OBJECTIVE_TYPES = ("single_choice", "multi_choice", "multi_question_choice", "five_out_of_seven", "cloze")
+SUBJECTIVE_TYPES = ("subjective", "correction")
+# How each GAOKAO-Bench type is asked and graded in kaoshi.
+_KAOSHI_TYPE = {
+    "single_choice": QuestionType.SINGLE,
+    "multi_choice": QuestionType.MULTI,  # physics multi-select: 6 full / 3 correct subset (the partial rule)
+    "multi_question_choice": QuestionType.MULTI_QUESTION,
+    "five_out_of_seven": QuestionType.MULTI_QUESTION,
+    "cloze": QuestionType.MULTI_QUESTION,
+    "subjective": QuestionType.OPEN,
+    "correction": QuestionType.OPEN,
+}
+SINGLE_LETTERS = ("A", "B", "C", "D")
+
+
+@dataclass(frozen=True)
+class FilePrompt:
+    """What the repository's Bench/*_Prompt.json says of one data file (by its keyword)."""
+
+    gaokao_type: str
+    prefix_prompt: str
+
+
+def subject_of(keyword: str) -> str | None:
+    """The subject a file keyword such as `2010-2022_Math_II_MCQs` names."""
+    for pattern, subject in _SUBJECT_WORDS:
+        if pattern.search(keyword):
+            return subject
+    return None
+
+
+def gaokao_files(path: Path) -> list[tuple[Path, str]]:
+    """(file, OBJECTIVE_DIR or SUBJECTIVE_DIR) for the repository root, `Data/`, one of its two folders or
+    one data file."""
+    if not path.exists():
+        raise DataError(f"{path}: no such file or directory")
+    if path.is_file():
+        folder = SUBJECTIVE_DIR if path.parent.name == SUBJECTIVE_DIR else OBJECTIVE_DIR
+        return [(path, folder)]
+    if path.name in PROMPT_FILES:
+        return [(p, path.name) for p in sorted(path.glob("*.json"))]
+    data = path / "Data" if (path / "Data").is_dir() else path
+    found = [(p, folder) for folder in PROMPT_FILES for p in sorted((data / folder).glob("*.json"))]
+    if not found:
+        raise DataError(
+            f"{path}: no GAOKAO-Bench data (expected Data/{OBJECTIVE_DIR}/*.json and "
+            f"Data/{SUBJECTIVE_DIR}/*.json under the repository root)"
+        )
+    return found
+
+
+def find_prompt_file(data_file: Path, name: str) -> Path | None:
+    """The repository's Bench/<name> near a data file (the repository is three levels up at most)."""
+    for parent in list(data_file.parents)[:4]:
+        candidate = parent / "Bench" / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_prompt_file(path: Path) -> dict[str, FilePrompt]:
+    """keyword -> type and prefix prompt, from Bench/Obj_Prompt.json or Sub_Prompt.json.
+
+    UNVERIFIED beyond the names of its types: the layout read here is a list of entries (or an object
+    holding one list) with `type`, `keyword` and `prefix_prompt`; anything else is refused by name."""
+    try:
+        value: Any = json.loads(read_text(path))
+    except (ValueError, RecursionError) as exc:
+        raise DataError(f"{path}: not JSON ({exc})") from None
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        value = lists[0] if len(lists) == 1 else None
+    if not isinstance(value, list):
+        raise DataError(f"{path}: expected a list of prompt entries with type, keyword and prefix_prompt")
+    prompts: dict[str, FilePrompt] = {}
+    for number, entry in enumerate(value, start=1):
+        fields = ("type", "keyword", "prefix_prompt")
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(f), str) for f in fields):
+            raise DataError(f"{path}: entry {number} lacks one of {', '.join(fields)} (as text)")
+        if entry["type"] not in _KAOSHI_TYPE:
+            known = ", ".join(_KAOSHI_TYPE)
+            raise DataError(f"{path}: entry {number}: unknown type {entry['type']!r} (known: {known})")
+        prompts[entry["keyword"]] = FilePrompt(entry["type"], entry["prefix_prompt"])
+    return prompts
+
+
+def infer_type(keyword: str, folder: str, answer: object) -> str:
+    """The GAOKAO-Bench type of a record when no prompt file says it."""
+    if folder == SUBJECTIVE_DIR:
+        return "correction" if "Correction" in keyword else "subjective"
+    if subject_of(keyword) == "Physics":
+        return "multi_choice"
+    if isinstance(answer, list) and len(answer) > 1:
+        if "Cloze" in keyword:
+            return "cloze"
+        letters = "".join(str(a) for a in answer)
+        return "five_out_of_seven" if any(ch in "EFG" for ch in letters) else "multi_question_choice"
+    return "single_choice"
+
+
+def _points(record: Mapping[str, object]) -> float:
+    value = record.get("score")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FieldError("score", f"expected the points as a number, got {value!r}")
+    if not value > 0 or value > 1000:
+        raise FieldError("score", f"points must be between 0 and 1,000, got {value!r}")
+    return float(value)
+
+
+def _text_answer(value: object) -> str:
+    """A subjective record's reference answer: text, or a list of texts (one per part)."""
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        value = "\n".join(v.strip() for v in value)
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError("answer", f"a subjective item needs its reference answer as text, got {value!r}")
+    return value.strip()
+
+
+def _choice_options(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Options read out of the question text; A-D bare when the text does not split cleanly (the question
+    is always shown as written, options inside)."""
+    stem, options = split_options(text)
+    if len(options) >= 2:
+        return stem, options
+    return text.strip(), tuple((letter, "") for letter in SINGLE_LETTERS)
+
+
+def gaokao_question(
+    record: Mapping[str, object], keyword: str, folder: str, prompt: FilePrompt | None, file: str, line: int
+) -> Question:
+    """One GAOKAO-Bench record as a Question with id '{keyword}/{index}'."""
+    raw = dict(record)
+    index = raw.get("index")
+    if isinstance(index, bool) or not isinstance(index, (int, str)) or not str(index).strip():
+        raise FieldError("index", f"expected the item's index (a number), got {index!r}")
+    text = require_text(raw, "question")
+    answer = raw.get("answer")
+    gaokao_type = prompt.gaokao_type if prompt is not None else infer_type(keyword, folder, answer)
+    if (folder == SUBJECTIVE_DIR) != (gaokao_type in SUBJECTIVE_TYPES):
+        raise FieldError(None, f"a {gaokao_type} item does not belong in {folder}")
+    qtype = _KAOSHI_TYPE[gaokao_type]
+    points = _points(raw)
+    options: tuple[tuple[str, str], ...] = ()
+    stem = text.strip()
+    gold: frozenset[str] | str
+    if qtype is QuestionType.OPEN:
+        gold = _text_answer(answer)
+    elif qtype is QuestionType.MULTI_QUESTION:
+        gold = parse_sub_answers(answer)
+        points *= len(gold)  # `score` is per sub-question
+    else:
+        if not isinstance(answer, list) or len(answer) != 1:
+            raise FieldError("answer", f"a {gaokao_type} item has one answer in a list, got {answer!r}")
+        gold = parse_option_letters(answer[0], exactly_one=qtype is QuestionType.SINGLE)
+        stem, options = _choice_options(text)
+        letters = "".join(letter for letter, _ in options)
+        if not gold <= set(letters):
+            raise FieldError("answer", f"answer {answer!r} is not among the options {letters}")
+    subject = subject_of(keyword) or keyword
+    verbatim = [("question", text), ("gaokao_type", gaokao_type), ("keyword", keyword)]
+    if prompt is not None:
+        verbatim.append(("prefix_prompt", prompt.prefix_prompt))
+    for name in ("year", "category"):
+        verbatim.append((name, optional_text(raw, name)))
+    return Question(
+        id=f"{keyword}/{str(index).strip()}",
+        type=qtype,
+        stem=stem,
+        options=options,
+        answer=gold,
+        explanation=optional_text(raw, "analysis").strip(),
+        points=points,
+        subject=subject,
+        domain=keyword,
+        split="test",
+        source=Source(file, line),
+        verbatim=tuple(verbatim),
+    )
+
+
+def load_gaokao(path: Path, *, subjects: Iterable[str] | None = None) -> LoadResult:
+    """GAOKAO-Bench from the repository root, `Data/`, one of its folders or one data file."""
+    wanted = set(subjects) if subjects else None
+    errors: list[RowError] = []
+    warnings: list[str] = []
+    questions: list[Question] = []
+    prompt_tables: dict[Path, dict[str, FilePrompt]] = {}
+    no_prompts: set[str] = set()
+    for file, folder in gaokao_files(path):
+        keyword = file.stem
+        subject = subject_of(keyword)
+        if subject is None:
+            warnings.append(f"{file}: no GAOKAO subject in the file name; its items count under {keyword!r}")
+        if wanted is not None and (subject or keyword) not in wanted:
+            continue
+        prompt_file = find_prompt_file(file, PROMPT_FILES[folder])
+        prompt = None
+        if prompt_file is None:
+            no_prompts.add(PROMPT_FILES[folder])
+        else:
+            if prompt_file not in prompt_tables:
+                prompt_tables[prompt_file] = read_prompt_file(prompt_file)
+            prompt = prompt_tables[prompt_file].get(keyword)
+            if prompt is None:
+                warnings.append(f"{prompt_file}: no entry for {keyword!r}; its type is read from the data")
+        _read_file(file, folder, keyword, prompt, questions, errors)
+    if no_prompts:
+        warnings.append(
+            f"no Bench/{' or '.join(sorted(no_prompts))} beside the data: question types were read from the "
+            "file names and answers, and the official prompts are not available (pass the repository root "
+            "for them, or use --prompt gaokao-kaoshi)"
+        )
+    if wanted is not None and not questions and not errors:
+        known = ", ".join(GAOKAO_SUBJECTS)
+        raise DataError(f"{path}: no items of subject(s) {', '.join(sorted(wanted))} (subjects: {known})")
+    metadata: dict[str, object] = {
+        "benchmark": "gaokao-bench",
+        "path": str(path),
+        "split": "test",
+        # Each subject's points scale to its full marks; the physics rule is the partial policy at 1/2.
+        "standard_scores": {s: info.full_marks for s, info in GAOKAO_SUBJECTS.items()},
+        "multi_policy": "partial",
+    }
+    exam = Exam("gaokao-bench", tuple(questions), (), metadata)
+    return LoadResult(exam, tuple(errors), (), tuple(warnings))
+
+
+def _read_file(
+    file: Path,
+    folder: str,
+    keyword: str,
+    prompt: FilePrompt | None,
+    questions: list[Question],
+    errors: list[RowError],
+) -> None:
+    collector = QuestionCollector(str(file))
+    try:
+        rows = list(iter_json_object_array(file, read_text(file), "example"))
+    except DataError as exc:
+        errors.extend(exc.errors or (RowError(str(file), None, None, str(exc)),))
+        return
+    for item in rows:
+        if isinstance(item, RowError):
+            collector.error(item)
+            continue
+        line, record = item
+        if not isinstance(record, dict):
+            collector.error(
+                RowError(str(file), line, None, f"expected an object, got {type(record).__name__}")
+            )
+            continue
+        collector.add(line, partial(gaokao_question, record, keyword, folder, prompt, str(file), line))
+    questions.extend(collector.questions)
+    errors.extend(collector.errors)

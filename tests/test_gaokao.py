@@ -1,0 +1,446 @@
+"""GAOKAO-Bench: the published layout (our own items), sub-question points, the physics partial rule, the
+gaokao judge capped at an item's points, and the subject and exam totals on a hand-computed run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import kaoshi
+from kaoshi.benchmarks import get_benchmark
+from kaoshi.benchmarks.gaokao import GaokaoLayout, exam_totals, subject_scores
+from kaoshi.cli.main import main
+from kaoshi.data import DataError, QuestionType, load_exam
+from kaoshi.data.loaders import detect_benchmark
+from kaoshi.errors import InputError
+from kaoshi.prompts import RenderOptions, get_template
+from kaoshi.qtypes.multi_question import sub_answers
+from kaoshi.scoring import extract_answer, grade_answer
+
+OBJ, SUB = "Objective_Questions", "Subjective_Questions"
+MATH_PREFIX = "请做下面的数学选择题，写出【解析】和【答案】。\n题目："  # our own words, in the file's place
+
+# Our own items, in the published record layout.
+FILES: dict[tuple[str, str], list[dict[str, Any]]] = {
+    (OBJ, "2010-2022_Math_I_MCQs"): [
+        {
+            "year": "2019",
+            "category": "（新课标Ⅰ）",
+            "question": "1．已知集合 M={1,2}，N={2,3}，则 M∩N=（　　）\nA．{1}\nB．{2}\nC．{3}\nD．{1,2,3}\n",
+            "answer": ["B"],
+            "analysis": "两个集合的公共元素只有 2。",
+            "index": 0,
+            "score": 5,
+        },
+        {
+            "year": "2020",
+            "category": "（新课标Ⅱ）",
+            "question": "2．函数 y=2x+1 的图象经过点（　　）\nA．(0,1)\nB．(1,1)\nC．(0,2)\nD．(2,1)",
+            "answer": ["A"],
+            "analysis": "x=0 时 y=1。",
+            "index": 1,
+            "score": 5,
+        },
+    ],
+    (OBJ, "2010-2022_Math_II_MCQs"): [
+        {
+            "year": "2021",
+            "category": "（全国乙卷）",
+            "question": "3．1+1=（　　）\nA．1\nB．2\nC．3\nD．4",
+            "answer": ["B"],
+            "analysis": "",
+            "index": 0,
+            "score": 5,
+        }
+    ],
+    (OBJ, "2010-2022_Physics_MCQs"): [
+        {
+            "year": "2018",
+            "category": "（新课标Ⅲ）",
+            "question": "14．下列说法正确的是（　　）\nA．光是电磁波\nB．声音能在真空中传播\n"
+            "C．质量是惯性的量度\nD．摩擦力总是阻力",
+            "answer": ["AC"],
+            "analysis": "声音不能在真空中传播，摩擦力也可以是动力。",
+            "index": 0,
+            "score": 6,
+        }
+    ],
+    (OBJ, "2012-2022_English_Cloze_Test"): [
+        {
+            "year": "2017",
+            "category": "（新课标Ⅰ）",
+            "question": "Tom __1__ to school every day and __2__ his friends. He __3__ the bus and "
+            "__4__ home.\n"
+            "1. A. go B. goes C. going D. gone\n2. A. meet B. meets C. met D. meeting\n"
+            "3. A. take B. took C. takes D. taking\n4. A. walks B. walk C. walked D. walking",
+            "answer": ["B", "B", "C", "A"],
+            "analysis": "一般现在时，主语第三人称单数。",
+            "index": 0,
+            "score": 1.5,
+        }
+    ],
+    (OBJ, "2010-2022_English_Fill_in_Blanks"): [
+        {
+            "year": "2016",
+            "category": "（新课标Ⅱ）",
+            "question": "Read and choose five of the seven sentences for the blanks 36-40.\n"
+            "A. One. B. Two. C. Three. D. Four. E. Five. F. Six. G. Seven.",
+            "answer": ["A", "G", "C", "E", "B"],
+            "analysis": "",
+            "index": 0,
+            "score": 2,
+        }
+    ],
+    (OBJ, "2010-2022_Chinese_Lang_and_Usage_MCQs"): [
+        {
+            "year": "2015",
+            "category": "（新课标Ⅰ）",
+            "question": "下列词语中没有错别字的一项是（　　）\n"
+            "A．再接再励\nB．按部就班\nC．迫不急待\nD．一愁莫展",
+            "answer": ["B"],
+            "analysis": "",
+            "index": 0,
+            "score": 3,
+        }
+    ],
+    (SUB, "2010-2022_Math_I_Open-ended_Questions"): [
+        {
+            "year": "2022",
+            "category": "（新高考Ⅰ）",
+            "question": "17．已知等差数列 {a_n} 中 a_1=1，公差 d=2。（1）求 a_n；（2）求前 n 项和 S_n。",
+            "answer": "（1）a_n=2n-1；（2）S_n=n^2。",
+            "analysis": "由通项公式 a_n=a_1+(n-1)d 得 a_n=2n-1，求和得 S_n=n^2。",
+            "index": 0,
+            "score": 12,
+        }
+    ],
+}
+PROMPTS = {
+    "Obj_Prompt.json": [
+        ("single_choice", "2010-2022_Math_I_MCQs", MATH_PREFIX),
+        ("single_choice", "2010-2022_Math_II_MCQs", "请做下面的文科数学选择题。\n"),
+        ("multi_choice", "2010-2022_Physics_MCQs", "请做下面的物理选择题，可能有多个正确选项。\n"),
+        ("cloze", "2012-2022_English_Cloze_Test", "请做下面的英语完形填空。\n"),
+        ("five_out_of_seven", "2010-2022_English_Fill_in_Blanks", "请做下面的七选五。\n"),
+        ("single_choice", "2010-2022_Chinese_Lang_and_Usage_MCQs", "请做下面的语文选择题。\n"),
+    ],
+    "Sub_Prompt.json": [("subjective", "2010-2022_Math_I_Open-ended_Questions", "请解答下面的数学题。\n")],
+}
+
+
+def write_repo(root: Path, *, with_prompts: bool = True) -> Path:
+    for (folder, keyword), records in FILES.items():
+        path = root / "Data" / folder / f"{keyword}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            json.dumps({"keywords": keyword, "example": records}, ensure_ascii=False, indent=4),
+            encoding="utf-8",
+        )
+    if with_prompts:
+        (root / "Bench").mkdir()
+        for name, entries in PROMPTS.items():
+            examples = [{"type": t, "keyword": k, "prefix_prompt": p, "comment": ""} for t, k, p in entries]
+            (root / "Bench" / name).write_text(
+                json.dumps({"examples": examples}, ensure_ascii=False), "utf-8"
+            )
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return write_repo(tmp_path / "GAOKAO-Bench")
+
+
+def test_loads_the_published_layout(repo: Path) -> None:
+    exam = load_exam("gaokao-bench", repo).exam
+    by_id = {q.id: q for q in exam.questions}
+    assert len(by_id) == 8
+    single = by_id["2010-2022_Math_I_MCQs/0"]
+    assert (single.type, single.answer, single.points, single.subject) == (
+        QuestionType.SINGLE,
+        frozenset("B"),
+        5.0,
+        "Math I",
+    )
+    assert single.letters == ("A", "B", "C", "D") and single.option_map["B"] == "{2}"
+    assert single.verbatim_field("prefix_prompt") == MATH_PREFIX
+    assert single.explanation == "两个集合的公共元素只有 2。"
+    physics = by_id["2010-2022_Physics_MCQs/0"]
+    assert (physics.type, physics.answer, physics.points) == (QuestionType.MULTI, frozenset("AC"), 6.0)
+    cloze = by_id["2012-2022_English_Cloze_Test/0"]
+    # `score` is per sub-question: 4 blanks x 1.5 points.
+    assert (cloze.type, cloze.answer, cloze.points) == (QuestionType.MULTI_QUESTION, "BBCA", 6.0)
+    seven = by_id["2010-2022_English_Fill_in_Blanks/0"]
+    assert (seven.answer, seven.points, seven.verbatim_field("gaokao_type")) == (
+        "AGCEB",
+        10.0,
+        "five_out_of_seven",
+    )
+    essay = by_id["2010-2022_Math_I_Open-ended_Questions/0"]
+    assert (essay.type, essay.points, essay.subject) == (QuestionType.OPEN, 12.0, "Math I")
+    assert essay.answer == "（1）a_n=2n-1；（2）S_n=n^2。"
+    assert exam.metadata["multi_policy"] == "partial"
+    assert exam.metadata["standard_scores"]["Physics"] == 110
+
+
+def test_data_folder_one_folder_and_one_file(repo: Path) -> None:
+    assert len(load_exam("gaokao-bench", repo / "Data").exam) == 8
+    assert len(load_exam("gaokao-bench", repo / "Data" / SUB).exam) == 1
+    one = load_exam("gaokao-bench", repo / "Data" / OBJ / "2010-2022_Physics_MCQs.json")
+    # The prompt file is found three levels up from a data file.
+    assert one.exam.questions[0].verbatim_field("gaokao_type") == "multi_choice"
+    assert not one.warnings
+
+
+def test_without_the_prompt_files_types_come_from_names_and_answers(tmp_path: Path) -> None:
+    root = write_repo(tmp_path / "data-only", with_prompts=False)
+    result = load_exam("gaokao-bench", root)
+    types = {q.id.split("/")[0]: q.verbatim_field("gaokao_type") for q in result.exam.questions}
+    assert types["2010-2022_Physics_MCQs"] == "multi_choice"
+    assert types["2012-2022_English_Cloze_Test"] == "cloze"
+    assert types["2010-2022_English_Fill_in_Blanks"] == "five_out_of_seven"
+    assert types["2010-2022_Math_I_MCQs"] == "single_choice"
+    assert types["2010-2022_Math_I_Open-ended_Questions"] == "subjective"
+    assert any("--prompt gaokao-kaoshi" in w for w in result.warnings)
+    question = result.exam.questions[0]
+    with pytest.raises(InputError, match="gaokao-kaoshi"):
+        get_template("gaokao").render(question, result.exam, RenderOptions(0))
+    text = get_template("gaokao-kaoshi").render(question, result.exam, RenderOptions(0)).text
+    assert (
+        "【解析】" in text
+        and "<eoa>" in text
+        and text.endswith(question.verbatim_field("question").strip() + "\n")
+    )
+
+
+def test_official_prompt_is_the_files_prefix_then_the_question(repo: Path) -> None:
+    exam = load_exam("gaokao-bench", repo).exam
+    question = exam.question("2010-2022_Math_I_MCQs/0")
+    raw = FILES[(OBJ, "2010-2022_Math_I_MCQs")][0]["question"]
+    template = get_template("gaokao")
+    assert template.render(question, exam, RenderOptions(0)).text == MATH_PREFIX + raw.strip() + "\n"
+    chat = template.render(question, exam, RenderOptions(0, chat=True))
+    assert chat.messages == (("user", MATH_PREFIX + raw.strip() + "\n"),)
+
+
+def test_detection(repo: Path, tmp_path: Path) -> None:
+    assert detect_benchmark(repo) == "gaokao-bench"
+    assert detect_benchmark(repo / "Data" / OBJ) == "gaokao-bench"
+    assert detect_benchmark(repo / "Data" / OBJ / "2010-2022_Math_I_MCQs.json") == "gaokao-bench"
+    ceval = tmp_path / "ceval"
+    (ceval / "val").mkdir(parents=True)
+    (ceval / "val" / "computer_network_val.csv").write_text("id,question,A,B,C,D,answer\n", encoding="utf-8")
+    assert detect_benchmark(ceval) == "ceval"
+
+
+def write_file(tmp_path: Path, keyword: str, records: list[Any], folder: str = OBJ) -> Path:
+    path = tmp_path / "Data" / folder / f"{keyword}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = {"keywords": keyword, "example": records}
+    path.write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path
+
+
+def test_bad_records_name_file_line_and_field(tmp_path: Path) -> None:
+    good = dict(FILES[(OBJ, "2010-2022_Math_I_MCQs")][0])
+    records = [
+        good,
+        {**good, "index": 1, "score": "五"},
+        {**good, "index": 2, "answer": ["E"]},
+        {**good, "index": 3, "answer": "B"},
+        {**good, "index": 4, "question": ""},
+        "not an object",
+        {**good, "index": 0},
+    ]
+    path = write_file(tmp_path, "2010-2022_History_MCQs", records)
+    with pytest.raises(DataError) as caught:
+        load_exam("gaokao-bench", tmp_path)
+    text = "\n".join(str(error) for error in caught.value.errors)
+    lines = path.read_text(encoding="utf-8").split("\n")
+
+    def line_of(index: int) -> int:
+        starts = [n for n, line in enumerate(lines, start=1) if line in ("    {", '    "not an object",')]
+        return starts[index]
+
+    assert f"{path}:{line_of(1)}: field 'score'" in text
+    assert f"{path}:{line_of(2)}: field 'answer'" in text
+    assert "is not among the options ABCD" in text
+    assert f"{path}:{line_of(3)}: field 'answer': a single_choice item has one answer in a list" in text
+    assert f"{path}:{line_of(4)}: field 'question'" in text
+    assert "expected an object" in text
+    assert "duplicate id '2010-2022_History_MCQs/0'" in text
+
+
+def test_bad_json_and_wrong_folder(tmp_path: Path) -> None:
+    path = tmp_path / "Data" / OBJ / "2010-2022_Biology_MCQs.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"keywords": "b", "example": [\n{"index": 0,\n "score": }]}', encoding="utf-8")
+    with pytest.raises(DataError, match=r"invalid JSON") as caught:
+        load_exam("gaokao-bench", tmp_path)
+    assert f"{path}:3" in str(caught.value)
+    path.write_text('{"keywords": "b", "items": []}', encoding="utf-8")
+    with pytest.raises(DataError, match="no 'example' array"):
+        load_exam("gaokao-bench", tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DataError, match="no GAOKAO-Bench data"):
+        load_exam("gaokao-bench", empty)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # GAOKAO's own format, one block per sub-question.
+        (
+            "(1)【解析】主语是三单。<eoe>\n【答案】B <eoa>\n(2)【解析】同上<eoe>\n【答案】B<eoa>\n"
+            "(3)【解析】…<eoe>\n【答案】：C <eoa>\n(4)【解析】…<eoe>\n【答案】A<eoa>",
+            "BBCA",
+        ),
+        # one answer line with every letter
+        ("【解析】逐空分析……<eoe>\n【答案】B B C A <eoa>", "BBCA"),
+        ("答案：BBCA", "BBCA"),
+        ("The answers are as follows.\nAnswer: B, B, C, A", "BBCA"),
+        # numbered, out of order, the reasoning mentions another letter first
+        ("第1空不是A，应选B。\n2. B\n1. B\n4. A\n3. C", "BBCA"),
+        # a reasoning model: the think block's guesses are dropped
+        ("<think>1. A 2. A 3. A 4. A? no</think>\n【答案】B B C A", "BBCA"),
+        # too few letters: never guessed into positions
+        ("【答案】B B C", None),
+        ("I am not sure.", None),
+    ],
+)
+def test_sub_answers_are_read_in_order(repo: Path, reply: str, expected: str | None) -> None:
+    exam = load_exam("gaokao-bench", repo).exam
+    cloze = exam.question("2012-2022_English_Cloze_Test/0")
+    extraction = extract_answer(cloze, reply)
+    assert extraction.answer == expected
+    assert extraction.status == ("ok" if expected else "unparsed")
+
+
+def test_sub_question_points(repo: Path) -> None:
+    cloze = load_exam("gaokao-bench", repo).exam.question("2012-2022_English_Cloze_Test/0")
+    assert grade_answer(cloze, "BBCA").points == 6.0 and grade_answer(cloze, "BBCA").correct
+    three = grade_answer(cloze, "BBCD")
+    assert (three.correct, three.points) == (False, 4.5)
+    assert grade_answer(cloze, None).points == 0.0
+    assert sub_answers("答案：ABC", 4) is None
+
+
+def test_physics_partial_rule(repo: Path) -> None:
+    physics = load_exam("gaokao-bench", repo).exam.question("2010-2022_Physics_MCQs/0")
+    assert grade_answer(physics, frozenset("AC"), "partial").points == 6.0
+    assert grade_answer(physics, frozenset("A"), "partial").points == 3.0
+    assert grade_answer(physics, frozenset("AB"), "partial").points == 0.0
+    assert grade_answer(physics, frozenset("ABC"), "partial").points == 0.0
+    assert grade_answer(physics, frozenset("A"), "exact").points == 0.0
+
+
+# A model that answers each item as we choose (by a phrase of its question), and a judge.
+ANSWERS = {
+    "M∩N": "【解析】公共元素是 2。<eoe>\n【答案】B<eoa>",  # right: 5
+    "2x+1": "【解析】代入。<eoe>\n【答案】C<eoa>",  # wrong: 0 of 5
+    "1+1": "【解析】<eoe>\n【答案】A<eoa>",  # wrong: 0 of 5 (Math II)
+    "下列说法正确": "【解析】光是电磁波。<eoe>\n【答案】A<eoa>",  # correct subset: 3 of 6
+    "Tom __1__": "【答案】B B C D",  # 3 of 4 blanks: 4.5 of 6
+    "five of the seven": "答案：AGCEB",  # all: 10 of 10
+    "错别字": "【答案】B<eoa>",  # right: 3 of 3
+    "等差数列": "【解析】a_n=2n-1，S_n=n^2<eoe>\n【答案】a_n=2n-1",
+}
+
+
+def answer(prompt: str) -> str:
+    return next(reply for phrase, reply in ANSWERS.items() if phrase in prompt)
+
+
+def test_a_run_judged_and_totalled_by_hand(repo: Path, tmp_path: Path) -> None:
+    store = tmp_path / "runs.sqlite"
+    result = kaoshi.evaluate(load_exam(data=repo), answer, store=store, run_name="mixed")
+    assert result.spec.multi_policy == "partial" and result.spec.prompt == "gaokao"
+    judged = kaoshi.judge(
+        "mixed", lambda prompt: "第一问正确，第二问缺少过程。\n【总分】8分", store=store, mode="gaokao"
+    )
+    assert judged.graded == 1
+    summary = kaoshi.summarize("mixed", store=store)
+    scores = {s: round(x.score, 4) for s, x in subject_scores(summary).items()}
+    # Math I: (5 + 0 + 8) of (5 + 5 + 12) points -> 150 x 13/22; Physics 3 of 6 -> 110/2;
+    # English (4.5 + 10) of 16 -> 150 x 14.5/16; Chinese 3 of 3; Math II 0 of 5.
+    assert scores == {
+        "Math I": round(150 * 13 / 22, 4),
+        "Physics": 55.0,
+        "English": round(150 * 14.5 / 16, 4),
+        "Chinese": 150.0,
+        "Math II": 0.0,
+    }
+    totals = exam_totals(summary)
+    science, liberal = totals["science total"], totals["liberal-arts total"]
+    assert science.score == pytest.approx(150 + 150 * 13 / 22 + 150 * 14.5 / 16 + 55)
+    assert (science.covered, science.of, science.full_marks) == (4, 6, 150 + 150 + 150 + 110)
+    assert liberal.score == pytest.approx(150 + 150 * 14.5 / 16 + 0)
+    assert (liberal.covered, liberal.of) == (3, 6)
+    values = GaokaoLayout().values(summary)
+    assert values["得分率"] == pytest.approx((5 + 8 + 3 + 4.5 + 10 + 3) / (5 + 5 + 12 + 5 + 6 + 6 + 10 + 3))
+    assert values["理科总分"] == pytest.approx(science.score)
+
+
+@pytest.mark.parametrize(
+    ("reply", "points", "capped"),
+    [
+        ("第一问正确 6 分，第二问正确。\n【总分】12分", 12.0, False),
+        ("【总分】15分", 12.0, True),  # more than the item's points: capped, not dropped
+        ("过程不完整。【总分】7.5分", 7.5, False),
+        ("**【总分】0分**", 0.0, False),
+    ],
+)
+def test_gaokao_judge_points_are_capped_at_the_items(
+    repo: Path, tmp_path: Path, reply: str, points: float, capped: bool
+) -> None:
+    store = tmp_path / "runs.sqlite"
+    exam = load_exam("gaokao-bench", repo / "Data" / SUB)
+    kaoshi.evaluate(exam, answer, store=store, run_name="essay")
+    prompts: list[str] = []
+
+    def judge(prompt: str) -> str:
+        prompts.append(prompt)
+        return reply
+
+    kaoshi.judge("essay", judge, store=store, mode="gaokao")
+    grade = next(iter(kaoshi.load_run("essay", store=store).grades.values()))
+    assert grade.points == points and grade.score == pytest.approx(10 * points / 12)
+    assert grade.rounds[0]["capped"] is capped
+    for field in (
+        "【题目】17．已知等差数列",
+        "【分析过程】由通项公式",
+        "【标准答案】（1）a_n=2n-1",
+        "【分值】12分",
+    ):
+        assert field in prompts[0]
+    assert "【学生分析与答案】【解析】a_n=2n-1" in prompts[0]
+
+
+def test_cli_end_to_end(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "runs.sqlite")
+
+    def cli(*args: str) -> str:
+        assert main(list(args)) == 0
+        return capsys.readouterr().out
+
+    cli("run", "--data", str(repo), "--model", "random", "--run-name", "rand", "--store", store)
+    cli("run", "--data", str(repo), "--model", "constant:B", "--run-name", "const", "--store", store)
+    board = cli("leaderboard", "--store", store)
+    assert "leaderboard — gaokao-bench" in board and "理科总分" in board and "得分率" in board
+    report = json.loads(cli("report", "const", "--format", "json", "--store", store))
+    physics = next(row for row in report["subject_points"] if row["subject"] == "Physics")
+    assert (physics["standard"], physics["max_points"]) == (110, 6.0)
+    assert kaoshi.load_run("const", store=store).run.spec.multi_policy == "partial"
+    cli("plot", "const", "--out", str(tmp_path / "plot.png"), "--store", store)
+    cli("html", "const", "--output", str(tmp_path / "report.html"), "--store", store)
+    assert (tmp_path / "plot.png").stat().st_size > 0 and (tmp_path / "report.html").stat().st_size > 0
+
+
+def test_listed_with_its_facts() -> None:
+    benchmark = get_benchmark("gaokao-bench")
+    assert benchmark.default_prompt == "gaokao" and benchmark.splits == ("test",)
+    assert "1,781 objective" in benchmark.size and benchmark.licence == "Apache-2.0"
