@@ -268,6 +268,25 @@ def test_llamacpp_keeps_the_shared_prefix_between_questions(fake_llama_cpp: Path
         assert abs(reused.logprobs[candidate] - value) < 1e-9
 
 
+def test_llamacpp_candidates_share_their_first_tokens(fake_llama_cpp: Path) -> None:
+    model = resolve_model(f"llamacpp:{fake_llama_cpp}")
+    llm = model.llm  # type: ignore[attr-defined]
+    candidates = ("A", "AB", "ABD", "ABCD", "BD", "C")
+    request = LoglikRequest("q", "题\n答案：", candidates, answer_end="\n")
+    [output] = list(model.loglikelihood([request]))
+    context = [1, *"题\n答案：".encode()]
+    assert output.logprobs is not None
+    for candidate in candidates:
+        expected = sequence_logprob(context, list(f"{candidate}\n".encode()))
+        assert abs(output.logprobs[candidate] - expected) < 1e-9
+    # Each distinct token path past the context runs once: A, AB, ABC, ABCD, ABD, B, BD, C (the context,
+    # then 8 tokens), not the 1 + 2 + 3 + 4 + 2 + 1 = 13 a candidate-by-candidate pass would run.
+    assert llm.evaluated == len(context) + 8
+    again = LoglikRequest("r", "题\n答案：", tuple(reversed(candidates)), answer_end="\n")
+    [reordered] = list(resolve_model(f"llamacpp:{fake_llama_cpp}").loglikelihood([again]))
+    assert reordered.logprobs == output.logprobs
+
+
 def test_a_letter_set_no_longer_loses_to_its_own_prefix(
     fake_llama_cpp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -433,8 +433,9 @@ class HFModel(Model):
         started = time.perf_counter()
         prefix = group[0][1][:prefix_len]
         with torch.inference_mode():
+            # No position of the prefix is scored: one row of logits instead of a vocabulary per token.
             cache = self.model(
-                input_ids=torch.tensor([prefix], device=self.device), use_cache=True
+                input_ids=torch.tensor([prefix], device=self.device), use_cache=True, logits_to_keep=1
             ).past_key_values
         items = [_Pending(request, context, continuations) for request, context, continuations in group]
         items.sort(key=lambda item: len(item.context))

@@ -205,7 +205,8 @@ class Decoder:
         torch = self.torch
         with torch.inference_mode():
             ids = torch.tensor([prefix], device=self.device)
-            return self.model(input_ids=ids, use_cache=True).past_key_values
+            # No position of the prefix is read: one row of logits instead of a vocabulary per token.
+            return self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
 
     def run(self, prefixes: Mapping[int, tuple[Any, int]], rows: Sequence[Row]) -> None:
         """Generate every row greedily after its group's prefix (cache, length); fills `tokens` (without
