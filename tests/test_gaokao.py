@@ -106,28 +106,72 @@ FILES: dict[tuple[str, str], list[dict[str, Any]]] = {
             "score": 3,
         }
     ],
+    # The subjective files write the reference as `standard_answer`.
     (SUB, "2010-2022_Math_I_Open-ended_Questions"): [
         {
             "year": "2022",
             "category": "（新高考Ⅰ）",
             "question": "17．已知等差数列 {a_n} 中 a_1=1，公差 d=2。（1）求 a_n；（2）求前 n 项和 S_n。",
-            "answer": "（1）a_n=2n-1；（2）S_n=n^2。",
+            "standard_answer": "（1）a_n=2n-1；（2）S_n=n^2。",
             "analysis": "由通项公式 a_n=a_1+(n-1)d 得 a_n=2n-1，求和得 S_n=n^2。",
             "index": 0,
             "score": 12,
         }
     ],
+    # A fill-in file: the prompt file types it `cloze`, and it is judged like every subjective item.
+    (SUB, "2010-2022_Math_I_Fill-in-the-Blank"): [
+        {
+            "year": "2021",
+            "category": "（全国甲卷）",
+            "question": "13. (5 分) 函数 y=x^2 在 x=3 处的导数为\n",
+            "standard_answer": "6\n",
+            "analysis": "y'=2x，代入得 6。",
+            "index": 0,
+            "score": 5,
+        }
+    ],
+    # A reading item: a passage, then the question as a list of parts.
+    (SUB, "2010-2022_Chinese_Language_Literary_Text_Reading"): [
+        {
+            "year": "2019",
+            "category": "（新课标Ⅱ）",
+            "passage": ["  阅读下面的文字。\n", "小河弯弯，绕过村口的老槐树。"],
+            "question": ["（1）文中的小河有什么作用？", "（2）请简要分析。"],
+            "standard_answer": ["（1）串起全文。", "（2）寄托乡愁。"],
+            "analysis": "",
+            "index": 0,
+            "score": 6,
+        }
+    ],
+    (SUB, "2012-2022_English_Language_Error_Correction"): [
+        {
+            "year": "2018",
+            "category": "（新课标Ⅰ）",
+            "question": "假定英语课上老师要求同桌之间交换修改作文。不计分。\nI goes to school yesterday.\n",
+            "standard_answer": "I went to school yesterday.",
+            "analysis": "时态错误。",
+            "index": 0,
+            "score": 10,
+        }
+    ],
 }
-PROMPTS = {
+CORRECTION_PREFIXES = ["请改正下面短文中的错误，写在【答案】和<eoa>之间。\n短文如下:", "请比较两篇短文。\n"]
+PROMPTS: dict[str, list[tuple[str, str, str | list[str]]]] = {
     "Obj_Prompt.json": [
         ("single_choice", "2010-2022_Math_I_MCQs", MATH_PREFIX),
         ("single_choice", "2010-2022_Math_II_MCQs", "请做下面的文科数学选择题。\n"),
         ("multi_choice", "2010-2022_Physics_MCQs", "请做下面的物理选择题，可能有多个正确选项。\n"),
-        ("cloze", "2012-2022_English_Cloze_Test", "请做下面的英语完形填空。\n"),
-        ("five_out_of_seven", "2010-2022_English_Fill_in_Blanks", "请做下面的七选五。\n"),
+        # As the published file types them.
+        ("five_out_of_seven", "2012-2022_English_Cloze_Test", "请做下面的英语完形填空。\n"),
+        ("multi_question_choice", "2010-2022_English_Fill_in_Blanks", "请做下面的七选五。\n"),
         ("single_choice", "2010-2022_Chinese_Lang_and_Usage_MCQs", "请做下面的语文选择题。\n"),
     ],
-    "Sub_Prompt.json": [("subjective", "2010-2022_Math_I_Open-ended_Questions", "请解答下面的数学题。\n")],
+    "Sub_Prompt.json": [
+        ("subjective", "2010-2022_Math_I_Open-ended_Questions", "请解答下面的数学题。\n"),
+        ("cloze", "2010-2022_Math_I_Fill-in-the-Blank", "请解答下面的数学填空题。\n"),
+        ("subjective", "2010-2022_Chinese_Language_Literary_Text_Reading", "请解答下面的语文阅读题。\n"),
+        ("correction", "2012-2022_English_Language_Error_Correction", CORRECTION_PREFIXES),
+    ],
 }
 
 
@@ -146,6 +190,9 @@ def write_repo(root: Path, *, with_prompts: bool = True) -> Path:
             (root / "Bench" / name).write_text(
                 json.dumps({"examples": examples}, ensure_ascii=False), "utf-8"
             )
+    # A model's outputs kept beside the data, as the published repository has them: not data.
+    outputs = root / "Data" / SUB / "gemini-pro_2010-2022_Math_I_Open-ended_Questions.json"
+    outputs.write_text(json.dumps({"model_name": "gemini-pro", "example": [{"index": 0}]}), "utf-8")
     return root
 
 
@@ -157,7 +204,7 @@ def repo(tmp_path: Path) -> Path:
 def test_loads_the_published_layout(repo: Path) -> None:
     exam = load_exam("gaokao-bench", repo).exam
     by_id = {q.id: q for q in exam.questions}
-    assert len(by_id) == 8
+    assert len(by_id) == 11  # the model-output file beside the data is skipped
     single = by_id["2010-2022_Math_I_MCQs/0"]
     assert (single.type, single.answer, single.points, single.subject) == (
         QuestionType.SINGLE,
@@ -174,21 +221,31 @@ def test_loads_the_published_layout(repo: Path) -> None:
     # `score` is per sub-question: 4 blanks x 1.5 points.
     assert (cloze.type, cloze.answer, cloze.points) == (QuestionType.MULTI_QUESTION, "BBCA", 6.0)
     seven = by_id["2010-2022_English_Fill_in_Blanks/0"]
-    assert (seven.answer, seven.points, seven.verbatim_field("gaokao_type")) == (
-        "AGCEB",
-        10.0,
-        "five_out_of_seven",
-    )
+    seven_type = seven.verbatim_field("gaokao_type")
+    assert (seven.answer, seven.points, seven_type) == ("AGCEB", 10.0, "multi_question_choice")
     essay = by_id["2010-2022_Math_I_Open-ended_Questions/0"]
     assert (essay.type, essay.points, essay.subject) == (QuestionType.OPEN, 12.0, "Math I")
     assert essay.answer == "（1）a_n=2n-1；（2）S_n=n^2。"
+    blank = by_id["2010-2022_Math_I_Fill-in-the-Blank/0"]
+    blank_type = blank.verbatim_field("gaokao_type")
+    assert (blank.type, blank.answer, blank_type) == (QuestionType.OPEN, "6", "cloze")
+    reading = by_id["2010-2022_Chinese_Language_Literary_Text_Reading/0"]
+    # As the bench sends it: the passage's parts, then the question's, each stripped and ended by a newline.
+    assert reading.verbatim_field("question") == (
+        "阅读下面的文字。\n小河弯弯，绕过村口的老槐树。\n（1）文中的小河有什么作用？\n（2）请简要分析。\n"
+    )
+    assert reading.answer == "（1）串起全文。\n（2）寄托乡愁。"
+    correction = by_id["2012-2022_English_Language_Error_Correction/0"]
+    # The first of the two correction prompts goes with the item; its text keeps no final newline.
+    assert correction.verbatim_field("prefix_prompt") == CORRECTION_PREFIXES[0]
+    assert (correction.verbatim_field("question") or "").endswith("yesterday.")
     assert exam.metadata["multi_policy"] == "partial"
     assert exam.metadata["standard_scores"]["Physics"] == 110
 
 
 def test_data_folder_one_folder_and_one_file(repo: Path) -> None:
-    assert len(load_exam("gaokao-bench", repo / "Data").exam) == 8
-    assert len(load_exam("gaokao-bench", repo / "Data" / SUB).exam) == 1
+    assert len(load_exam("gaokao-bench", repo / "Data").exam) == 11
+    assert len(load_exam("gaokao-bench", repo / "Data" / SUB).exam) == 4
     one = load_exam("gaokao-bench", repo / "Data" / OBJ / "2010-2022_Physics_MCQs.json")
     # The prompt file is found three levels up from a data file.
     assert one.exam.questions[0].verbatim_field("gaokao_type") == "multi_choice"
@@ -200,8 +257,9 @@ def test_without_the_prompt_files_types_come_from_names_and_answers(tmp_path: Pa
     result = load_exam("gaokao-bench", root)
     types = {q.id.split("/")[0]: q.verbatim_field("gaokao_type") for q in result.exam.questions}
     assert types["2010-2022_Physics_MCQs"] == "multi_choice"
-    assert types["2012-2022_English_Cloze_Test"] == "cloze"
+    assert types["2012-2022_English_Cloze_Test"] == "multi_question_choice"
     assert types["2010-2022_English_Fill_in_Blanks"] == "five_out_of_seven"
+    assert types["2012-2022_English_Language_Error_Correction"] == "correction"
     assert types["2010-2022_Math_I_MCQs"] == "single_choice"
     assert types["2010-2022_Math_I_Open-ended_Questions"] == "subjective"
     assert any("--prompt gaokao-kaoshi" in w for w in result.warnings)
@@ -210,9 +268,7 @@ def test_without_the_prompt_files_types_come_from_names_and_answers(tmp_path: Pa
         get_template("gaokao").render(question, result.exam, RenderOptions(0))
     text = get_template("gaokao-kaoshi").render(question, result.exam, RenderOptions(0)).text
     assert (
-        "【解析】" in text
-        and "<eoa>" in text
-        and text.endswith(question.verbatim_field("question").strip() + "\n")
+        "【解析】" in text and "<eoa>" in text and text.endswith(question.verbatim_field("question") or "-")
     )
 
 
@@ -222,14 +278,26 @@ def test_official_prompt_is_the_files_prefix_then_the_question(repo: Path) -> No
     raw = FILES[(OBJ, "2010-2022_Math_I_MCQs")][0]["question"]
     template = get_template("gaokao")
     assert template.render(question, exam, RenderOptions(0)).text == MATH_PREFIX + raw.strip() + "\n"
+    # Chat models get the instruction as the system turn and the item as the user turn.
     chat = template.render(question, exam, RenderOptions(0, chat=True))
-    assert chat.messages == (("user", MATH_PREFIX + raw.strip() + "\n"),)
+    assert chat.messages == (("system", MATH_PREFIX), ("user", raw.strip() + "\n"))
+    correction = exam.question("2012-2022_English_Language_Error_Correction/0")
+    text = template.render(correction, exam, RenderOptions(0)).text
+    written = FILES[(SUB, "2012-2022_English_Language_Error_Correction")][0]["question"]
+    assert text == CORRECTION_PREFIXES[0] + written.strip()
 
 
 def test_detection(repo: Path, tmp_path: Path) -> None:
     assert detect_benchmark(repo) == "gaokao-bench"
     assert detect_benchmark(repo / "Data" / OBJ) == "gaokao-bench"
     assert detect_benchmark(repo / "Data" / OBJ / "2010-2022_Math_I_MCQs.json") == "gaokao-bench"
+    # A data file copied out of its folder is still told by its keys (QualBench takes other .json files).
+    alone = tmp_path / "math.json"
+    alone.write_bytes((repo / "Data" / OBJ / "2010-2022_Math_I_MCQs.json").read_bytes())
+    assert detect_benchmark(alone) == "gaokao-bench"
+    other = tmp_path / "QualBench.json"
+    other.write_text('[{"idx": 1, "question": "x"}]', encoding="utf-8")
+    assert detect_benchmark(other) == "qualbench"
     ceval = tmp_path / "ceval"
     (ceval / "val").mkdir(parents=True)
     (ceval / "val" / "computer_network_val.csv").write_text("id,question,A,B,C,D,answer\n", encoding="utf-8")
@@ -307,6 +375,8 @@ def test_bad_json_and_wrong_folder(tmp_path: Path) -> None:
         ("第1空不是A，应选B。\n2. B\n1. B\n4. A\n3. C", "BBCA"),
         # a reasoning model: the think block's guesses are dropped
         ("<think>1. A 2. A 3. A 4. A? no</think>\n【答案】B B C A", "BBCA"),
+        ("第1题选B，第2题选B，第3题选C，第4题选A", "BBCA"),
+        ("Answers: 1-B, 2-B, 3-C, 4-A", "BBCA"),
         # too few letters: never guessed into positions
         ("【答案】B B C", None),
         ("I am not sure.", None),
@@ -348,7 +418,17 @@ ANSWERS = {
     "five of the seven": "答案：AGCEB",  # all: 10 of 10
     "错别字": "【答案】B<eoa>",  # right: 3 of 3
     "等差数列": "【解析】a_n=2n-1，S_n=n^2<eoe>\n【答案】a_n=2n-1",
+    "导数": "【解析】求导。<eoe>\n【答案】6<eoa>",
+    "小河": "【答案】（1）串起全文。（2）寄托乡愁。<eoa>",
+    "I goes": "【答案】I went to school yesterday.<eoa>",
 }
+# The judge's points by the item's points: 8 of 12, 3 of 5, 4 of 6, 7 of 10.
+JUDGED = {12: 8, 5: 3, 6: 4, 10: 7}
+
+
+def judge_by_points(prompt: str) -> str:
+    item = int(prompt.split("【分值】", 1)[1].split("分", 1)[0])
+    return f"部分正确。\n【总分】{JUDGED[item]}分"
 
 
 def answer(prompt: str) -> str:
@@ -359,29 +439,36 @@ def test_a_run_judged_and_totalled_by_hand(repo: Path, tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite"
     result = kaoshi.evaluate(load_exam(data=repo), answer, store=store, run_name="mixed")
     assert result.spec.multi_policy == "partial" and result.spec.prompt == "gaokao"
-    judged = kaoshi.judge(
-        "mixed", lambda prompt: "第一问正确，第二问缺少过程。\n【总分】8分", store=store, mode="gaokao"
-    )
-    assert judged.graded == 1
+    judged = kaoshi.judge("mixed", judge_by_points, store=store, mode="gaokao")
+    assert judged.graded == 4
     summary = kaoshi.summarize("mixed", store=store)
     scores = {s: round(x.score, 4) for s, x in subject_scores(summary).items()}
-    # Math I: (5 + 0 + 8) of (5 + 5 + 12) points -> 150 x 13/22; Physics 3 of 6 -> 110/2;
-    # English (4.5 + 10) of 16 -> 150 x 14.5/16; Chinese 3 of 3; Math II 0 of 5.
+    # merge_OBJ_SUB_score.py: full marks x (objective weight x objective rate + subjective weight x
+    # subjective rate). Math I: objective 5 of 10, subjective (8 + 3) of (12 + 5), weights 0.4 / 0.6.
+    # Chinese: objective 3 of 3, subjective 4 of 6, 0.3 / 0.7. English: objective (4.5 + 10) of 16,
+    # subjective 7 of 10, 0.7 / 0.3. Physics and Math II have objective items only here: 3 of 6, 0 of 5.
+    math_i = 150 * (0.4 * 5 / 10 + 0.6 * 11 / 17)
+    chinese = 150 * (0.3 * 1 + 0.7 * 4 / 6)
+    english = 150 * (0.7 * 14.5 / 16 + 0.3 * 7 / 10)
     assert scores == {
-        "Math I": round(150 * 13 / 22, 4),
+        "Math I": round(math_i, 4),
         "Physics": 55.0,
-        "English": round(150 * 14.5 / 16, 4),
-        "Chinese": 150.0,
+        "English": round(english, 4),
+        "Chinese": round(chinese, 4),
         "Math II": 0.0,
     }
+    parts = {s: (x.covered, x.of) for s, x in subject_scores(summary).items()}
+    assert parts["Math I"] == (2, 2) and parts["Physics"] == (1, 2)
     totals = exam_totals(summary)
     science, liberal = totals["science total"], totals["liberal-arts total"]
-    assert science.score == pytest.approx(150 + 150 * 13 / 22 + 150 * 14.5 / 16 + 55)
+    assert science.score == pytest.approx(chinese + math_i + english + 55)
     assert (science.covered, science.of, science.full_marks) == (4, 6, 150 + 150 + 150 + 110)
-    assert liberal.score == pytest.approx(150 + 150 * 14.5 / 16 + 0)
+    assert liberal.score == pytest.approx(chinese + english + 0)
     assert (liberal.covered, liberal.of) == (3, 6)
     values = GaokaoLayout().values(summary)
-    assert values["得分率"] == pytest.approx((5 + 8 + 3 + 4.5 + 10 + 3) / (5 + 5 + 12 + 5 + 6 + 6 + 10 + 3))
+    earned = 5 + 0 + 0 + 3 + 4.5 + 10 + 3 + 8 + 3 + 4 + 7
+    available = 5 + 5 + 5 + 6 + 6 + 10 + 3 + 12 + 5 + 6 + 10
+    assert values["得分率"] == pytest.approx(earned / available)
     assert values["理科总分"] == pytest.approx(science.score)
 
 
@@ -407,7 +494,8 @@ def test_gaokao_judge_points_are_capped_at_the_items(
         return reply
 
     kaoshi.judge("essay", judge, store=store, mode="gaokao")
-    grade = next(iter(kaoshi.load_run("essay", store=store).grades.values()))
+    grade = kaoshi.load_run("essay", store=store).grades["2010-2022_Math_I_Open-ended_Questions/0"]
+    prompts[:] = [p for p in prompts if "等差数列" in p]
     assert grade.points == points and grade.score == pytest.approx(10 * points / 12)
     assert grade.rounds[0]["capped"] is capped
     for field in (

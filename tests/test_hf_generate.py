@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.models.hf_generate import Decoder, Row, eos_ids, plain_greedy
+from kaoshi.models.hf_generate import Decoder, Row, eos_ids, growing_cache, plain_greedy
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -112,3 +112,31 @@ def test_only_plain_caches_take_the_prefix_path(tiny: Any) -> None:
         num_key_value_heads=2, sliding_window=2,
     )  # fmt: skip
     assert plain_layers(cache_of(transformers.MistralForCausalLM(config).eval())) is None
+
+
+def test_a_growing_cache_reads_as_transformers_own() -> None:
+    torch.manual_seed(1)
+    keys, values = torch.randn(3, 2, 4, 8), torch.randn(3, 2, 4, 8)
+    grown, reference = transformers.DynamicCache(), transformers.DynamicCache()
+    grown.update(keys, values, 0)
+    reference.update(keys.clone(), values.clone(), 0)
+    growing_cache(grown, 2)
+    assert type(grown.layers[0]).__name__ == "GrowingLayer"
+    for step in range(6):  # past its room of 2: it grows
+        if step == 3:  # rows finish and leave the batch
+            index = torch.tensor([0, 2])
+            grown.batch_select_indices(index)
+            reference.batch_select_indices(index)
+        rows = len(grown.layers[0].keys)
+        new_keys, new_values = torch.randn(rows, 2, 1, 8), torch.randn(rows, 2, 1, 8)
+        got = grown.update(new_keys, new_values, 0)
+        want = reference.update(new_keys, new_values, 0)
+        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    assert grown.get_seq_length() == reference.get_seq_length() == 10
+    grown.crop(-3)
+    reference.crop(-3)
+    assert torch.equal(grown.layers[0].keys, reference.layers[0].keys)
+    assert torch.equal(
+        grown.update(keys[:2, :, :1], values[:2, :, :1], 0)[0],
+        reference.update(keys[:2, :, :1], values[:2, :, :1], 0)[0],
+    )

@@ -1,14 +1,20 @@
 """GAOKAO-Bench: China's college entrance exam, objective and subjective items, scored in points.
 
-Each subject's points are scaled to its full marks in the real exam (语文 150 … 生物 90), and the two exam
-totals add them up as the real exam does: the science total (语文, 数学 I, 英语, 物理, 化学, 生物) and the
-liberal-arts total (语文, 数学 II, 英语, 政治, 历史, 地理), 750 each. Physics multi-select earns 6 points,
-3 for a correct subset, 0 otherwise (the `partial` multiple-choice policy at 1/2, this benchmark's default).
-Subjective items are graded with `kaoshi judge --mode gaokao`.
+Subject scores and exam totals as the repository's `Bench/merge_OBJ_SUB_score.py` makes them: a subject's
+score is its full marks times the weighted scoring rates of its two parts (语文: 0.3 x objective rate +
+0.7 x subjective rate of 150; each subject has its weights, in kaoshi.data.gaokao_subjects), and the
+science total (语文, 数学 I, 英语, 物理, 化学, 生物) and the liberal-arts total (语文, 数学 II, 英语, 政治,
+历史, 地理) add six subjects, 750 each. A part's scoring rate is its points earned over its points available
+(sub-questions and physics' 6 / 3 / 0 included). Physics multi-select is the `partial` multiple-choice
+policy at 1/2, this benchmark's default. Subjective items are graded with `kaoshi judge --mode gaokao`.
+
+A run that lacks one part of a subject (only its objective items, or subjective items no judge has graded)
+scores that subject on the part it has, and says so: (1/2) beside the cell.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,13 +24,9 @@ from kaoshi.benchmarks.base import Benchmark, LoadRequest
 from kaoshi.benchmarks.layout import LeaderboardLayout
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
-from kaoshi.data.gaokao import (
-    EXAM_TOTALS,
-    GAOKAO_SUBJECTS,
-    OBJECTIVE_DIR,
-    SUBJECTIVE_DIR,
-    load_gaokao,
-)
+from kaoshi.data.gaokao import OBJECTIVE_DIR, SUBJECTIVE_DIR, load_gaokao
+from kaoshi.data.gaokao_subjects import EXAM_TOTALS, GAOKAO_SUBJECTS
+from kaoshi.data.rawio import read_text
 
 if TYPE_CHECKING:
     from kaoshi.report.aggregate import RunSummary
@@ -45,10 +47,20 @@ def load(request: LoadRequest) -> LoadResult:
     return load_gaokao(request.data, subjects=request.subjects)
 
 
+# A data file's opening: `{"keywords": ..., "example": [` (keys in either order).
+_OPENING = re.compile(r'^\s*\{\s*"(?:keywords|example)"\s*:')
+
+
 def holds_gaokao(path: Path) -> bool:
-    """The repository root, `Data/`, one of its two folders, or a JSON file inside one of them."""
+    """The repository root, `Data/`, one of its two folders, or a JSON file inside one of them or opening
+    with GAOKAO-Bench's keys."""
     if path.is_file():
-        return path.suffix == ".json" and path.parent.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR)
+        if path.suffix != ".json":
+            return False
+        if path.parent.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR):
+            return True
+        head = read_text(path)[:4096]
+        return bool(_OPENING.match(head)) and '"example"' in head and '"keywords"' in head
     if path.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR):
         return True
     data = path / "Data" if (path / "Data").is_dir() else path
@@ -57,7 +69,8 @@ def holds_gaokao(path: Path) -> bool:
 
 @dataclass(frozen=True)
 class ExamScore:
-    """A subject's points on its full marks, or an exam total; `covered` of `of` parts were answered."""
+    """A subject's score on its full marks, or an exam total; `covered` of `of` parts were there (a
+    subject's objective and subjective parts; a total's six subjects)."""
 
     score: float
     full_marks: float
@@ -66,21 +79,30 @@ class ExamScore:
 
 
 def subject_scores(summary: RunSummary) -> dict[str, ExamScore]:
-    """Each GAOKAO subject's points scaled to its full marks, over the items scored so far (covered: items
-    scored of items asked; ungraded subjective items are not in it)."""
+    """Each GAOKAO subject's score: full marks x (objective weight x objective rate + subjective weight x
+    subjective rate), over the parts that have scored items (a part alone counts for the whole)."""
+    # Late import: kaoshi.report loads rich and sqlite3, which loading GAOKAO-Bench never needs.
+    from kaoshi.report.aggregate import OBJECTIVE, SUBJECTIVE
+
     scores = {}
-    for row in summary.subject_points:
-        info = GAOKAO_SUBJECTS.get(row.subject)
-        if info is None or not row.max_points:
+    for subject, parts in summary.subject_parts.items():
+        info = GAOKAO_SUBJECTS.get(subject)
+        if info is None:
             continue
-        scaled = info.full_marks * row.points / row.max_points
-        scores[row.subject] = ExamScore(scaled, info.full_marks, row.scored, row.questions)
+        weights = {OBJECTIVE: info.objective_weight, SUBJECTIVE: info.subjective_weight}
+        rates = {part: tally.points_rate for part, tally in parts.items()}
+        present = {part: rate for part, rate in rates.items() if rate is not None and weights.get(part)}
+        if not present:
+            continue
+        weight = sum(weights[part] for part in present)
+        rate = sum(weights[part] * value for part, value in present.items()) / weight
+        scores[subject] = ExamScore(info.full_marks * rate, info.full_marks, len(present), len(weights))
     return scores
 
 
 def exam_totals(summary: RunSummary) -> dict[str, ExamScore]:
-    """The science and liberal-arts totals: their six subjects' scaled scores added (covered: subjects
-    the run has of six; a total over fewer is over those only)."""
+    """The science and liberal-arts totals: their six subjects' scores added (covered: subjects the run
+    has of six; a total over fewer is over those only)."""
     scores = subject_scores(summary)
     totals = {}
     for name, subjects in EXAM_TOTALS.items():
@@ -96,10 +118,10 @@ class GaokaoLayout(LeaderboardLayout):
     """A column per subject (points on its full marks), the two exam totals, and the scoring rate."""
 
     note = (
-        "subjects: points on the subject's full marks (语文/数学/英语 150, 物理 110, 化学 100, "
-        "生物 90, 政治/历史/地理 100); 理科总分 = 语文+数学(理)+英语+物理+化学+生物, "
-        "文科总分 = 语文+数学(文)+英语+政治+历史+地理, of 750 each; "
-        "(n/N): a subject over n of its N items scored, a total over n of its 6 subjects; "
+        "subjects: on their full marks (语文/数学/英语 150, 物理 110, 化学 100, 生物 90, 政治/历史/地理 "
+        "100), weighing objective and subjective scoring rates as merge_OBJ_SUB_score.py does; "
+        "理科总分 = 语文+数学(理)+英语+物理+化学+生物, 文科总分 = 语文+数学(文)+英语+政治+历史+地理, "
+        "of 750 each; (n/N): a subject over n of its 2 parts, a total over n of its 6 subjects; "
         "得分率: points earned / available"
     )
 
@@ -108,7 +130,7 @@ class GaokaoLayout(LeaderboardLayout):
         return SCORING_RATE
 
     def columns(self, summaries: Sequence[RunSummary]) -> list[str]:
-        present = {row.subject for s in summaries for row in s.subject_points}
+        present = {subject for s in summaries for subject in s.subject_parts}
         subjects = [GAOKAO_SUBJECTS[s].chinese for s in GAOKAO_SUBJECTS if s in present]
         totals = sorted({TOTAL_NAMES[t] for s in summaries for t in exam_totals(s)}, reverse=True)
         return [*subjects, *totals, SCORING_RATE]

@@ -1,90 +1,55 @@
 """GAOKAO-Bench: `Data/Objective_Questions/*.json` and `Data/Subjective_Questions/*.json`, each file
 `{"keywords": ..., "example": [records]}`, scored in points.
 
-A record: `year`, `category` (the paper), `index`, `question` (options inside the text), `answer`
-(objective: a list, one entry per sub-question, or one letter-set string such as "BC" for physics
-multi-select; subjective: the reference answer), `analysis`, `score` (objective: points per
-sub-question; subjective: the item's points).
+A record: `year`, `category` (the paper), `index`, `question` (options inside the text; a subjective item
+may hold a list of parts, and a `passage` before them), the reference (`answer`, or `standard_answer` as
+the subjective files write it: objective, a list with one entry per sub-question, or one letter-set string
+such as "BC" for physics multi-select; subjective, the reference text), `analysis`, `score` (objective:
+points per sub-question; subjective: the item's points).
 
 The question type of a file is what the repository's `Bench/Obj_Prompt.json` / `Sub_Prompt.json` say for
 its keyword, when those files sit beside the data (the repository root was given, or `Data/` inside
 it). Without them it is read from the file name and the answers' shape: a physics file is multi-select,
-a list of several answers is one letter per sub-question, a subjective file is judged.
+a list of several answers is one letter per sub-question. Every item of the subjective folder is judged
+(the prompt file's `subjective`, `correction` and fill-in `cloze`). Files that are not data (model
+outputs such as `gemini-pro_….json` kept beside them) are skipped.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, TypeVar
 
 from kaoshi.data.answers import parse_option_letters
-from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require_text
+from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text
 from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.gaokao_subjects import GAOKAO_SUBJECTS, subject_of
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import split_options
 from kaoshi.data.rawio import iter_json_object_array, read_text
 from kaoshi.qtypes.multi_question import parse_sub_answers
 
+_Parsed = TypeVar("_Parsed")
 
-class GaokaoSubject(NamedTuple):
-    chinese: str
-    full_marks: float  # the subject's full marks in the real exam (merge_OBJ_SUB_score.py)
-
-
-# Subject -> Chinese name and full marks. Math I is the science paper (理科数学), Math II the liberal-arts
-# paper (文科数学).
-GAOKAO_SUBJECTS: dict[str, GaokaoSubject] = {
-    "Chinese": GaokaoSubject("语文", 150),
-    "Math I": GaokaoSubject("数学（理科）", 150),
-    "Math II": GaokaoSubject("数学（文科）", 150),
-    "English": GaokaoSubject("英语", 150),
-    "Physics": GaokaoSubject("物理", 110),
-    "Chemistry": GaokaoSubject("化学", 100),
-    "Biology": GaokaoSubject("生物", 90),
-    "Politics": GaokaoSubject("政治", 100),
-    "History": GaokaoSubject("历史", 100),
-    "Geography": GaokaoSubject("地理", 100),
-}
-SCIENCE_TOTAL = "science total"  # 理科总分
-LIBERAL_ARTS_TOTAL = "liberal-arts total"  # 文科总分
-EXAM_TOTALS: dict[str, tuple[str, ...]] = {
-    SCIENCE_TOTAL: ("Chinese", "Math I", "English", "Physics", "Chemistry", "Biology"),
-    LIBERAL_ARTS_TOTAL: ("Chinese", "Math II", "English", "Politics", "History", "Geography"),
-}
-# File-name words -> subject; Math_II before Math_I, so that "Math_II" is not read as "Math_I".
-_SUBJECT_WORDS = (
-    (re.compile(r"Math_II(?![A-Za-z])"), "Math II"),
-    (re.compile(r"Math_I(?![A-Za-z])"), "Math I"),
-    (re.compile(r"Chinese"), "Chinese"),
-    (re.compile(r"English"), "English"),
-    (re.compile(r"Physics"), "Physics"),
-    (re.compile(r"Chemistry"), "Chemistry"),
-    (re.compile(r"Biology"), "Biology"),
-    (re.compile(r"Political|Politics"), "Politics"),
-    (re.compile(r"History"), "History"),
-    (re.compile(r"Geography"), "Geography"),
-)
 
 OBJECTIVE_DIR, SUBJECTIVE_DIR = "Objective_Questions", "Subjective_Questions"
 PROMPT_FILES = {OBJECTIVE_DIR: "Obj_Prompt.json", SUBJECTIVE_DIR: "Sub_Prompt.json"}
-OBJECTIVE_TYPES = ("single_choice", "multi_choice", "multi_question_choice", "five_out_of_seven", "cloze")
-SUBJECTIVE_TYPES = ("subjective", "correction")
-# How each GAOKAO-Bench type is asked and graded in kaoshi.
-_KAOSHI_TYPE = {
+# How each objective GAOKAO-Bench type is asked and graded in kaoshi; every subjective one is judged (OPEN).
+_OBJECTIVE_TYPE = {
     "single_choice": QuestionType.SINGLE,
     "multi_choice": QuestionType.MULTI,  # physics multi-select: 6 full / 3 correct subset (the partial rule)
     "multi_question_choice": QuestionType.MULTI_QUESTION,
     "five_out_of_seven": QuestionType.MULTI_QUESTION,
-    "cloze": QuestionType.MULTI_QUESTION,
-    "subjective": QuestionType.OPEN,
-    "correction": QuestionType.OPEN,
 }
+SUBJECTIVE_TYPES = ("subjective", "correction", "cloze")
 SINGLE_LETTERS = ("A", "B", "C", "D")
+# Data files are named for the years they cover: `2010-2022_Math_I_MCQs.json`.
+_DATA_FILE = re.compile(r"^\d{4}-\d{4}_")
 
 
 @dataclass(frozen=True)
@@ -93,14 +58,6 @@ class FilePrompt:
 
     gaokao_type: str
     prefix_prompt: str
-
-
-def subject_of(keyword: str) -> str | None:
-    """The subject a file keyword such as `2010-2022_Math_II_MCQs` names."""
-    for pattern, subject in _SUBJECT_WORDS:
-        if pattern.search(keyword):
-            return subject
-    return None
 
 
 def gaokao_files(path: Path) -> list[tuple[Path, str]]:
@@ -112,9 +69,14 @@ def gaokao_files(path: Path) -> list[tuple[Path, str]]:
         folder = SUBJECTIVE_DIR if path.parent.name == SUBJECTIVE_DIR else OBJECTIVE_DIR
         return [(path, folder)]
     if path.name in PROMPT_FILES:
-        return [(p, path.name) for p in sorted(path.glob("*.json"))]
+        return [(p, path.name) for p in sorted(path.glob("*.json")) if _DATA_FILE.match(p.name)]
     data = path / "Data" if (path / "Data").is_dir() else path
-    found = [(p, folder) for folder in PROMPT_FILES for p in sorted((data / folder).glob("*.json"))]
+    found = [
+        (p, folder)
+        for folder in PROMPT_FILES
+        for p in sorted((data / folder).glob("*.json"))
+        if _DATA_FILE.match(p.name)
+    ]
     if not found:
         raise DataError(
             f"{path}: no GAOKAO-Bench data (expected Data/{OBJECTIVE_DIR}/*.json and "
@@ -133,10 +95,10 @@ def find_prompt_file(data_file: Path, name: str) -> Path | None:
 
 
 def read_prompt_file(path: Path) -> dict[str, FilePrompt]:
-    """keyword -> type and prefix prompt, from Bench/Obj_Prompt.json or Sub_Prompt.json.
-
-    UNVERIFIED beyond the names of its types: the layout read here is a list of entries (or an object
-    holding one list) with `type`, `keyword` and `prefix_prompt`; anything else is refused by name."""
+    """keyword -> type and prefix prompt, from Bench/Obj_Prompt.json or Sub_Prompt.json: `{"examples":
+    [{"type", "keyword", "prefix_prompt", "comment"}]}`. The correction item's prefix is a list of two:
+    the first asks for the corrected passage with the question, the second compares two passages in a step
+    of the authors' pipeline that kaoshi does not run (the judge grades the corrected passage)."""
     try:
         value: Any = json.loads(read_text(path))
     except (ValueError, RecursionError) as exc:
@@ -148,13 +110,18 @@ def read_prompt_file(path: Path) -> dict[str, FilePrompt]:
         raise DataError(f"{path}: expected a list of prompt entries with type, keyword and prefix_prompt")
     prompts: dict[str, FilePrompt] = {}
     for number, entry in enumerate(value, start=1):
-        fields = ("type", "keyword", "prefix_prompt")
+        fields = ("type", "keyword")
         if not isinstance(entry, dict) or not all(isinstance(entry.get(f), str) for f in fields):
             raise DataError(f"{path}: entry {number} lacks one of {', '.join(fields)} (as text)")
-        if entry["type"] not in _KAOSHI_TYPE:
-            known = ", ".join(_KAOSHI_TYPE)
+        prefix = entry.get("prefix_prompt")
+        if isinstance(prefix, list) and prefix and all(isinstance(p, str) for p in prefix):
+            prefix = prefix[0]
+        if not isinstance(prefix, str):
+            raise DataError(f"{path}: entry {number}: prefix_prompt is not text (or a list of texts)")
+        if entry["type"] not in (*_OBJECTIVE_TYPE, *SUBJECTIVE_TYPES):
+            known = ", ".join((*_OBJECTIVE_TYPE, *SUBJECTIVE_TYPES))
             raise DataError(f"{path}: entry {number}: unknown type {entry['type']!r} (known: {known})")
-        prompts[entry["keyword"]] = FilePrompt(entry["type"], entry["prefix_prompt"])
+        prompts[entry["keyword"]] = FilePrompt(entry["type"], prefix)
     return prompts
 
 
@@ -165,8 +132,6 @@ def infer_type(keyword: str, folder: str, answer: object) -> str:
     if subject_of(keyword) == "Physics":
         return "multi_choice"
     if isinstance(answer, list) and len(answer) > 1:
-        if "Cloze" in keyword:
-            return "cloze"
         letters = "".join(str(a) for a in answer)
         return "five_out_of_seven" if any(ch in "EFG" for ch in letters) else "multi_question_choice"
     return "single_choice"
@@ -181,13 +146,46 @@ def _points(record: Mapping[str, object]) -> float:
     return float(value)
 
 
-def _text_answer(value: object) -> str:
+def _reference(record: Mapping[str, object]) -> tuple[str, object]:
+    """(field, value) of the record's reference answer: `answer`, or `standard_answer` (subjective files)."""
+    for name in ("answer", "standard_answer"):
+        if record.get(name) is not None:
+            return name, record[name]
+    raise FieldError("answer", "missing required field (answer or standard_answer)")
+
+
+def _text_answer(field: str, value: object) -> str:
     """A subjective record's reference answer: text, or a list of texts (one per part)."""
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         value = "\n".join(v.strip() for v in value)
     if not isinstance(value, str) or not value.strip():
-        raise FieldError("answer", f"a subjective item needs its reference answer as text, got {value!r}")
+        raise FieldError(field, f"a subjective item needs its reference answer as text, got {value!r}")
     return value.strip()
+
+
+def _parts(record: Mapping[str, object], name: str, *, required: bool) -> str:
+    """A text field as the bench sends it: each part stripped and ended by a newline (a field may hold
+    a list of parts)."""
+    value = record.get(name)
+    if value is None and not required:
+        return ""
+    parts: list[str] = []
+    if isinstance(value, str):
+        parts = [value]
+    elif isinstance(value, list) and all(isinstance(part, str) for part in value):
+        parts = list(value)
+    if not "".join(parts).strip():
+        raise FieldError(name, f"expected text (or a list of texts), got {value!r}")
+    return "".join(f"{part.strip()}\n" for part in parts)
+
+
+def sent_text(record: Mapping[str, object], gaokao_type: str) -> str:
+    """What the bench sends after its prefix prompt: the question stripped with a newline; a subjective
+    item's passage first, its parts one a line; the correction item's passage stripped, no newline."""
+    if gaokao_type == "correction":
+        return _parts(record, "question", required=True).rstrip("\n")
+    passage = _parts(record, "passage", required=False) if gaokao_type in SUBJECTIVE_TYPES else ""
+    return passage + _parts(record, "question", required=True)
 
 
 def _choice_options(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
@@ -199,6 +197,14 @@ def _choice_options(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     return text.strip(), tuple((letter, "") for letter in SINGLE_LETTERS)
 
 
+def _with_field(field: str, parse: Callable[[object], _Parsed], value: object) -> _Parsed:
+    """A gold-answer parser's result, its errors naming the field the record used."""
+    try:
+        return parse(value)
+    except FieldError as exc:
+        raise FieldError(field, exc.reason) from None
+
+
 def gaokao_question(
     record: Mapping[str, object], keyword: str, folder: str, prompt: FilePrompt | None, file: str, line: int
 ) -> Question:
@@ -207,29 +213,32 @@ def gaokao_question(
     index = raw.get("index")
     if isinstance(index, bool) or not isinstance(index, (int, str)) or not str(index).strip():
         raise FieldError("index", f"expected the item's index (a number), got {index!r}")
-    text = require_text(raw, "question")
-    answer = raw.get("answer")
+    field, answer = _reference(raw)
     gaokao_type = prompt.gaokao_type if prompt is not None else infer_type(keyword, folder, answer)
-    if (folder == SUBJECTIVE_DIR) != (gaokao_type in SUBJECTIVE_TYPES):
-        raise FieldError(None, f"a {gaokao_type} item does not belong in {folder}")
-    qtype = _KAOSHI_TYPE[gaokao_type]
+    subjective = folder == SUBJECTIVE_DIR
+    if not subjective and gaokao_type not in _OBJECTIVE_TYPE:
+        raise FieldError(None, f"a {gaokao_type} item is judged, so it belongs in {SUBJECTIVE_DIR}")
+    qtype = QuestionType.OPEN if subjective else _OBJECTIVE_TYPE[gaokao_type]
+    text = sent_text(raw, gaokao_type)
     points = _points(raw)
     options: tuple[tuple[str, str], ...] = ()
     stem = text.strip()
     gold: frozenset[str] | str
     if qtype is QuestionType.OPEN:
-        gold = _text_answer(answer)
+        gold = _text_answer(field, answer)
     elif qtype is QuestionType.MULTI_QUESTION:
-        gold = parse_sub_answers(answer)
+        gold = _with_field(field, parse_sub_answers, answer)
         points *= len(gold)  # `score` is per sub-question
     else:
         if not isinstance(answer, list) or len(answer) != 1:
-            raise FieldError("answer", f"a {gaokao_type} item has one answer in a list, got {answer!r}")
-        gold = parse_option_letters(answer[0], exactly_one=qtype is QuestionType.SINGLE)
+            raise FieldError(field, f"a {gaokao_type} item has one answer in a list, got {answer!r}")
+        gold = _with_field(
+            field, partial(parse_option_letters, exactly_one=qtype is QuestionType.SINGLE), answer[0]
+        )
         stem, options = _choice_options(text)
         letters = "".join(letter for letter, _ in options)
         if not gold <= set(letters):
-            raise FieldError("answer", f"answer {answer!r} is not among the options {letters}")
+            raise FieldError(field, f"answer {answer!r} is not among the options {letters}")
     subject = subject_of(keyword) or keyword
     verbatim = [("question", text), ("gaokao_type", gaokao_type), ("keyword", keyword)]
     if prompt is not None:

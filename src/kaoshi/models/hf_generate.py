@@ -118,8 +118,8 @@ def _layer_classes() -> tuple[Any, Any]:
             self._values = self._values.repeat_interleave(repeats, dim=0)
             self._views()
 
-        def crop(self, tokens_to_remove: int) -> None:
-            super().crop(tokens_to_remove)
+        def crop(self, max_length: int) -> None:
+            super().crop(max_length)
             self._length = self.keys.shape[-2]
             self._keys, self._values = _with_room(self.keys, 0), _with_room(self.values, 0)
             self._views()

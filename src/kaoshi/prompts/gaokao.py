@@ -1,11 +1,12 @@
 """GAOKAO-Bench's zero-shot chain-of-thought protocol: the model writes `【解析】…<eoe>` and `【答案】…<eoa>`.
 
-`gaokao`: the official instruction of each data file (its `prefix_prompt` in the repository's
-`Bench/Obj_Prompt.json` / `Sub_Prompt.json`, read by the loader, so it is exactly theirs), then the question
-text as the data file has it, stripped, and a newline, as one user turn (chat) or the whole completion text.
-The joining (prefix + question.strip() + "\\n") follows our reading of the repository's bench code:
-UNVERIFIED. A question loaded without the prompt files cannot use it: the error says to pass the repository
-root or to use `gaokao-kaoshi`.
+`gaokao`: as the repository's `Bench/bench_function.py` sends an item: the official instruction of its
+data file (its `prefix_prompt` in `Bench/Obj_Prompt.json` / `Sub_Prompt.json`, read by the loader) and the
+item's text (the question stripped and ended by a newline; a subjective item's passage first; the
+correction item's passage without the newline). Completion: instruction + text; chat: the instruction as
+the system turn and the text as the user turn, as the bench sends them to chat models. A question loaded
+without the prompt files cannot use it: the error says to pass the repository root or to use
+`gaokao-kaoshi`.
 
 `gaokao-kaoshi`: kaoshi's own instruction per question type, asking for the same two markers, for data
 without the prompt files. Its wording is ours, not the authors'.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kaoshi.data.gaokao import GAOKAO_SUBJECTS
+from kaoshi.data.gaokao_subjects import GAOKAO_SUBJECTS
 from kaoshi.data.model import Exam, Question, QuestionType
 from kaoshi.errors import InputError
 from kaoshi.prompts.base import GenerationBudget, Prompt, RenderOptions, with_system
@@ -42,11 +43,11 @@ _TASK = {
 
 
 def question_text(question: Question) -> str:
-    """The question as the data file has it (options inside), else kaoshi's stem and options."""
+    """The item's text as the bench sends it (options inside), else kaoshi's stem and options."""
     verbatim = question.verbatim_field("question")
     if verbatim is not None:
         return verbatim
-    return "\n".join([question.stem, *(f"{letter}. {text}" for letter, text in question.options)])
+    return "\n".join([question.stem, *(f"{letter}. {text}" for letter, text in question.options)]) + "\n"
 
 
 def subject_name(question: Question) -> str:
@@ -77,11 +78,10 @@ class GaokaoTemplate:
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         # Zero-shot: the protocol has no exemplars.
-        text = self.instruction(question) + question_text(question).strip() + "\n"
+        instruction, text = self.instruction(question), question_text(question)
         if options.chat:
-            messages = ([("system", options.system)] if options.system else []) + [("user", text)]
-            return Prompt.chat(messages, 0)
-        return Prompt(with_system(options.system, text), 0)
+            return Prompt.chat([("system", with_system(options.system, instruction)), ("user", text)], 0)
+        return Prompt(with_system(options.system, instruction + text), 0)
 
     def answer_end(self, chat: bool) -> str | None:
         return None if chat else "<eoa>"

@@ -5,8 +5,8 @@ inside the question text, as GAOKAO-Bench writes them.
 
 A reply is read in this order of trust: one answer marker per sub-question (`【答案】C`, GAOKAO's format),
 then one answer line with a letter per sub-question (`答案：CADBE`, `【答案】A B D`), then numbered answers
-(`21. C 22. A`, in number order), then any answer markers together. A reply that gives fewer letters than
-there are sub-questions is `unparsed`: letters are never guessed into positions.
+(`21. C 22. A`, `第1题选C`, `1-C`, in number order), then any answer markers together. A reply that gives
+fewer letters than there are sub-questions is `unparsed`: letters are never guessed into positions.
 """
 
 from __future__ import annotations
@@ -24,14 +24,17 @@ from kaoshi.scoring.grade import Grade, GradingPolicy
 
 # Sub-questions choose among at most seven options (七选五: A-G).
 SUB_LETTERS = "ABCDEFG"
-UNREAD = "?"
 _LETTER = r"[A-G](?![H-Za-z])"
 _RUN = rf"{_LETTER}(?:[\s,，、;；/]{{0,4}}{_LETTER}){{0,30}}"
 # An answer cue and the letters after it: 【答案】, 答案：, 答案是, 答案为, Answer:. Applied to NFKC text.
 _MARKED = re.compile(
     rf"(?:【\s*答案\s*】|答案\s*(?::|是|为|应为)|(?i:answers?)\s*:)\s*:?\s*\**\s*({_RUN})",
 )
-_NUMBERED = re.compile(rf"(?<![\d.])(\d{{1,3}})\s*[.、:)）]\s*(?:【\s*答案\s*】|答案)?\s*:?\s*\**({_LETTER})")
+# `21. C`, `(2) 【答案】A`, `第3题选D`, `1-C`, `4)B`: a sub-question's number, then its letter.
+_NUMBERED = re.compile(
+    rf"(?<![\d.])(?:第\s*)?\(?(\d{{1,3}})\s*(?:题|小题|空)?\s*(?:[.、:)）\-]|选|答案\s*(?:是|为)?)\s*"
+    rf"(?:【\s*答案\s*】|答案)?\s*(?:是|为|选)?\s*:?\s*\**({_LETTER})"
+)
 _LETTERS = re.compile(r"[A-G]")
 _SEPARATORS = re.compile(r"[\s,，、;；/|]+")
 

@@ -121,6 +121,7 @@ class RunSummary:
     outcomes: (question id, content fingerprint) -> 1.0 / 0.0 for every graded question, for paired
     comparisons between runs (the same id holding another question never pairs).
     parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
+    subject_parts: the same per subject (GAOKAO-Bench weighs each subject's two parts).
     grader: whose grades of open answers were folded in (None: none).
     """
 
@@ -134,6 +135,7 @@ class RunSummary:
     group_points: list[GroupPoints] = field(default_factory=list)
     outcomes: dict[QuestionKey, float] = field(default_factory=dict, repr=False)
     parts: dict[str, Tally] = field(default_factory=dict)
+    subject_parts: dict[str, dict[str, Tally]] = field(default_factory=dict)
     grader: str | None = None  # whose grades of open answers count (None: no grades)
 
     @property
@@ -160,6 +162,13 @@ class RunSummary:
             "groups": {
                 key: {name: tally.to_json() for name, tally in table.items()}
                 for key, table in self.groups.items()
+            },
+            "subject_parts": {
+                subject: {
+                    part: {**tally.to_json(), "points_rate": tally.points_rate}
+                    for part, tally in table.items()
+                }
+                for subject, table in self.subject_parts.items()
             },
             **({"graded_by": self.grader} if self.grader else {}),
         }
@@ -194,10 +203,14 @@ def summarize(
     group_pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     outcomes: dict[QuestionKey, float] = {}
     parts: dict[str, Tally] = {}
+    subject_parts: dict[str, dict[str, Tally]] = {}
     for sample in samples:
         overall = overall.add(sample)
         part = part_of(sample)
         parts[part] = parts.get(part, Tally()).add(sample)
+        if sample.subject:
+            by_part = subject_parts.setdefault(sample.subject, {})
+            by_part[part] = by_part.get(part, Tally()).add(sample)
         pair = _answer_pair(sample)
         for key in tallied:
             name = GROUP_KEYS[key](sample)
@@ -238,4 +251,5 @@ def summarize(
         group_points=group_points(subjects),
         outcomes=outcomes,
         parts={name: parts[name] for name in (OBJECTIVE, SUBJECTIVE) if name in parts},
+        subject_parts=dict(sorted(subject_parts.items())),
     )
