@@ -149,6 +149,14 @@ SINGLE: list[tuple[str, object]] = [
     ("I think C is right.", "C"),
     ("答案：G", UNPARSED),
     ("正确答案是H。", UNPARSED),
+    # -- issue 20: AGIEval's demos give the answer as a Python list; quotes elsewhere separate nothing
+    ("答案是 ['C']", "C"),
+    ('答案是 ["C"]', "C"),
+    ("['C']", "C"),
+    ("<think>\n'A' conducts electricity, so not A.\n</think>\nThe answer is ['C'].", "C"),
+    ("答案：B（'C' 项错误）", "B"),
+    ("答案：C, 'D' is a trap", "C"),
+    ("答案为 A\n'B' 不对", "A"),
 ]
 
 # Options for SINGLE: A 清水, B 泡沫, C 二氧化碳灭火器, D 砂土.
@@ -236,6 +244,17 @@ MULTI: list[tuple[str, object]] = [
     ("答案：A、B、C\n\n解析：选项D、E均不是燃烧的必要条件，故排除。", "ABC"),
     ("<think>\nD和E是灭火用的，不选。\n</think>\n答案：ABC\n解析：燃烧三要素，D、E不是。", "ABC"),
     ("Answer: ABC\nExplanation: D (water) and E (sand) put fires out, so they are excluded.", "ABC"),
+    # -- issue 20: AGIEval's demos give the answer as a Python list; quotes elsewhere separate nothing
+    ("答案是 ['A', 'B', 'C']", "ABC"),
+    ('答案是 ["A", "C"]', "AC"),
+    ("答案：['A','B','C']", "ABC"),
+    ("['A', 'C', 'E']", "ACE"),
+    ("最终答案是 ['A', 'B', 'C']。D 和 E 用于灭火。", "ABC"),
+    ("<think>\n'D' 和 'E' 用于灭火，排除。\n</think>\n\n答案是 ['A', 'B', 'C']", "ABC"),
+    ("The answer is ['A', 'B', 'C'] because 'D' and 'E' put fires out.", "ABC"),
+    ("答案：B（'C' 项错误）", "B"),
+    ("答案：C, 'D' is a trap", "C"),
+    ("答案为 A\n'B' 不对", "A"),
 ]
 
 # Options for MULTI: A 可燃物, B 助燃物, C 点火源, D 水, E 沙.

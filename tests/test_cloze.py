@@ -32,6 +32,15 @@ TWO_BLANKS = Question(
     explanation="公差为 2，第 4 项为 7，前 4 项和为 16。",
 )
 FRACTION = Question("c3", QuestionType.CLOZE, "$\\sin 30^{\\circ}=$____.", answer="$\\frac{1}{2}$")
+COSINE = Question("c4", QuestionType.CLOZE, "$\\cos 150^{\\circ}=$____.", answer="-\\frac{\\sqrt{3}}{2}")
+ANGLE = Question(
+    "c5", QuestionType.CLOZE, "直角三角形的一个锐角为 $80^{\\circ}$，另一个为____.", answer="10^{\\circ}"
+)
+HALF = Question("c6", QuestionType.CLOZE, "$1\\div 2=$____（用小数表示）.", answer="0.5")
+LENGTH = Question("c7", QuestionType.CLOZE, "边长为 3 cm 的正方形周长为____.", answer="12")
+POINT = Question("c8", QuestionType.CLOZE, "直线 $y=x+1$ 与 $y=2x$ 的交点为____.", answer="(1,2)")
+THOUSAND = Question("c9", QuestionType.CLOZE, "$10^{3}=$____.", answer="1,000")
+POINT_AND_COUNT = Question("c10", QuestionType.CLOZE, "两直线的交点为____，交点个数为____.", answer="(1,2);1")
 
 
 def test_cloze_is_a_built_in_type() -> None:
@@ -107,6 +116,28 @@ REPLIES: list[tuple[Question, str, str]] = [
     (ONE_BLANK, "因为两边同时减去三再除以二所以得到四", UNPARSED),
     (ONE_BLANK, "x = 4", "x = 4"),
     (ONE_BLANK, "<think>x 应该是 4", UNPARSED),
+    # several blanks written with ',' / '，' / '和', or labelled, read as ';'-separated blanks
+    (TWO_BLANKS, "答案：7, 16", "7;16"),
+    (TWO_BLANKS, "a4=7，S4=16。\n答案：7，16", "7;16"),
+    (TWO_BLANKS, "答案是 7 和 16。", "7;16"),
+    (TWO_BLANKS, "Answer: 7, 16", "7;16"),
+    (TWO_BLANKS, "7，16\n\n问题 3.   求 1+2+3 的值____.\n答案是 6", "7;16"),
+    (TWO_BLANKS, "第一空答案：7，第二空答案：16", "7;16"),
+    (TWO_BLANKS, "第一空：7；第二空：16", "7;16"),
+    (TWO_BLANKS, "第1空填 $7$。\n第2空填 $16$。", "$7$;$16$"),
+    (TWO_BLANKS, "Blank 1: 7\nBlank 2: 16", "7;16"),
+    (
+        TWO_BLANKS,
+        "<think>\n第一空是 5？不对，a4=1+3×2=7。\n</think>\n\n第一空答案：7，第二空答案：16",
+        "7;16",
+    ),
+    (TWO_BLANKS, "第一空：5，第二空：12\n检查后发现算错了。\n答案：7；16", "7;16"),  # the last statement
+    (TWO_BLANKS, "答案：7, 16, 25", "7, 16, 25"),  # three values for two blanks: not split
+    (POINT_AND_COUNT, "答案：(1, 2), 1", "(1, 2);1"),
+    # one blank: a comma inside brackets or a number is no separator
+    (POINT, "答案：(1, 2)", "(1, 2)"),
+    (POINT, "(1, 2)", "(1, 2)"),
+    (THOUSAND, "答案：1,000", "1,000"),
 ]
 
 
@@ -138,9 +169,35 @@ GRADES = [
     ("7;16", "16;7", False),  # blanks in order
     ("7;16", "7", False),  # every blank
     ("7;16", "7;16;0", False),
-    ("4", "x=4", False),  # no equation solving
-    ("\\frac{1}{2}", "0.5", False),  # no numeric equivalence
-    ("\\frac{1}{2}", "\\frac12", False),
+    # as lenient as AGIEval's math-equivalence check
+    ("\\frac{1}{2}", "$\\boxed{\\frac12}$", True),
+    ("-\\frac{\\sqrt{3}}{2}", "$-\\frac{\\sqrt3}{2}$", True),
+    ("4", "x=4", True),  # a leading single-variable assignment
+    ("4", "x = 4", True),
+    ("10^{\\circ}", "$10^\\circ$", True),
+    ("10^{\\circ}", "10°", True),
+    ("\\frac{1}{2}", "1/2", True),  # a quotient of integers
+    ("-\\frac{3}{4}", "-3/4", True),
+    ("\\frac{1}{2}", "0.5", True),  # AGIEval's one numeric equivalence
+    ("\\frac{1}{2}", "\\frac12", True),
+    ("0.5", ".5", True),  # the leading zero
+    ("0.3", ".3", True),
+    ("12", "12\\text{ cm}", True),  # units after the value
+    ("12", "$12 \\text{ cm}$", True),
+    ("9", "9\\text{ cm}^{2}", True),
+    ("\\frac{3}{4}", "\\dfrac34", True),
+    ("2\\sqrt{2}", "2 \\sqrt 2", True),
+    ("\\frac{\\pi}{3}", "\\frac\\pi3", True),
+    ("25\\%", "25%", True),
+    ("7;16", "7, 16", True),  # several blanks separated the way replies separate them
+    ("7;16", "7和16", True),
+    # still different
+    ("4", "x=y=4", False),  # an equation, not an assignment
+    ("\\frac{1}{4}", "0.25", False),  # nothing is computed
+    ("2x+2", "2(x+1)", False),
+    ("\\frac{\\sqrt{3}}{2}", "-\\frac{\\sqrt{3}}{2}", False),
+    ("(1,2)", "1, 2", False),  # one blank: the comma separates nothing
+    ("1,000", "1000", False),
     ("4", "5", False),
 ]
 
@@ -157,7 +214,44 @@ def test_normalisation_steps() -> None:
     assert normalize_blank(" $ \\dfrac{ 1 }{ 2 } $ 。") == "\\frac{1}{2}"
     assert normalize_blank("\\left[ 1 , 2 \\right)") == "[1,2)"
     assert normalize_blank("ａ\\!+\\,ｂ") == "a+b"
+    assert normalize_blank("$\\boxed{-\\frac{\\sqrt3}{2}}$") == "-\\frac{\\sqrt{3}}{2}"
+    assert normalize_blank("x^{\\frac12}+\\sqrt[3]2") == "x^{\\frac{1}{2}}+\\sqrt[3]{2}"
+    assert normalize_blank("y = .5") == "\\frac{1}{2}"
     assert grade_answer(ONE_BLANK, None).correct is False
+
+
+# A reply as a model writes it, read and graded: (question, reply, correct).
+GRADED_REPLIES: list[tuple[Question, str, bool]] = [
+    # chat models
+    (FRACTION, "$\\sin 30^{\\circ}=\\frac12$，所以答案是 $\\boxed{\\frac12}$。", True),
+    (COSINE, "150° 在第二象限，余弦为负。\n答案：$-\\frac{\\sqrt3}{2}$", True),
+    (ONE_BLANK, "移项得 2x=8。\n答案：x=4", True),
+    (LENGTH, "周长为 4×3=12 cm。\n答案：$12\\text{ cm}$", True),
+    (TWO_BLANKS, "公差为 2，所以第 4 项为 7，前 4 项和为 1+3+5+7=16。\n答案：7, 16", True),
+    (TWO_BLANKS, "第一空答案：7，第二空答案：16", True),
+    (TWO_BLANKS, "答案：16, 7", False),  # blanks in order
+    (COSINE, "答案：$\\frac{\\sqrt3}{2}$", False),
+    # English
+    (FRACTION, "We know that sin 30° is one half.\nFinal answer: 1/2", True),
+    (HALF, "1 divided by 2 is .5\nThe answer is .5", True),
+    (POINT, "Solving x+1=2x gives x=1, y=2.\nThe answer is (1, 2).", True),
+    # base models continuing '答案：' or AGIEval's '答案是 '
+    (ANGLE, "$10^\\circ$\n\n问题：直角三角形的一个锐角为 $30^{\\circ}$，另一个为____.", True),
+    (THOUSAND, "1,000", True),
+    (TWO_BLANKS, "7，16", True),
+    # reasoning models
+    (FRACTION, "<think>\nsin 30° = 0.5，写成分数。\n</think>\n\n答案：$\\dfrac{1}{2}$", True),
+    (ONE_BLANK, "<think>2x=8, so x=4.</think>\nThe answer is $x = 4$.", True),
+    (TWO_BLANKS, "<think>\na4 = 7, S4 = 16\n</think>\n第一空：7；第二空：16", True),
+    (ANGLE, "<think>90-80=10</think>\\boxed{10^\\circ}", True),
+]
+
+
+@pytest.mark.parametrize(("question", "reply", "correct"), GRADED_REPLIES)
+def test_replies_graded_like_agieval(question: Question, reply: str, correct: bool) -> None:
+    result = extract_answer(question, reply)
+    assert result.status == "ok", result
+    assert grade_answer(question, result.answer).correct is correct, result
 
 
 def test_wording_in_kaoshis_prompts(tmp_path: Path) -> None:
@@ -250,7 +344,16 @@ def test_any_reply_gives_text_or_none(reply: str) -> None:
 
 
 def test_degenerate_replies_are_read_in_linear_time() -> None:
-    replies = ["\\boxed{" * 10000, "答案" + " " * 20000 + "x", "问题" + " " * 20000, "4;" * 10000]
+    replies = [
+        "\\boxed{" * 10000,
+        "答案" + " " * 20000 + "x",
+        "问题" + " " * 20000,
+        "4;" * 10000,
+        "第一空答案：" * 10000,
+        "第一空：1，第二空：" * 5000,
+        "答案：" + "(1," * 10000,
+        "答案：" + "\\frac\\sqrt" * 5000,
+    ]
     start = time.perf_counter()
     for reply in replies:
         extract_answer(TWO_BLANKS, reply)

@@ -142,6 +142,44 @@ def test_one_task_file_and_filters(repo: Path) -> None:
         load_exam("m3ke", repo, "val")
 
 
+MANAGEMENT = "Management-Other-College"  # the dev file's and the mapping's name
+MANAGEMENT_TEST_FILE = "Management-Natural Sciences-College"  # the published test file's name
+
+
+def test_the_management_test_file_is_the_management_task(tmp_path: Path, store_path: Path) -> None:
+    root = make_m3ke(tmp_path / "M3KE", mapping={**MAPPING, "Others": [ECONOMICS, MANAGEMENT]})
+    write_jsonl(
+        root / "data" / "dev" / f"{MANAGEMENT}.jsonl",
+        [row(0, "管理的首要职能是", ("计划", "组织", "领导", "控制"), "A")],
+    )
+    test_file = write_jsonl(
+        root / "data" / "test" / f"{MANAGEMENT_TEST_FILE}.jsonl",
+        [row(0, "SWOT分析中的S指", ("优势", "劣势", "机会", "威胁"), "")],
+    )
+    for source in (root, test_file):
+        exam = load_exam("m3ke", source, "test").exam
+        question = exam.question(f"{MANAGEMENT}/0")
+        assert (question.subject, question.category, question.group) == (MANAGEMENT, "Others", "College")
+        assert [q.id for q in exam.fewshot if q.subject == MANAGEMENT] == [f"{MANAGEMENT}/0"]  # its dev
+    for name in (MANAGEMENT, MANAGEMENT_TEST_FILE):
+        assert [q.id for q in load_exam("m3ke", root, "test", subjects=[name]).exam.questions] == [
+            f"{MANAGEMENT}/0"
+        ]
+    # A test run answers the task under its one name, which M3KE's table (71 tasks) knows.
+    assert M3KE_TASKS[MANAGEMENT] == "Others"
+    store = str(store_path)
+    args = ["--data", str(root), "--split", "test", "--model", "constant:A", "--store", store]
+    assert main(["run", *args, "--run-name", "t"]) == 0
+    out = tmp_path / "answers.json"
+    assert main(["export", "m3ke-answers", "t", "-o", str(out), "--store", store]) == 0
+    assert set(json.loads(out.read_text(encoding="utf-8"))) == {ECONOMICS, PHYSICS, MANAGEMENT}
+    # Both files of the task in one split: the one under the task's own name is read.
+    write_jsonl(root / "data" / "test" / f"{MANAGEMENT}.jsonl", [row(7, "另一题", ("1", "2", "3", "4"), "")])
+    both = load_exam("m3ke", root, "test")
+    assert [q.id for q in both.exam.questions if q.subject == MANAGEMENT] == [f"{MANAGEMENT}/7"]
+    assert f"{test_file}: holds task '{MANAGEMENT}' too; {MANAGEMENT}.jsonl is read instead" in both.warnings
+
+
 def test_an_unknown_task_is_a_warning(tmp_path: Path) -> None:
     (tmp_path / "dev").mkdir()
     write_jsonl(

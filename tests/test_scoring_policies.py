@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+import kaoshi
 from kaoshi.cli.main import main
 from kaoshi.data import Question, QuestionType
 from kaoshi.scoring import grade_answer, multi_credit
+from kaoshi.store import Store
 from tests.conftest import write_jsonl
 
 OPTIONS = tuple((letter, letter.lower()) for letter in "ABCDE")
@@ -95,9 +97,38 @@ def test_rescore_makes_a_new_run_without_model_calls(
     assert report["points"] == 1.0 and report["correct"] == 0  # accuracy stays exact-match
 
 
-def test_run_records_the_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from kaoshi.store import Store
+def test_rescore_keeps_the_source_runs_policy_unless_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = str(tmp_path / "s.sqlite")
+    # s-safe-5 gold ABC: a correct subset, worth 2 x 0.25 under the run's partial rule
+    script = write_jsonl(tmp_path / "mock.jsonl", [{"id": "s-safe-5", "response": "答案：AB"}])
+    run = ["run", "--benchmark", "sample", "--model", f"mock:{script}", "--store", store]
+    assert main([*run, "--run-name", "orig", "--multi-policy", "partial", "--partial-credit", "0.25"]) == 0
+    script.unlink()
+    assert main(["rescore", "orig", "--run-name", "kept", "--store", store]) == 0
+    assert main(["rescore", "orig", "--run-name", "exact", "--multi-policy", "exact", "--store", store]) == 0
+    assert main(["rescore", "orig", "--run-name", "half", "--partial-credit", "0.5", "--store", store]) == 0
+    capsys.readouterr()
 
+    def policy_and_points(run: str) -> tuple[str, float, float | None]:
+        with Store(store) as opened:
+            spec = opened.get_run(run).spec
+            points = {s.question_id: s.score for s in opened.samples(run)}["s-safe-5"]
+        return spec.multi_policy, spec.partial_credit, points
+
+    assert policy_and_points("orig") == ("partial", 0.25, 0.5)
+    assert policy_and_points("kept") == ("partial", 0.25, 0.5)
+    assert policy_and_points("exact") == ("exact", 0.25, 0.0)
+    assert policy_and_points("half") == ("partial", 0.5, 1.0)
+
+    kaoshi.rescore("orig", "api-kept", store=store)
+    assert policy_and_points("api-kept") == ("partial", 0.25, 0.5)
+    kaoshi.rescore("orig", "api-f1", store=store, multi_policy="f1")
+    assert policy_and_points("api-f1") == ("f1", 0.25, 2 * 0.8)  # P=1, R=2/3
+
+
+def test_run_records_the_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "s.sqlite"
     assert (
         main(

@@ -17,18 +17,25 @@ def rescore(
     run_name: str,
     *,
     store: StoreLike = None,
-    multi_policy: str = "exact",
-    partial_credit: float = 0.5,
+    multi_policy: str | None = None,
+    partial_credit: float | None = None,
     llm_extractor: ModelLike | Literal[False] | None = None,
 ) -> RescoreOutcome:
     """Copy `run` into `run_name` with its answers read and graded again (after changing the
     multiple-choice policy, or upgrading the extractor); the evaluated model is never called.
 
+    multi_policy, partial_credit: None keeps the value the run recorded.
     llm_extractor: None keeps the run's own (its stored replies are read again, no call); False reads
     with the rules only; a model spec, Model or callable is asked about the answers the rules leave
     unparsed (a spec it loads is closed at the end)."""
-    RunOptions(multi_policy=multi_policy, partial_credit=partial_credit).check()
-    changes: dict[str, object] = {"multi_policy": multi_policy, "partial_credit": partial_credit}
+    RunOptions(
+        multi_policy=multi_policy, partial_credit=0.5 if partial_credit is None else partial_credit
+    ).check()
+    changes: dict[str, object] = {}
+    if multi_policy is not None:
+        changes["multi_policy"] = multi_policy
+    if partial_credit is not None:
+        changes["partial_credit"] = partial_credit
     extractor = None
     loaded = False
     if llm_extractor is False:

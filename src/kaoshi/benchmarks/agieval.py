@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from kaoshi.benchmarks.base import Benchmark, LoadRequest
 from kaoshi.benchmarks.layout import ACCURACY, LeaderboardLayout
-from kaoshi.data.agieval import AGIEVAL_TASKS, load_agieval, task_of
+from kaoshi.data.agieval import load_agieval, task_of
+from kaoshi.data.agieval_rows import AGIEVAL_TASKS
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.data.rawio import read_text

@@ -8,22 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.base import Benchmark
+from kaoshi.benchmarks.local_copy import local_copy_load
 from kaoshi.benchmarks.subject_layout import SubjectLayout
 from kaoshi.data.cmmlu import CMMLU_SPLITS, is_cmmlu_file, load_cmmlu
 from kaoshi.data.cmmlu_subjects import CMMLU_COLUMNS, CMMLU_SUBJECTS, cmmlu_membership
-from kaoshi.data.collect import LoadResult
-from kaoshi.data.hub import loading_script_only
+from kaoshi.data.split_folders import split_folder_files
 
 CMMLU_HUB_ID = "haonan-li/cmmlu"
 CMMLU_SOURCE = "github.com/haonan-li/CMMLU, its data/ folder"
-
-
-def load(request: LoadRequest) -> LoadResult:
-    """A CMMLU copy (the repo root, data/, or one subject file); the test split by default."""
-    if request.data is None:
-        raise loading_script_only(CMMLU_HUB_ID, CMMLU_SOURCE)
-    return load_cmmlu(request.data, request.split, subjects=request.subjects)
 
 
 def is_cmmlu_data(path: Path) -> bool:
@@ -31,20 +24,16 @@ def is_cmmlu_data(path: Path) -> bool:
     files (named after a CMMLU subject, or with CMMLU's header)."""
     if path.is_file():
         return is_cmmlu_file(path)
-    for folder in (path, path / "data"):
-        for split in CMMLU_SPLITS:
-            if not (folder / split).is_dir():
-                continue
-            files = sorted((folder / split).glob("*.csv"))
-            if any(f.stem in CMMLU_SUBJECTS for f in files) or (files and is_cmmlu_file(files[0])):
-                return True
-    return False
+    return any(
+        any(f.stem in CMMLU_SUBJECTS for f in files) or (bool(files) and is_cmmlu_file(files[0]))
+        for files in split_folder_files(path, CMMLU_SPLITS, ".csv")
+    )
 
 
 CMMLU = Benchmark(
     name="cmmlu",
     description="CMMLU: four-option questions in 67 subjects, four categories and China-specific (dev, test)",
-    load=load,
+    load=local_copy_load(load_cmmlu, CMMLU_HUB_ID, CMMLU_SOURCE),
     default_prompt="cmmlu",
     detect=is_cmmlu_data,
     hub_id=CMMLU_HUB_ID,

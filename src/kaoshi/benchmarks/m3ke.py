@@ -11,25 +11,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, Exporter
+from kaoshi.benchmarks.local_copy import local_copy_load
 from kaoshi.benchmarks.subject_layout import SubjectLayout
-from kaoshi.data.collect import LoadResult
-from kaoshi.data.hub import loading_script_only
 from kaoshi.data.m3ke import M3KE_SPLITS, is_m3ke_file, load_m3ke
 from kaoshi.data.m3ke_tasks import M3KE_CLUSTERS, M3KE_TASKS, MAPPING_FILE
+from kaoshi.data.split_folders import split_folder_files
 
 if TYPE_CHECKING:
     from kaoshi.store.records import RunRecord, SampleRecord
 
 M3KE_HUB_ID = "TJUNLP/M3KE"
 M3KE_SOURCE = "github.com/tjunlp-lab/M3KE, its data/ folder and subject_cluster.mapping.json"
-
-
-def load(request: LoadRequest) -> LoadResult:
-    """An M3KE copy (the repo root, data/, or one task file); the dev split by default."""
-    if request.data is None:
-        raise loading_script_only(M3KE_HUB_ID, M3KE_SOURCE)
-    return load_m3ke(request.data, request.split, subjects=request.subjects)
 
 
 def is_m3ke_data(path: Path) -> bool:
@@ -39,8 +32,7 @@ def is_m3ke_data(path: Path) -> bool:
         return is_m3ke_file(path)
     if (path / MAPPING_FILE).is_file():
         return True
-    folders = (folder / split for folder in (path, path / "data") for split in M3KE_SPLITS)
-    return any(is_m3ke_file(f) for folder in folders if folder.is_dir() for f in folder.glob("*.jsonl"))
+    return any(is_m3ke_file(f) for files in split_folder_files(path, M3KE_SPLITS, ".jsonl") for f in files)
 
 
 def write_answers(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -> tuple[str, ...]:
@@ -54,7 +46,7 @@ def write_answers(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -
 M3KE = Benchmark(
     name="m3ke",
     description="M3KE: four-option questions in 71 tasks, four clusters (dev scored; test labels withheld)",
-    load=load,
+    load=local_copy_load(load_m3ke, M3KE_HUB_ID, M3KE_SOURCE),
     default_prompt="default",
     detect=is_m3ke_data,
     hub_id=M3KE_HUB_ID,

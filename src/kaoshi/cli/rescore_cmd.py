@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("run", help="the stored run to re-score (left unchanged)")
     parser.add_argument("--run-name", required=True, help="name of the new run")
-    add_scoring_options(parser)
+    add_scoring_options(parser, unset="source run")
     extractor = parser.add_mutually_exclusive_group()
     extractor.add_argument(
         "--llm-extractor",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -57,21 +57,29 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_scoring_options(parser: argparse.ArgumentParser, *, exam_default: bool = False) -> None:
+def add_scoring_options(parser: argparse.ArgumentParser, *, unset: Literal["exam", "source run"]) -> None:
+    """--multi-policy and --partial-credit; `unset` says what an option left out means: the exam's own
+    rule (kaoshi run), or the value the source run recorded (kaoshi rescore)."""
+    from_source = unset == "source run"
     parser.add_argument(
         "--multi-policy",
         choices=MULTI_POLICIES,
-        default=None if exam_default else "exact",
+        default=None,
         help=(
             "multiple choice: exact set, partial credit for a correct subset, or per-option F1 (default: "
-            + ("the benchmark's own rule, gaokao-bench: partial; else exact)" if exam_default else "exact)")
+            + (
+                "the source run's)"
+                if from_source
+                else "the benchmark's own rule, gaokao-bench: partial; else exact)"
+            )
         ),
     )
     parser.add_argument(
         "--partial-credit",
         type=float,
-        default=0.5,
-        help="share of the points a correct subset earns (partial)",
+        default=None if from_source else 0.5,
+        help="share of the points a correct subset earns (partial; default: "
+        + ("the source run's)" if from_source else "0.5)"),
     )
 
 
@@ -232,7 +240,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="new tokens for open (subjective) answers (default: --max-new-tokens, else the protocol's)",
     )
     parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
-    add_scoring_options(parser, exam_default=True)
+    add_scoring_options(parser, unset="exam")
     add_standard_score_option(parser)
     add_backend_options(parser)
     parser.add_argument(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kaoshi.data.errors import FieldError
 from kaoshi.data.model import QuestionType
@@ -44,6 +45,16 @@ def parse_option_letters(value: object, *, exactly_one: bool = False) -> frozens
     if len(set(letters)) != len(letters):
         raise FieldError("answer", f"answer {value!r} repeats a letter")
     return frozenset(letters)
+
+
+def require_among_options(
+    answer: frozenset[str], options: Sequence[tuple[str, str]], raw: object, field: str = "answer"
+) -> None:
+    """FieldError when `answer` (written `raw` in the file) names a letter that no option has."""
+    letters = "".join(letter for letter, _ in options)
+    outside = "".join(sorted(answer - set(letters)))
+    if outside:
+        raise FieldError(field, f"answer {raw!r} names {outside}, not among the options {letters}")
 
 
 def parse_reference_answer(value: object) -> str:

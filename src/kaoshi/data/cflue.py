@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from kaoshi.data.answers import parse_option_letters
+from kaoshi.data.answers import parse_option_letters, require_among_options
 from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require_text
 from kaoshi.data.errors import DataError, FieldError, RowError
 from kaoshi.data.model import Exam, Question, QuestionType, Source
@@ -123,13 +123,7 @@ def cflue_question(record: Any, index: int, file: str, line: int | None) -> Ques
     if raw_answer is None or (isinstance(raw_answer, str) and not raw_answer.strip()):
         raise FieldError("answer", "missing required field")
     answer = parse_option_letters(raw_answer, exactly_one=qtype is QuestionType.SINGLE)
-    letters = [letter for letter, _ in options]
-    outside = sorted(answer - set(letters))
-    if outside:
-        raise FieldError(
-            "answer",
-            f"answer {raw_answer!r} names {''.join(outside)}, not among the options {''.join(letters)}",
-        )
+    require_among_options(answer, options, raw_answer)
     return Question(
         id=str(index),
         type=qtype,

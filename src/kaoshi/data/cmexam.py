@@ -23,7 +23,7 @@ import re
 from functools import partial
 from pathlib import Path
 
-from kaoshi.data.answers import parse_option_letters
+from kaoshi.data.answers import parse_option_letters, require_among_options
 from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text, require_text
 from kaoshi.data.csvrows import CsvRecord, iter_csv_records, read_csv_header
 from kaoshi.data.errors import DataError, FieldError, RowError
@@ -85,13 +85,7 @@ def cmexam_question(record: CsvRecord, split: str, file: str) -> Question:
         answer = parse_option_letters(raw_answer)
     except FieldError as exc:  # named as CMExam's column is
         raise FieldError("Answer", exc.reason) from None
-    letters = [letter for letter, _ in options]
-    outside = sorted(answer - set(letters))
-    if outside:
-        raise FieldError(
-            "Answer",
-            f"answer {raw_answer!r} names {''.join(outside)}, not among the options {''.join(letters)}",
-        )
+    require_among_options(answer, options, raw_answer, "Answer")
     explanation = optional_text(fields, EXPLANATION)
     return Question(
         id=f"{split}-{record.number}",

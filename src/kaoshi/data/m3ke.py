@@ -2,7 +2,8 @@
 C, D and answer (a letter). 71 tasks; dev has 5 questions per task, and test's answers are "" (the labels
 are withheld), so only dev can be scored here. The cluster of a task is the one
 `subject_cluster.mapping.json` (beside data/) gives, else the file name's; the level is the question's
-group. The repo's README.md is UTF-16: it is never read."""
+group. A file under another published name of a task (`TASK_ALIASES`) is that task's: its questions, its
+dev exemplars and its cluster. The repo's README.md is UTF-16: it is never read."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from pathlib import Path
 from kaoshi.data.abcd import AbcdColumns, abcd_question
 from kaoshi.data.collect import LoadResult, QuestionCollector, require_id
 from kaoshi.data.errors import DataError, FieldError, RowError
-from kaoshi.data.m3ke_tasks import CLUSTER_OF_FILE_PART, M3KE_TASKS, MAPPING_FILE, task_parts
+from kaoshi.data.m3ke_tasks import (
+    CLUSTER_OF_FILE_PART,
+    M3KE_TASKS,
+    MAPPING_FILE,
+    file_names_of_task,
+    task_of_file,
+    task_parts,
+)
 from kaoshi.data.model import Exam, Question, Source
 from kaoshi.data.rawio import iter_jsonl, read_text
 from kaoshi.data.split_folders import exemplar_files, files_and_pool, locate_split_files, select_subjects
@@ -57,12 +65,15 @@ def load_m3ke(path: Path, split: str | None = None, *, subjects: Iterable[str] |
         path, split, splits=M3KE_SPLITS, default_split=M3KE_DEFAULT_SPLIT, suffix=".jsonl", title="M3KE"
     )
     clusters = read_cluster_mapping(located.data)
-    wanted = frozenset(subjects) if subjects else None
+    wanted = frozenset(task_of_file(subject) for subject in subjects) if subjects else None
     errors: list[RowError] = []
     warnings: list[str] = []
-    folder, files, pool = files_and_pool(located, lambda split: ".jsonl")
-    questions = _read(folder, files, located.split, wanted, clusters, errors, warnings)
+    folder, by_name, by_name_pool = files_and_pool(located, lambda split: ".jsonl")
+    files, pool = _by_task(by_name, warnings), _by_task(by_name_pool, warnings)
     dev = located.data / "dev"
+    if located.only is not None and located.split != "dev":
+        pool = _dev_files(dev, files)  # the task's dev file may be published under its other name
+    questions = _read(folder, files, located.split, wanted, clusters, errors, warnings)
     chosen = exemplar_files(dev, pool, (q.subject for q in questions), warnings)
     fewshot = _read(dev, chosen, "dev", None, clusters, errors, warnings)
     unlabelled = sum(not q.has_answer for q in questions)
@@ -76,6 +87,30 @@ def load_m3ke(path: Path, split: str | None = None, *, subjects: Iterable[str] |
     return LoadResult(
         Exam("m3ke", tuple(questions), tuple(fewshot), metadata), tuple(errors), (), tuple(warnings)
     )
+
+
+def _by_task(files: Mapping[str, Path], warnings: list[str]) -> dict[str, Path]:
+    """Data files (by file name) by the task they hold; of two files of one task, the one under the
+    task's own name is read and the other is a warning."""
+    tasks: dict[str, Path] = {}
+    for name, path in sorted(files.items(), key=lambda item: task_of_file(item[0]) != item[0]):
+        task = task_of_file(name)
+        if task in tasks:
+            warnings.append(f"{path}: holds task '{task}' too; {tasks[task].name} is read instead")
+            continue
+        tasks[task] = path
+    return tasks
+
+
+def _dev_files(dev: Path, tasks: Iterable[str]) -> dict[str, Path]:
+    """The dev file of each task, under any of its published names."""
+    found: dict[str, Path] = {}
+    for task in tasks:
+        named = (dev / f"{name}.jsonl" for name in file_names_of_task(task))
+        file = next((path for path in named if path.is_file()), None)
+        if file is not None:
+            found[task] = file
+    return found
 
 
 def read_cluster_mapping(data: Path) -> dict[str, str] | None:

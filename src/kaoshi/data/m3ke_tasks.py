@@ -2,7 +2,8 @@
 
 A task is a data file's name without `.jsonl`: `{Subject}-{Cluster}-{Level}`. The file names say `Other`
 where the mapping (and the paper) say `Others`; one file name is cut short (`High schoo`): both as
-published, since they are the task names."""
+published, since they are the task names. One task's test file has another name than its dev file and the
+mapping (`TASK_ALIASES`): both name the one task."""
 
 from __future__ import annotations
 
@@ -94,6 +95,19 @@ _TASKS_BY_CLUSTER: dict[str, tuple[str, ...]] = {
     ),
 }
 M3KE_TASKS: dict[str, str] = {task: cluster for cluster, tasks in _TASKS_BY_CLUSTER.items() for task in tasks}
+# Another published file name -> the task it holds: the test file of Management-Other-College (its dev
+# file's and the mapping's name) is named as if Management were a natural science.
+TASK_ALIASES = {"Management-Natural Sciences-College": "Management-Other-College"}
+
+
+def task_of_file(name: str) -> str:
+    """The task a data file named `name` (without `.jsonl`) holds."""
+    return TASK_ALIASES.get(name, name)
+
+
+def file_names_of_task(task: str) -> tuple[str, ...]:
+    """The names a data file of `task` is published under: its own first, then its aliases."""
+    return (task, *(alias for alias, aliased in TASK_ALIASES.items() if aliased == task))
 
 
 def task_parts(task: str) -> tuple[str, str, str] | None:

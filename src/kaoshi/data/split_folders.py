@@ -5,7 +5,7 @@ and split to read, and the subject filter (`--subjects`) with its suggestions.""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +47,15 @@ def locate_split_files(
         f"{path}: no {title} data here (expected {folders}/ folders of <subject>{suffix} files, or a data/ "
         "folder holding them)"
     )
+
+
+def split_folder_files(path: Path, splits: Sequence[str], suffix: str) -> Iterator[list[Path]]:
+    """The files named *`suffix` (sorted) of each split folder in `path` or its data/ folder, one list a
+    folder: what a benchmark's detection looks at in a folder it may hold."""
+    for folder in (path, path / "data"):
+        for split in splits:
+            if (folder / split).is_dir():
+                yield sorted((folder / split).glob(f"*{suffix}"))
 
 
 def select_subjects(

@@ -25,7 +25,7 @@ few-shot one user turn (the demo's question) and one assistant turn ('答案是 
 question, with no header. `--system` goes before AGIEval's system message (chat) or is a first line
 (completion, where AGIEval sends none).
 
-The demos are AGIEval's own, from data/few_shot_prompts.csv (kaoshi.data.agieval), the first n of the
+The demos are AGIEval's own, from data/few_shot_prompts.csv (kaoshi.data.agieval_demos), the first n of the
 question's task in file order whatever their type; the test questions are never demos. Without demos the
 prompt is zero-shot. AGIEval truncates demos to 2,048 GPT-4 tokens; kaoshi drops demos until the prompt
 fits the model. A question whose fields were not kept (shuffled, rebuilt from a store) is rendered from

@@ -1,21 +1,26 @@
 """Cloze (填空题): the missing text, several blanks separated by ';' (AGIEval's gaokao-mathcloze).
 
 The gold answer is the reference text as the data file writes it. An answer is correct when it has as many
-blanks as the reference and every blank equals its reference blank after `normalize_blank`; the question's
-points are all or nothing. Answers are always generated: there are no candidates to rank.
+blanks as the reference and every blank equals its reference blank once both are written the way
+`normalize_blank` writes them; the question's points are all or nothing. Answers are always generated:
+there are no candidates to rank.
 
-Normalisation, applied alike to the reference and the answer, blank by blank:
-- NFKC: full-width letters, digits and punctuation become half-width ('；' -> ';', '（' -> '(');
-- surrounding '$' signs are removed ('$\\frac{1}{2}$' -> '\\frac{1}{2}'), as is a final '。' or '.';
-- '\\dfrac' and '\\tfrac' become '\\frac'; '\\left' / '\\right' and the spacing commands '\\!' '\\,' '\\;'
-  are removed;
-- all whitespace is removed.
-Nothing else: '0.5' and '\\frac{1}{2}' stay different, as do 'x=3' and '3'. AGIEval's own scorer compares the
-whole reply with its MATH-style `is_equiv` (src/math_equivalence.py), which is more lenient in places.
+Normalisation, applied alike to the reference and the answer, blank by blank: NFKC (full-width letters,
+digits and punctuation become half-width, '；' -> ';'), a final '。' or '.' removed, then
+`kaoshi.scoring.math_answer.normalize_math_answer`, which is as lenient as AGIEval's own math-equivalence
+check: '$' signs, '\\boxed{}', units in '\\text{}', degrees and spaces go, '\\frac12' is '\\frac{1}{2}', '1/2'
+and '0.5' are '\\frac{1}{2}', 'x=3' is '3'. Nothing is computed: '0.25' and '\\frac{1}{4}' stay different.
+
+Reading the blanks of a reply: they are separated by ';' (the prompt asks for it); a reply that writes the
+blanks of a several-blank question as '2, 5', '2，5' or '2和5' is split there when that gives exactly as
+many blanks as the reference has (never inside brackets, nor at a thousands separator: '(1, 2)' and
+'1,000' stay one blank), and labelled blanks ('第一空：2；第二空：5', '第一空答案：2，第二空答案：5')
+are read in order.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 
@@ -26,12 +31,23 @@ from kaoshi.qtypes.kind import QuestionKind, Wording
 from kaoshi.qtypes.shared import answer_then_explanation
 from kaoshi.scoring.extract import Extraction, clean_output
 from kaoshi.scoring.grade import Grade, GradingPolicy
+from kaoshi.scoring.math_answer import closing_braces, normalize_math_answer
 from kaoshi.scoring.patterns import answer_part
 
 BLANK_SEPARATOR = ";"  # after NFKC, which also turns the full-width '；' into ';'
 _BLANKS = re.compile(r"(?<!\\)[;；]")  # '\;' is LaTeX's thick space, not a separator
-_LATEX_SPACING = re.compile(r"\\left|\\right|\\[!,;]")
-_SPACE = re.compile(r"\s+")
+# Separators a reply may write between blanks instead of ';' (full-width forms are NFKC'd or listed).
+_LOOSE_SEPARATORS = frozenset(",，和")
+_OPENING = frozenset("([{（【")
+_CLOSING = frozenset(")]}）】")
+_THOUSANDS = re.compile(r"\d{3}(?!\d)")
+# '第一空：', '第2个空的答案为', '第一空填', 'Blank 1:' (NFKC text).
+_BLANK_LABEL = re.compile(
+    r"第[ \t]*([一二三四五六七八九十]|\d{1,2})[ \t]*个?[ \t]*空"
+    r"[ \t]*的?(?:答案|填)?[ \t]*(?:应为|为|是)?[ \t]*:?"
+    r"|\b(?i:blank)[ \t]*(\d{1,2})[ \t]*:"
+)
+_CHINESE_ORDINALS = "一二三四五六七八九十"
 # The patterns below read NFKC text ('：' is ':', '，' is ','). A base model that writes on starts the next
 # question the way the prompt wrote this one ('问题：', '问题 2.   ', 'Q:', 'Problem 2.').
 _NEXT_QUESTION = re.compile(
@@ -60,14 +76,47 @@ def split_blanks(text: str) -> list[str]:
     return [blank.strip() for blank in _BLANKS.split(text)]
 
 
+def answer_blanks(answer: str, blanks: int) -> list[str]:
+    """The blanks of an answer to a question with `blanks` blanks: split at ';', else, when the question
+    has several, at top-level ',' / '，' / '和' if that gives exactly `blanks` non-empty ones."""
+    parts = split_blanks(answer)
+    if blanks > 1 and len(parts) == 1:
+        loose = _split_top_level(answer)
+        if len(loose) == blanks and all(loose):
+            return loose
+    return parts
+
+
+def _split_top_level(text: str) -> list[str]:
+    """`text` split at the loose separators outside brackets."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for position, char in enumerate(text):
+        if char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth = max(depth - 1, 0)
+        elif char in _LOOSE_SEPARATORS and depth == 0 and not _joins_one_value(text, position):
+            parts.append(text[start:position].strip())
+            start = position + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def _joins_one_value(text: str, position: int) -> bool:
+    """Whether the comma at `position` is part of one value: a thousands separator or LaTeX's '\\,'."""
+    if text[position] == "和":
+        return False
+    if position > 0 and text[position - 1] == "\\":
+        return True
+    return position > 0 and text[position - 1].isdigit() and _THOUSANDS.match(text, position + 1) is not None
+
+
 def normalize_blank(blank: str) -> str:
     """One blank as it is compared (module docstring)."""
-    text = unicodedata.normalize("NFKC", blank).strip()
-    text = text.rstrip("。.").strip()
-    while len(text) >= 2 and text.startswith("$") and text.endswith("$"):
-        text = text[1:-1].strip()
-    text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-    return _SPACE.sub("", _LATEX_SPACING.sub("", text))
+    text = unicodedata.normalize("NFKC", blank).strip().rstrip("。.").strip()
+    return normalize_math_answer(text)
 
 
 def parse_cloze_answer(value: object) -> str:
@@ -84,7 +133,7 @@ def grade_cloze(question: Question, answer: Gold, policy: GradingPolicy) -> Grad
     if not isinstance(answer, str) or not isinstance(gold, str):
         return Grade(False, 0.0)
     wanted = [normalize_blank(blank) for blank in split_blanks(gold)]
-    given = [normalize_blank(blank) for blank in split_blanks(answer)]
+    given = [normalize_blank(blank) for blank in answer_blanks(answer, len(wanted))]
     correct = given == wanted
     return Grade(correct, question.points if correct else 0.0)
 
@@ -106,13 +155,19 @@ def read_cloze(question: Question, text: str, prompt: str | None) -> Extraction:
 
 
 def _final_answer(question: Question, text: str) -> str | None:
-    statements = list(_STATED.finditer(text))
+    blanks = len(split_blanks(question.answer)) if isinstance(question.answer, str) else 1
+    labels = list(_BLANK_LABEL.finditer(text))
+    # '第一空答案：' holds a statement cue ('答案：') that is part of the label, not a statement.
+    starts = [label.start() for label in labels]
+    statements = [m for m in _STATED.finditer(text) if not _within(labels, starts, m.start())]
     boxes = _boxed_values(text)
     stated_at = statements[-1].end() if statements else -1
     boxed_at = boxes[-1][0] if boxes else -1
+    labelled = _labelled_blanks(text, labels, blanks)
+    if labelled is not None and labelled[0] >= stated_at and boxed_at < labelled[1]:
+        return BLANK_SEPARATOR.join(labelled[2])
     if boxes and boxed_at >= stated_at:
-        # Several boxes after the last statement stand for the blanks in order ('\boxed{2}，\boxed{5}').
-        blanks = len(split_blanks(question.answer)) if isinstance(question.answer, str) else 1
+        # Several boxes after the last statement stand for the blanks in order ('\\boxed{2}，\\boxed{5}').
         last = [value for start, value in boxes if start >= stated_at][-blanks:]
         return BLANK_SEPARATOR.join(last) if len(last) == blanks else last[-1]
     if statements:
@@ -120,13 +175,55 @@ def _final_answer(question: Question, text: str) -> str | None:
         line = rest.split("\n", 1)[0].strip()
         if not line:  # '答案：' on its own line, the answer on the next
             line = next((part.strip() for part in rest.split("\n") if part.strip()), "")
-        return _STATEMENT_END.split(answer_part(line), maxsplit=1)[0].strip() or None
+        stated = _STATEMENT_END.split(answer_part(line), maxsplit=1)[0].strip()
+        return _joined_blanks(stated, blanks) or None
     first = answer_part(text).strip().split("\n\n", 1)[0].strip()
     if "\n" in first or len(first) > _MAX_BARE_CHARS or first.endswith(":"):
         return None
     if _PROSE.search(_LATEX_COMMAND.sub(" ", first)):
         return None
-    return first or None
+    return _joined_blanks(first, blanks) or None
+
+
+def _joined_blanks(answer: str, blanks: int) -> str:
+    """`answer` with its blanks separated by ';' ('2, 5' for two blanks is '2;5')."""
+    parts = answer_blanks(answer, blanks)
+    return BLANK_SEPARATOR.join(parts) if len(parts) == blanks > 1 and ";" not in answer else answer
+
+
+def _labelled_blanks(
+    text: str, labels: list[re.Match[str]], blanks: int
+) -> tuple[int, int, list[str]] | None:
+    """(start, end, values) of the last run of labels '第一空…', '第二空…', … that names every blank in
+    order; each value runs to the next label or the end of its line."""
+    if blanks < 2:
+        return None
+    for first in range(len(labels) - blanks, -1, -1):
+        run = labels[first : first + blanks]
+        if [_ordinal(label) for label in run] != list(range(1, blanks + 1)):
+            continue
+        values: list[str] = []
+        for index, label in enumerate(run):
+            stop = run[index + 1].start() if index + 1 < len(run) else len(text)
+            value = text[label.end() : stop].strip().split("\n", 1)[0]
+            value = _STATEMENT_END.split(value, maxsplit=1)[0].strip().rstrip(";,。. \t")
+            values.append(value)
+        if not all(values):
+            return None
+        line_end = text.find("\n", run[-1].end())
+        return run[0].start(), len(text) if line_end < 0 else line_end, values
+    return None
+
+
+def _within(labels: list[re.Match[str]], starts: list[int], position: int) -> bool:
+    """Whether `position` lies inside one of `labels` (in text order; `starts` are their starts)."""
+    index = bisect.bisect_right(starts, position) - 1
+    return index >= 0 and position < labels[index].end()
+
+
+def _ordinal(label: re.Match[str]) -> int:
+    number = label.group(1) or label.group(2)
+    return int(number) if number.isdigit() else _CHINESE_ORDINALS.index(number) + 1
 
 
 def _boxed_values(text: str) -> list[tuple[int, str]]:
@@ -134,13 +231,7 @@ def _boxed_values(text: str) -> list[tuple[int, str]]:
     boxes = list(_BOXED.finditer(text))
     if not boxes:
         return []
-    closing: dict[int, int] = {}
-    opened: list[int] = []
-    for position, char in enumerate(text):
-        if char == "{":
-            opened.append(position)
-        elif char == "}" and opened:
-            closing[opened.pop()] = position
+    closing = closing_braces(text)
     return [
         (box.start(), text[box.end() : closing[box.end() - 1]].strip())
         for box in boxes

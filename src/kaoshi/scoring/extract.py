@@ -68,8 +68,7 @@ def clean_output(text: str, prompt: str | None = None) -> str:
 # -- shared patterns (applied to NFKC text: full-width letters and colons are already half-width) -------
 # Quantifiers are bounded so a degenerate reply ("A、A、A…" for thousands of characters, long runs of
 # spaces) is read in linear time: no answer lists more than 26 letters or puts 8 characters between two.
-# Quotes separate too: AGIEval's demos write a letter set as a Python list, "答案是 ['A', 'D']".
-_SEP = r"(?:[\s、,，和与及/;；&()（）'\"]|(?i:and)){0,8}"
+_SEP = r"(?:[\s、,，和与及/;；&()（）]|(?i:and)){0,8}"
 # An option letter. "I" followed by a lower-case word ("I think") or an apostrophe ("I'm") is the pronoun.
 _L = r"(?:[A-HJ-N]|I(?!'|\s+[a-z]))"
 _LETTER_SET = rf"{_L}(?:{_SEP}{_L}){{0,25}}"
@@ -110,6 +109,14 @@ _LOWER_EXPLICIT = re.compile(
 # A letter the reply rules out ("不是A", "排除B") is no candidate.
 _NEGATED = re.compile(rf"(?:不是|不选|并非|排除|而非|(?i:not))\s*(?:选项)?\s*{_L}{_NOT_WORD}")
 _ANY_LETTER = re.compile(r"[A-N]")
+# AGIEval's demos state a letter set as a Python list ("答案是 ['A', 'D']"). Such a list after an answer
+# cue, or at the start of the reply, is read as its letters. Quotes are no separators elsewhere: in
+# "答案：B（'C' 项错误）" the answer is B, and 'C' is what the reasoning talks about.
+_QUOTED_LETTER = r"(?:'[A-N]'|\"[A-N]\")"
+_LETTER_LIST = re.compile(
+    rf"(^\s*|(?:(?<![不非])(?:{_CUE_ZH})|\b(?i:{_CUE_EN})\b)(?i:{_BE}))"
+    rf"\[\s*({_QUOTED_LETTER}(?:\s*,\s*{_QUOTED_LETTER}){{0,25}})\s*,?\s*\]"
+)
 _LISTED_OPTION = re.compile(r"[.．][^\n。]*")
 _LISTED_LETTER = re.compile(r"(?<![A-Za-z])([A-N])[.．](?![A-Za-z0-9])")
 _CLAUSE_BREAK = re.compile(r"[,，;；]")
@@ -166,6 +173,7 @@ def extract_multi(question: Question, text: str) -> Extraction:
 def _explicit_letters(text: str, valid: frozenset[str]) -> frozenset[str] | None:
     """Letters of the bare reply, else of the last explicit answer statement; None when there is neither,
     an empty set when the statement names a letter that is not an option."""
+    text = _LETTER_LIST.sub(_unquoted_letters, text)
     head = answer_part(text)
     # A bare reply, or a bare first line (a base model that answers, then writes on), is the answer.
     first_line = text.split("\n", 1)[0]
@@ -183,6 +191,11 @@ def _explicit_letters(text: str, valid: frozenset[str]) -> frozenset[str] | None
         if lower:
             return _statement(lower[-1].group(1).upper(), valid)
     return None
+
+
+def _unquoted_letters(listed: re.Match[str]) -> str:
+    """An answer given as a Python list of letters, written as a plain letter set ("答案是 A、D")."""
+    return listed.group(1) + "、".join(_ANY_LETTER.findall(listed.group(2)))
 
 
 def _own_clause(source: str, match: re.Match[str]) -> str:
