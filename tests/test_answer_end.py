@@ -46,8 +46,10 @@ def after_exemplar_answer(text: str) -> str:
     raise AssertionError(f"no answer in {text!r}")
 
 
-# GAOKAO-Bench's protocol is zero-shot: its templates show no exemplar (their answer end is tested below).
-FEW_SHOT_TEMPLATES = sorted(name for name in TEMPLATES if not name.startswith("gaokao"))
+# Zero-shot protocols show no exemplar (their answer ends are tested below): GAOKAO-Bench's, and CFLUE's
+# and CMExam's own prompts, whose code sends none.
+ZERO_SHOT_TEMPLATES = ("cflue", "cmexam", "gaokao", "gaokao-kaoshi")
+FEW_SHOT_TEMPLATES = sorted(name for name in TEMPLATES if name not in ZERO_SHOT_TEMPLATES)
 
 
 def test_gaokao_answers_end_with_its_marker() -> None:
@@ -56,6 +58,22 @@ def test_gaokao_answers_end_with_its_marker() -> None:
         assert get_template(name).answer_end(chat=True) is None
     text = get_template("gaokao-kaoshi").render(QUESTION, EXAM, RenderOptions(1)).text
     assert "【答案】……<eoa>" in text
+
+
+@pytest.mark.parametrize(("name", "line"), [("cflue", "解析"), ("cmexam", "解释")])
+@pytest.mark.parametrize("chat", [False, True])
+def test_two_line_protocols_answers_end_where_their_second_line_starts(
+    name: str, line: str, chat: bool
+) -> None:
+    # The reply they ask for is '答案：…' then '解析：…' (CMExam: '解释：…'), in both forms.
+    template = get_template(name)
+    prompt = template.render(QUESTION, EXAM, RenderOptions(1, chat=chat))
+    assert prompt.shots == 0 and f"“答案：”，“{line}：”" in prompt.text
+    assert template.answer_end(chat) == f"\n{line}："
+
+
+def test_zero_shot_templates_are_known() -> None:
+    assert set(ZERO_SHOT_TEMPLATES) <= set(TEMPLATES)
 
 
 @pytest.mark.parametrize("name", FEW_SHOT_TEMPLATES)

@@ -91,7 +91,7 @@ def test_default_prompts(benchmark: str, prompt: str) -> None:
 def test_benchmark_defaults_reads_the_registry() -> None:
     assert dict(BENCHMARK_DEFAULTS) == {
         "sample": "lhmke",
-        "cmexam": "default",
+        "cmexam": "cmexam",
         "cflue": "cflue",
         "gaokao-bench": "gaokao",
         "qualbench": "qualbench",

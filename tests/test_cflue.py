@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -290,10 +291,128 @@ def exam_of(tmp_path: Path) -> kaoshi.Exam:
     return load_exam("cflue", write_knowledge(tmp_path / "cflue", RECORDS)).exam
 
 
-def test_the_cflue_prompt_asks_for_answer_and_analysis_lines(tmp_path: Path) -> None:
+# CFLUE's own texts (aliyun/cflue utils/format_example.py), written out here by hand.
+SINGLE_HEAD = (
+    "假设你是一位金融行业专家，请回答下列问题。\n"
+    "注意：题目是单选题，只需要返回一个最合适的选项，若有多个合适的答案，只返回最准确的即可。\n"
+    "注意：结果只输出两行，第一行只需要返回答案的英文选项(注意只需要返回一个最合适的答案)，第二行进行简要的解析，"
+    "输出格式限制为：“答案：”，“解析：”。\n\n"
+)
+MULTI_HEAD = (
+    "假设你是一位金融行业专家，请回答下列问题。\n"
+    "注意：题目是多选题，可能存在多个正确的答案。\n"
+    "注意：结果只输出两行，第一行只需要返回答案的英文选项，第二行进行简要的解释。输出格式限制为：“答案：”，“解析：”。\n\n"
+)
+
+
+def test_the_cflue_prompt_is_cflues_own(tmp_path: Path) -> None:
     assert default_template_name("cflue") == "cflue"
     exam = exam_of(tmp_path)
     template = get_template("cflue")
+    assert (template.version, template.default_shots) == (2, 0)
+    single, multi, judge, quoted = (template.render(q, exam, RenderOptions(shots=0)) for q in exam.questions)
+    assert single.text == (
+        "假设你是一位金融行业专家，请回答下列问题。\n"
+        "注意：题目是单选题，只需要返回一个最合适的选项，若有多个合适的答案，只返回最准确的即可。\n"
+        "注意：结果只输出两行，第一行只需要返回答案的英文选项(注意只需要返回一个最合适的答案)，第二行进行简要的解析，"
+        "输出格式限制为：“答案：”，“解析：”。\n"
+        "\n"
+        "我国股票的发行价格不得低于（ ）。\n"
+        "A. 票面金额\n"
+        "B. 每股净资产\n"
+        "C. 二级市场价格\n"
+        "D. 零"
+    )
+    assert multi.text == (
+        "假设你是一位金融行业专家，请回答下列问题。\n"
+        "注意：题目是多选题，可能存在多个正确的答案。\n"
+        "注意：结果只输出两行，第一行只需要返回答案的英文选项，第二行进行简要的解释。输出格式限制为：“答案：”，“解析：”。\n"
+        "\n"
+        "下列属于基金合同当事人的有（ ）。\n"
+        "A. 基金份额持有人\n"
+        "B. 基金管理人\n"
+        "C. 基金托管人\n"
+        "D. 证券交易所"
+    )
+    # a 判断题 gets the single-choice text, as CFLUE's code sends every task but 多项选择题
+    assert judge.text == SINGLE_HEAD + "存款保险制度可以完全消除商业银行的经营风险。\nA. 对\nB. 错"
+    assert quoted.text == (
+        MULTI_HEAD
+        + "关于“市盈率”，下列说法正确的有（ ）。\n"
+        + "A. 等于股价除以'每股收益'\nB. 可用于估值比较\nC. 越高一定越好"
+    )
+    assert all(p.shots == 0 and p.messages is None for p in (single, multi, judge, quoted))
+
+
+def test_the_cflue_prompt_in_chat_is_one_user_message(tmp_path: Path) -> None:
+    exam = exam_of(tmp_path)
+    template = get_template("cflue")
+    chat = template.render(exam.questions[1], exam, RenderOptions(shots=0, chat=True))
+    assert chat.messages == (
+        (
+            "user",
+            "假设你是一位金融行业专家，请回答下列问题。\n"
+            "注意：题目是多选题，可能存在多个正确的答案。\n"
+            "注意：结果只输出两行，第一行只需要返回答案的英文选项，第二行进行简要的解释。输出格式限制为：“答案：”，“解析：”。\n"
+            "\n"
+            "下列属于基金合同当事人的有（ ）。\n"
+            "A. 基金份额持有人\n"
+            "B. 基金管理人\n"
+            "C. 基金托管人\n"
+            "D. 证券交易所",
+        ),
+    )
+    assert chat.payload() == {"messages": [{"role": "user", "content": chat.messages[0][1]}]}
+    # --system is kaoshi's: a system message in chat, the first line in completion
+    system = RenderOptions(shots=0, chat=True, system="你是一个金融助手。")
+    with_system = template.render(exam.questions[2], exam, system)
+    assert with_system.messages == (
+        ("system", "你是一个金融助手。"),
+        ("user", SINGLE_HEAD + "存款保险制度可以完全消除商业银行的经营风险。\nA. 对\nB. 错"),
+    )
+    completion = template.render(exam.questions[2], exam, RenderOptions(shots=0, system="你是一个金融助手。"))
+    assert (
+        completion.text
+        == "你是一个金融助手。\n" + SINGLE_HEAD + "存款保险制度可以完全消除商业银行的经营风险。\nA. 对\nB. 错"
+    )
+
+
+def test_the_cflue_prompt_is_zero_shot(tmp_path: Path) -> None:
+    exam = exam_of(tmp_path)
+    template = get_template("cflue")
+    for chat in (False, True):
+        asked = template.render(exam.questions[3], exam, RenderOptions(shots=3, chat=chat))
+        plain = template.render(exam.questions[3], exam, RenderOptions(shots=0, chat=chat))
+        assert asked == plain and asked.shots == 0
+
+
+def test_the_cflue_prompt_uses_the_record_as_written(tmp_path: Path) -> None:
+    # eval(choices).items(): the literal's order, its numbers as Python prints them, text unstripped;
+    # the question as read
+    record = {
+        **RECORDS[0],
+        "question": " 下列金额中{最大}的是（ ）。\n",
+        "choices": "{'B': ' 1万元 ', 'A': 100, 'C': 2.5}",
+        "answer": "B",
+    }
+    exam = load_exam("cflue", write_knowledge(tmp_path / "c", [record])).exam
+    [question] = exam.questions
+    assert question.options == (("A", "100"), ("B", "1万元"), ("C", "2.5"))  # kaoshi's own view
+    text = get_template("cflue").render(question, exam, RenderOptions(shots=0)).text
+    assert text == SINGLE_HEAD + " 下列金额中{最大}的是（ ）。\n\nB.  1万元 \nA. 100\nC. 2.5"
+    # without the record (options shuffled, another benchmark's question): kaoshi's stem and options
+    bare = replace(question, verbatim=())
+    text = get_template("cflue").render(bare, exam, RenderOptions(shots=0)).text
+    assert text == SINGLE_HEAD + "下列金额中{最大}的是（ ）。\nA. 100\nB. 1万元\nC. 2.5"
+    # a 判断题 without choices (CFLUE's code could not load it) shows kaoshi's A 对 / B 错
+    judge = load_exam("cflue", write_knowledge(tmp_path / "j", [{**RECORDS[2], "choices": ""}])).exam
+    text = get_template("cflue").render(judge.questions[0], judge, RenderOptions(shots=0)).text
+    assert text == SINGLE_HEAD + "存款保险制度可以完全消除商业银行的经营风险。\nA. 对\nB. 错"
+
+
+def test_cflue_kaoshi_asks_for_answer_and_analysis_lines(tmp_path: Path) -> None:
+    exam = exam_of(tmp_path)
+    template = get_template("cflue-kaoshi")
     multi = template.render(exam.questions[1], exam, RenderOptions(shots=0)).text
     assert multi == (
         "以下是“基金从业资格”考试的多项选择题，请选出所有正确的选项。请按以下格式作答，先给出答案，再给出解析：\n"
@@ -304,12 +423,17 @@ def test_the_cflue_prompt_asks_for_answer_and_analysis_lines(tmp_path: Path) -> 
     judge = template.render(exam.questions[2], exam, RenderOptions(shots=0)).text
     assert "的判断题，请判断题目中的说法是否正确，A 表示对，B 表示错。" in judge
     assert judge.endswith("存款保险制度可以完全消除商业银行的经营风险。\nA. 对\nB. 错\n答案：")
-    assert template.answer_end(chat=False) == template.answer_end(chat=True) == "\n解析："
+    for name in ("cflue", "cflue-kaoshi"):
+        assert (
+            get_template(name).answer_end(chat=False)
+            == get_template(name).answer_end(chat=True)
+            == "\n解析："
+        )
 
 
-def test_exemplars_are_of_the_same_task_and_reply_in_two_lines(tmp_path: Path) -> None:
+def test_cflue_kaoshi_exemplars_are_of_the_same_task_and_reply_in_two_lines(tmp_path: Path) -> None:
     exam = exam_of(tmp_path)
-    template = get_template("cflue")
+    template = get_template("cflue-kaoshi")
     # question 3 (多项选择题) takes question 1, the other 多项选择题; never the 判断题 or itself
     prompt = template.render(exam.questions[3], exam, RenderOptions(shots=2))
     assert prompt.shots == 1
@@ -356,6 +480,18 @@ REPLIES: list[tuple[Question, str, str | None]] = [
     (SINGLE_Q, "答案：A. 票面金额\n解析：发行价格可以等于或高于票面金额，但不得低于它，选项D说法错误。", "A"),
     (JUDGE_Q, "答案：B\n解析：存款保险只能降低风险，题干中“完全消除”的说法错误，A不对。", "B"),
     (JUDGE_Q, "答案：B（错）\n解析：存款保险只能降低风险。", "B"),
+    # replies to CFLUE's own prompt: its quotes copied (输出格式限制为：“答案：”，“解析：”), both lines
+    # on one, a word or the option after the letter, an analysis naming the letters left out
+    (SINGLE_Q, "“答案：A”\n“解析：股票不得折价发行，B、C、D均不是下限。”", "A"),
+    (SINGLE_Q, "答案：“A”\n解析：“不得低于票面金额，D说法错误。”", "A"),
+    (SINGLE_Q, "答案：A，解析：我国股票不得折价发行，故B、C、D错误。", "A"),
+    (SINGLE_Q, "答案：A\n\n解析：不得折价发行，选项C为二级市场价格，与发行价格下限无关。", "A"),
+    (SINGLE_Q, "答案：选项A\n解析：B项错误。", "A"),
+    (MULTI_Q, "“答案：ABC”，“解析：D交易所和E证监会都不是基金合同的当事人。”", "ABC"),
+    (MULTI_Q, "答案：ABC，解析：D、E不是基金合同当事人。", "ABC"),
+    (MULTI_Q, "答案：A,B,C\n解析：D不是当事人，E是监管机构。", "ABC"),
+    (JUDGE_Q, "答案：B. 错\n解析：存款保险只能降低风险，不能完全消除，A说法不对。", "B"),
+    (JUDGE_Q, "答案：错（B）\n解析：不能完全消除。", "B"),
     # a completion prompt ends with '答案：': the model writes the letters, then the analysis line
     (MULTI_Q, "AC\n解析：A项和C项正确；B项错误。", "AC"),
     (SINGLE_Q, "A\n解析：不得折价发行。\n\n以下是“证券从业资格”考试的单项选择题", "A"),

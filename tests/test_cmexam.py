@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ from kaoshi.data import DataError, QuestionType, detect_benchmark, load_exam
 from kaoshi.data.cmexam import REQUIRED_COLUMNS, parse_cmexam_options
 from kaoshi.data.csvrows import CsvRecord, iter_csv_records
 from kaoshi.data.errors import FieldError
+from kaoshi.data.model import Question
 from kaoshi.prompts import RenderOptions, default_template_name, get_template
 from kaoshi.report.leaderboard import build_board, leaderboard_table
+from kaoshi.scoring import extract_answer
 from tests.test_ceval import make_ceval
 
 HEADER = ["Question", "Options", "Answer", "Explanation"]
@@ -287,8 +290,100 @@ def test_any_rows_load_or_are_reported_with_file_and_line(rows: list[list[str]])
         assert all(e.file == str(path) and e.line is not None and e.reason for e in result.errors)
 
 
-def test_the_default_prompt_is_kaoshis_own(tmp_path: Path) -> None:
-    assert default_template_name("cmexam") == "default"
+# CMExam's own texts (williamliujl/CMExam src/evaluation/evaluate_chatglm_result.py), written out by hand.
+SINGLE_HEAD = (
+    "返回限制：只返回两行。"
+    "假设你是一位医疗行业专家，请回答下列问题，注意是单选题，只需要返回一个最合适的选项。\n"
+)
+SINGLE_TAIL = (
+    "\n注意，结果只有两行，第一行只需要返回答案的英文选项(注意只需要返回一个最合适的答案)，第二行进行简要的解释。"
+    "输出格式限制为：“答案：”，“解释：”。\n注意，题目是单选题，若有多个合适的答案，只返回最准确的即可。"
+)
+MULTI_HEAD = "假设你是一位医疗行业专家，请回答下列问题。注意，该问题是多选题\n"
+MULTI_TAIL = (
+    "\n注意，请给出两行，第一行只需要返回答案的英文选项，第二行进行简要的解释。"
+    "输出格式限制为“答案：”，“解释：”"
+)
+
+
+def test_the_default_prompt_is_cmexams_own(tmp_path: Path) -> None:
+    assert default_template_name("cmexam") == "cmexam"
+    exam = load_exam("cmexam", make_cmexam(tmp_path / "CMExam")).exam
+    template = get_template("cmexam")
+    assert (template.version, template.default_shots) == (1, 0)
+    single = template.render(exam.questions[0], exam, RenderOptions(shots=0))
+    assert single.text == (
+        "返回限制：只返回两行。假设你是一位医疗行业专家，请回答下列问题，注意是单选题，只需要返回一个最合适的选项。\n"
+        "下列药物中属于β受体阻滞剂的是:\n"
+        "A 硝苯地平\n"
+        "B 美托洛尔\n"
+        "C 卡托普利\n"
+        "D 氢氯噻嗪\n"
+        "E 螺内酯\n"
+        "注意，结果只有两行，第一行只需要返回答案的英文选项(注意只需要返回一个最合适的答案)，第二行进行简要的解释。"
+        "输出格式限制为：“答案：”，“解释：”。\n"
+        "注意，题目是单选题，若有多个合适的答案，只返回最准确的即可。"
+    )
+    multi = template.render(exam.questions[2], exam, RenderOptions(shots=0))
+    assert multi.text == (
+        "假设你是一位医疗行业专家，请回答下列问题。注意，该问题是多选题\n"
+        "下列属于解表药的有:\n"
+        "A 麻黄\n"
+        "B 桂枝\n"
+        "C 大黄\n"
+        "D 薄荷\n"
+        "E 黄连\n"
+        "注意，请给出两行，第一行只需要返回答案的英文选项，第二行进行简要的解释。输出格式限制为“答案：”，“解释：”"
+    )
+    assert single.shots == multi.shots == 0 and single.messages is None
+    # zero-shot, as CMExam's script is: exemplars asked for are not sent
+    assert template.render(exam.questions[2], exam, RenderOptions(shots=3)) == multi
+    assert template.answer_end(chat=False) == template.answer_end(chat=True) == "\n解释："
+
+
+def test_the_cmexam_prompt_in_chat_is_one_user_message(tmp_path: Path) -> None:
+    exam = load_exam("cmexam", make_cmexam(tmp_path / "CMExam")).exam
+    template = get_template("cmexam")
+    chat = template.render(exam.questions[3], exam, RenderOptions(shots=0, chat=True))
+    assert chat.messages == (
+        (
+            "user",
+            "返回限制：只返回两行。假设你是一位医疗行业专家，请回答下列问题，注意是单选题，只需要返回一个最合适的选项。\n"
+            "急性阑尾炎最常见的首发症状是:\n"
+            "A 转移性右下腹痛\nB 发热\nC 恶心呕吐\nD 腹泻\nE 黄疸\n"
+            "注意，结果只有两行，第一行只需要返回答案的英文选项(注意只需要返回一个最合适的答案)，第二行进行简要的解释。"
+            "输出格式限制为：“答案：”，“解释：”。\n"
+            "注意，题目是单选题，若有多个合适的答案，只返回最准确的即可。",
+        ),
+    )
+    # --system is kaoshi's: a system message in chat, the first line in completion
+    multi = exam.questions[2]
+    body = MULTI_HEAD + "下列属于解表药的有:\nA 麻黄\nB 桂枝\nC 大黄\nD 薄荷\nE 黄连" + MULTI_TAIL
+    system = template.render(multi, exam, RenderOptions(shots=0, chat=True, system="你是医生。"))
+    assert system.messages == (("system", "你是医生。"), ("user", body))
+    assert (
+        template.render(multi, exam, RenderOptions(shots=0, system="你是医生。")).text
+        == "你是医生。\n" + body
+    )
+
+
+def test_the_cmexam_prompt_uses_the_cells_as_read(tmp_path: Path) -> None:
+    # the Options cell as written ('A.' separators, a blank line), the question unstripped
+    row = [" 下列{属于}解表药的有 ", "A. 麻黄\nB. 桂枝\n\nC. 大黄", "AB", ""]
+    exam = load_exam("cmexam", write_rows(tmp_path / "val.csv", HEADER, [row])).exam
+    [question] = exam.questions
+    text = get_template("cmexam").render(question, exam, RenderOptions(shots=0)).text
+    assert text == MULTI_HEAD + " 下列{属于}解表药的有 :\nA. 麻黄\nB. 桂枝\n\nC. 大黄" + MULTI_TAIL
+    # without the cells (options shuffled, another benchmark's question): kaoshi's stem, 'A text' lines
+    bare = replace(question, verbatim=())
+    text = get_template("cmexam").render(bare, exam, RenderOptions(shots=0)).text
+    assert text == MULTI_HEAD + "下列{属于}解表药的有:\nA 麻黄\nB 桂枝\nC 大黄" + MULTI_TAIL
+    single = replace(bare, type=QuestionType.SINGLE, answer=frozenset("A"))
+    text = get_template("cmexam").render(single, exam, RenderOptions(shots=0)).text
+    assert text == SINGLE_HEAD + "下列{属于}解表药的有:\nA 麻黄\nB 桂枝\nC 大黄" + SINGLE_TAIL
+
+
+def test_kaoshis_default_prompt_is_the_alternative(tmp_path: Path) -> None:
     exam = load_exam("cmexam", make_cmexam(tmp_path / "CMExam")).exam
     template = get_template("default")
     single = template.render(exam.questions[0], exam, RenderOptions(shots=0)).text
@@ -297,6 +392,44 @@ def test_the_default_prompt_is_kaoshis_own(tmp_path: Path) -> None:
     )
     multi = template.render(exam.questions[2], exam, RenderOptions(shots=0)).text
     assert multi.startswith("以下是多项选择题") and "D. 薄荷" in multi
+
+
+# Replies in the two lines CMExam's prompt asks for ('答案：' then '解释：'), as chat models write them.
+SINGLE_Q = Question(
+    "s", QuestionType.SINGLE, "下列药物中属于β受体阻滞剂的是",
+    (("A", "硝苯地平"), ("B", "美托洛尔"), ("C", "卡托普利"), ("D", "氢氯噻嗪"), ("E", "螺内酯")),
+    frozenset("B"),
+)  # fmt: skip
+MULTI_Q = Question(
+    "m", QuestionType.MULTI, "下列属于解表药的有",
+    (("A", "麻黄"), ("B", "桂枝"), ("C", "大黄"), ("D", "薄荷"), ("E", "黄连")), frozenset("ABD"),
+)  # fmt: skip
+REPLIES: list[tuple[Question, str, str | None]] = [
+    (SINGLE_Q, "答案：B\n解释：美托洛尔为β1受体阻滞剂，A为钙通道阻滞剂，C为ACEI，D、E为利尿剂。", "B"),
+    (SINGLE_Q, "答案：B 美托洛尔\n解释：A、C、D、E均不是β受体阻滞剂。", "B"),
+    (SINGLE_Q, "答案：B，美托洛尔。\n解释：选项A硝苯地平是钙拮抗剂。", "B"),
+    (SINGLE_Q, "答案：B。解释：美托洛尔是β受体阻滞剂，而A是钙通道阻滞剂。", "B"),
+    (SINGLE_Q, "“答案：B”\n“解释：美托洛尔属于β受体阻滞剂，E螺内酯是保钾利尿剂。”", "B"),
+    (SINGLE_Q, "答案：B\n\n解释：洛尔类为β受体阻滞剂；地平类（A）为钙通道阻滞剂。", "B"),
+    (SINGLE_Q, "**答案：** B\n**解释：** 美托洛尔，C为普利类。", "B"),
+    (MULTI_Q, "答案：ABD\n解释：麻黄、桂枝、薄荷为解表药，C大黄为泻下药，E黄连为清热药。", "ABD"),
+    (MULTI_Q, "答案：A、B、D\n解释：大黄(C)泻下，黄连(E)清热。", "ABD"),
+    (MULTI_Q, "答案：ABD，\n解释：C、E不是解表药。", "ABD"),
+    (MULTI_Q, "答案：ABD，解释：麻黄、桂枝、薄荷均能发散表邪，C、E不是。", "ABD"),
+    (MULTI_Q, "<think>\n大黄泻下，黄连清热，C和E不选。\n</think>\n答案：ABD\n解释：三者均能解表。", "ABD"),
+    (MULTI_Q, "Answer: ABD\nExplanation: C (rhubarb) purges and E (coptis) clears heat.", "ABD"),
+    # no letters: never guessed
+    (MULTI_Q, "答案：\n解释：无法判断。", None),
+]
+
+
+@pytest.mark.parametrize(("question", "reply", "expected"), REPLIES)
+def test_answers_are_read_from_cmexam_replies(question: Question, reply: str, expected: str | None) -> None:
+    result = extract_answer(question, reply)
+    if expected is None:
+        assert (result.status, result.answer) == ("unparsed", None), result
+    else:
+        assert (result.status, result.answer) == ("ok", frozenset(expected)), result
 
 
 def test_the_leaderboard_has_accuracy_weighted_f1_and_disciplines(tmp_path: Path, store_path: Path) -> None:

@@ -1,8 +1,9 @@
 """CFLUE, the knowledge part: questions from Chinese finance qualification exams (data/knowledge/).
 
 Each question's subject is its exam (名称) and its domain its task (单项选择题 / 多项选择题 / 判断题); the
-leaderboard gives accuracy per task and over all questions. The default prompt is `cflue`, which asks for
-CFLUE's `答案：` / `解析：` lines in kaoshi's own words (kaoshi.prompts.cflue).
+leaderboard gives accuracy per task and over all questions. The default prompt is `cflue`, CFLUE's own
+zero-shot prompt as its repository's code sends it (kaoshi.prompts.cflue_official); `cflue-kaoshi` asks for
+the same `答案：` / `解析：` lines in kaoshi's words, with exemplars (kaoshi.prompts.cflue).
 """
 
 from __future__ import annotations

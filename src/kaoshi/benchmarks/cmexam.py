@@ -1,9 +1,10 @@
 """CMExam: questions from the Chinese National Medical Licensing Examination, single and multi-answer.
 
 Its metrics are accuracy and weighted F1 (BLEU / ROUGE on the explanations are not computed here). The
-default prompt is kaoshi's own (`default`): CMExam's own prompt wording is not among the facts kaoshi
-works from (shared/reference/BENCHMARKS.md), so no preset claims to reproduce it. Single and multi-answer
-questions are told apart by their gold answer, so the prompt tells a model how many answers to give.
+default prompt is `cmexam`, the zero-shot prompt CMExam's repository evaluates chat models with
+(kaoshi.prompts.cmexam); kaoshi's own `default` (exemplars, an answer cue) is the alternative. Single and
+multi-answer questions are told apart by their gold answer, as CMExam's script does, so the prompt tells a
+model how many answers to give.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ CMEXAM = Benchmark(
     name="cmexam",
     description="CMExam: Chinese medical licensing exam questions, single and multi-answer, five annotations",
     load=load,
-    default_prompt="default",
+    default_prompt="cmexam",
     detect=holds_cmexam,
     leaderboard=CmexamLayout(),
     formats=(

@@ -114,6 +114,9 @@ def exam_totals(summary: RunSummary) -> dict[str, ExamScore]:
     return totals
 
 
+_SCORE_COLUMNS = frozenset({*(info.chinese for info in GAOKAO_SUBJECTS.values()), *TOTAL_NAMES.values()})
+
+
 class GaokaoLayout(LeaderboardLayout):
     """A column per subject (points on its full marks), the two exam totals, and the scoring rate."""
 
@@ -150,7 +153,8 @@ class GaokaoLayout(LeaderboardLayout):
         return covered
 
     def cell_text(self, column: str, value: float | None) -> str | None:
-        if column == SCORING_RATE or value is None:
+        """Subjects and totals are scores (e.g. 86.5 of 150); other columns are rates."""
+        if value is None or column not in _SCORE_COLUMNS:
             return None
         return f"{value:.1f}"
 

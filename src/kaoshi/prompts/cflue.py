@@ -1,13 +1,13 @@
-"""`cflue`: CFLUE's knowledge questions asked the way CFLUE asks them, for an answer line and an
-explanation line:
+"""`cflue-kaoshi`: CFLUE's knowledge questions in kaoshi's own words, asking for CFLUE's answer line and
+explanation line, with exemplars:
 
     答案：AC
     解析：…
 
-What CFLUE asks for (the two lines `答案：` / `解析：`) is a published fact; the instruction's exact wording
-is not among the facts kaoshi works from (shared/reference/BENCHMARKS.md), so the words below are kaoshi's
-reconstruction, not CFLUE's own. The task (单项选择题 / 多项选择题 / 判断题) is the question's domain, as
-the CFLUE loader keeps it; 判断题 are answered with a letter (A 对, B 错), as CFLUE's answers are.
+The wording is kaoshi's (it was the `cflue` template's v1); CFLUE's own prompt, as its repository's code
+sends it, is `cflue` (kaoshi.prompts.cflue_official). The task (单项选择题 / 多项选择题 / 判断题) is the
+question's domain, as the CFLUE loader keeps it; 判断题 are answered with a letter (A 对, B 错), as CFLUE's
+answers are.
 
 Completion: instruction, solved exemplars of the same task (`{question}\\n答案：X\\n解析：…`), then the
 question and `答案：`. Chat: the instruction as the system message, each exemplar as a user turn and an
@@ -89,7 +89,7 @@ def pick_same_task(question: Question, pool: Iterable[Question], shots: int) -> 
 
 @dataclass(frozen=True)
 class CflueTemplate:
-    name: str = "cflue"
+    name: str = "cflue-kaoshi"
     version: int = 1
     default_shots: int = 0
     budget: GenerationBudget = DEFAULT_BUDGET
@@ -114,4 +114,4 @@ class CflueTemplate:
         return EXPLANATION_LEAD
 
 
-CFLUE = CflueTemplate()
+CFLUE_KAOSHI = CflueTemplate()

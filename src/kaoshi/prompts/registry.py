@@ -11,7 +11,9 @@ from kaoshi.errors import UnknownName
 from kaoshi.prompts.agieval import AGIEVAL
 from kaoshi.prompts.base import Template
 from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT, FINEVAL_ANSWER_ONLY, FINEVAL_COT
-from kaoshi.prompts.cflue import CFLUE
+from kaoshi.prompts.cflue import CFLUE_KAOSHI
+from kaoshi.prompts.cflue_official import CFLUE
+from kaoshi.prompts.cmexam import CMEXAM
 from kaoshi.prompts.cmmlu import CMMLU_ANSWER_ONLY, CMMLU_COT
 from kaoshi.prompts.gaokao import GAOKAO, GAOKAO_KAOSHI
 from kaoshi.prompts.plain import PlainTemplate
@@ -36,6 +38,8 @@ TEMPLATES: dict[str, Template] = {
         FINEVAL_ANSWER_ONLY,
         FINEVAL_COT,
         CFLUE,
+        CFLUE_KAOSHI,
+        CMEXAM,
         AGIEVAL,
         GAOKAO,
         GAOKAO_KAOSHI,
