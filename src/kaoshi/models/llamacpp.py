@@ -127,13 +127,16 @@ class LlamaCppModel(Model):
 
     def _score_continuations(self, n_context: int, continuations: list[list[int]]) -> list[float]:
         """Each continuation's log-probability after the evaluated context. A token is read at the position
-        before it, so a continuation runs all its tokens but the last. In token order, each runs only what
-        the one before did not leave in the model: letter sets share their first letters, and a question's
-        single-token candidates run nothing at all. Each row's normaliser is computed once, vectorised."""
+        before it, so a continuation runs all its tokens but the last, and only those the one before did
+        not leave in the model: letter sets share their first letters, and a question's single-token
+        candidates run nothing at all. Each row's normaliser is computed once, vectorised."""
         path: list[int] = []  # the tokens past the context the model holds now
         norms = [log_normaliser(self.llm.scores[n_context - 1])]  # norms[k]: the row after path[:k]
         scores = [0.0] * len(continuations)
-        for index in sorted(range(len(continuations)), key=continuations.__getitem__):
+        # Deepest first: a path runs before its own prefixes, which then run nothing ('ABD' before 'AB'
+        # before 'A'), so there is one llama.cpp call per path no other candidate extends.
+        last = 1 + max((token for ids in continuations for token in ids), default=0)
+        for index in sorted(range(len(continuations)), key=lambda i: [*continuations[i][:-1], last]):
             ids = continuations[index]
             needed = ids[:-1]
             kept = common_prefix(path, needed)
