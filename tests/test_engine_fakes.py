@@ -287,6 +287,102 @@ def test_llamacpp_candidates_share_their_first_tokens(fake_llama_cpp: Path) -> N
     assert reordered.logprobs == output.logprobs
 
 
+class FakeLlamaLib:
+    """llama.cpp's C calls for a context of many sequences, over fake_logits: each sequence holds the
+    tokens at its positions; a decode's rows are each sequence's tokens up to the entry's position."""
+
+    def __init__(self) -> None:
+        self.cells: dict[int, dict[int, int]] = {}
+        self.decodes = 0
+        self.entries = 0  # tokens run, shared ones once
+        self.rows: list[list[float]] = []
+
+    def llama_context_default_params(self) -> types.SimpleNamespace:
+        return types.SimpleNamespace()
+
+    def llama_init_from_model(self, model: object, params: types.SimpleNamespace) -> object:
+        assert params.n_seq_max == 64 and params.kv_unified is True
+        return object()
+
+    def llama_get_memory(self, ctx: object) -> str:
+        return "memory"
+
+    def llama_model_get_vocab(self, model: object) -> str:
+        return "vocab"
+
+    def llama_vocab_n_tokens(self, vocab: object) -> int:
+        return 256
+
+    def llama_batch_init(self, n_tokens: int, embd: int, n_seq: int) -> types.SimpleNamespace:
+        return types.SimpleNamespace(
+            n_tokens=0, token=[0] * n_tokens, pos=[0] * n_tokens, n_seq_id=[0] * n_tokens,
+            seq_id=[[0] * n_seq for _ in range(n_tokens)], logits=[0] * n_tokens,
+        )  # fmt: skip
+
+    def llama_memory_seq_rm(self, memory: object, seq: int, p0: int, p1: int) -> bool:
+        for held in [self.cells.get(seq, {})] if seq >= 0 else list(self.cells.values()):
+            for position in [p for p in held if p >= max(p0, 0) and (p1 < 0 or p < p1)]:
+                del held[position]
+        return True
+
+    def llama_memory_seq_cp(self, memory: object, src: int, dst: int, p0: int, p1: int) -> None:
+        self.cells.setdefault(dst, {}).update(self.cells.get(src, {}))
+
+    def llama_decode(self, ctx: object, batch: types.SimpleNamespace) -> int:
+        self.decodes += 1
+        entries = [
+            (batch.token[i], batch.pos[i], batch.seq_id[i][: batch.n_seq_id[i]])
+            for i in range(batch.n_tokens)
+        ]
+        for token, position, seqs in entries:
+            for seq in seqs:
+                held = self.cells.setdefault(seq, {})
+                assert position == len(held), "a position that does not follow the sequence's tokens"
+                held[position] = token
+        self.entries += len(entries)
+        self.rows = [
+            fake_logits([t for p, t in sorted(self.cells[seqs[0]].items()) if p <= position])
+            if batch.logits[i]
+            else []
+            for i, (_, position, seqs) in enumerate(entries)
+        ]
+        return 0
+
+    def llama_get_logits_ith(self, ctx: object, index: int) -> list[float]:
+        return self.rows[index]
+
+    def llama_batch_free(self, batch: object) -> None:
+        pass
+
+    def llama_free(self, ctx: object) -> None:
+        pass
+
+
+def test_one_call_scores_every_candidate_in_a_sequence_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from kaoshi.models.llamacpp_sequences import LlamaSequences
+
+    lib = FakeLlamaLib()
+    monkeypatch.setattr(np.ctypeslib, "as_array", lambda row, shape: np.asarray(row))
+    sequences = LlamaSequences(lib, object(), 4096)
+    context = [1, *"题\n答案：".encode()]
+    candidates = [list(f"{c}\n".encode()) for c in ("A", "AB", "ABD", "ABCD", "BD", "C", "正确")]
+    scores = sequences.score(context, candidates)
+    for ids, score in zip(candidates, scores, strict=True):
+        assert abs(score - sequence_logprob(context, ids)) < 1e-9
+    assert lib.decodes == 2  # the context, then every candidate at once
+    # A token tree: 'A', 'AB', 'ABC', 'ABD', 'B', 'C' and the two of '正确' each run once after the context.
+    assert lib.entries == len(context) + len({(*ids[:k],) for ids in candidates for k in range(1, len(ids))})
+    # The next question keeps the shared part of the context: only its own tail runs.
+    second = [1, *"题\n答：".encode()]
+    again = sequences.score(second, candidates)
+    assert lib.decodes == 4
+    for ids, score in zip(candidates, again, strict=True):
+        assert abs(score - sequence_logprob(second, ids)) < 1e-9
+    assert set(lib.cells) <= {0, *range(1, 8)} and all(not lib.cells[s] for s in lib.cells if s)
+
+
 def test_a_letter_set_no_longer_loses_to_its_own_prefix(
     fake_llama_cpp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

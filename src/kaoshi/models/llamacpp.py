@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from kaoshi.models.base import (
     GenerateRequest,
@@ -19,6 +19,7 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import as_dicts
+from kaoshi.models.llamacpp_sequences import SEQUENCE_CALLS, LlamaSequences, common_prefix, log_normaliser
 from kaoshi.models.tokens import continuation_tokens
 
 
@@ -107,8 +108,12 @@ class LlamaCppModel(Model):
                     f"{self.max_length}-token context (use fewer --shots or a shorter template)",
                 )
                 continue
-            self._eval_context(context)
-            values = self._score_continuations(len(context), continuations)
+            sequences = self._sequences
+            if sequences is not None:
+                values = sequences.score(context, continuations)
+            else:
+                self._eval_context(context)
+                values = self._score_continuations(len(context), continuations)
             scores = dict(zip(request.continuations, values, strict=True))
             yield ModelOutput(
                 request.id,
@@ -152,7 +157,20 @@ class LlamaCppModel(Model):
         self.llm.n_tokens = n_context + len(path)
         return scores
 
+    @cached_property
+    def _sequences(self) -> LlamaSequences | None:
+        """A scoring context with a sequence per candidate (one llama.cpp call a question), on the model
+        `Llama` loaded; None where llama-cpp-python lacks the calls it needs (then candidates run one
+        after another on `Llama`'s own context)."""
+        lib = sys.modules.get("llama_cpp")
+        model = getattr(getattr(self.llm, "_model", None), "model", None)
+        if lib is None or model is None or not all(hasattr(lib, name) for name in SEQUENCE_CALLS):
+            return None
+        return LlamaSequences(lib, model, self.max_length, getattr(self.llm, "context_params", None))
+
     def close(self) -> None:
+        if "_sequences" in self.__dict__ and self._sequences is not None:
+            self._sequences.close()
         if hasattr(self.llm, "close"):
             self.llm.close()
 
@@ -165,24 +183,6 @@ def reusable_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
     while kept < limit and held[kept] == tokens[kept]:
         kept += 1
     return kept
-
-
-def common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
-    """The length of the common prefix of two token lists."""
-    kept = 0
-    for a, b in zip(held, tokens, strict=False):
-        if a != b:
-            break
-        kept += 1
-    return kept
-
-
-def log_normaliser(row: Sequence[float]) -> float:
-    """log sum exp(row), computed stably in float64 with numpy (a vocabulary of 49k is 0.1 ms, not the
-    10 ms of a Python loop, run up to 60 times a multiple-choice question)."""
-    values = np.asarray(row, dtype=np.float64)
-    peak = values.max()
-    return float(peak + np.log(np.exp(values - peak).sum()))
 
 
 def log_softmax_at(row: Sequence[float], token: int) -> float:
