@@ -218,3 +218,22 @@ def test_the_radar_leaves_out_what_no_run_has_an_accuracy_in(two_runs: Path) -> 
     assert sorted(ticks) == ["judge", "multi", "single"]
     assert "not drawn, no accuracy: open" in _texts(figure)
     png_bytes(figure)
+
+
+def test_without_by_a_plot_takes_the_grouping_the_runs_carry(tmp_path: Path) -> None:
+    import kaoshi
+    from kaoshi.cli.main import main
+    from kaoshi.data import Exam, Question, QuestionType
+    from kaoshi.report.plot import natural_grouping
+
+    options = (("A", "2"), ("B", "3"))
+    questions = tuple(
+        Question(f"q{i}", QuestionType.SINGLE, "1+1=?", options, frozenset("A"), subject=s, category=c)
+        for i, (s, c) in enumerate([("math", "STEM"), ("law", "Humanities"), ("art", "Humanities")])
+    )
+    store = tmp_path / "runs.sqlite"
+    kaoshi.evaluate(Exam("e", questions), lambda prompt: "A", store=store, run_name="r")
+    # CMMLU-like questions carry no domain: the plot is by category, as C-Eval's and CMMLU's are.
+    assert natural_grouping([kaoshi.summarize("r", store=store)]) == "category"
+    assert main(["plot", "r", "--store", str(store), "--output", str(tmp_path / "p.png")]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 0

@@ -12,14 +12,18 @@ from kaoshi.api.summary import load_run
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report import GROUP_KEYS, RunSummary
 from kaoshi.report.html import Figure, ReportRun, build_html
-from kaoshi.report.plot import PlotError, draw, png_bytes
+from kaoshi.report.plot import PlotError, draw, natural_grouping, png_bytes
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("html", help="a self-contained HTML report of one or more runs")
     parser.add_argument("runs", nargs="+", metavar="RUN")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the .html file to write")
-    parser.add_argument("--by", choices=tuple(GROUP_KEYS), default="domain", help="grouping of the plots")
+    parser.add_argument(
+        "--by",
+        choices=tuple(GROUP_KEYS),
+        help="grouping of the plots (default: domain, else category, else subject, else type)",
+    )
     parser.add_argument("--title", default="kaoshi report")
     parser.add_argument("--no-prompts", action="store_true", help="leave the prompts out (smaller file)")
     parser.add_argument(
@@ -44,7 +48,8 @@ def html_command(args: argparse.Namespace) -> int:
         runs.append(ReportRun(loaded.run, summary, list(loaded.samples), loaded.grader, dict(loaded.grades)))
     human = agreement(args.runs[0], args.human, store=store) if args.human else None
     store_path = str(args.store or "")
-    figures, note = _figures([r.summary for r in runs], args.by)
+    summaries = [r.summary for r in runs]
+    figures, note = _figures(summaries, args.by or natural_grouping(summaries))
     html = build_html(
         runs,
         figures,

@@ -93,6 +93,19 @@ def _figure(width: float, height: float, polar: bool = False) -> tuple[Any, Any,
     return figure, axes, fonts
 
 
+# The groupings a plot falls back to, in order, when none is asked for: QualBench's domains, C-Eval's and
+# CMMLU's categories, a benchmark's subjects or tasks, and question types, which every run has.
+PLOT_GROUPINGS = ("domain", "category", "subject", "type")
+
+
+def natural_grouping(summaries: Sequence[RunSummary]) -> str:
+    """The first of PLOT_GROUPINGS the runs' questions carry (summaries made with every grouping)."""
+    for key in PLOT_GROUPINGS:
+        if any(name != UNKNOWN_GROUP for s in summaries for name in s.groups.get(key, {})):
+            return key
+    return "type"
+
+
 def group_names(summaries: Sequence[RunSummary], key: str) -> list[str]:
     names = sorted({name for s in summaries for name in s.groups.get(key, {}) if name != UNKNOWN_GROUP})
     if not names:
