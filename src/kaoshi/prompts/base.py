@@ -125,3 +125,13 @@ def render_fitting(
 def with_system(system: str | None, instruction: str) -> str:
     """A user system prompt goes before the template's own instruction."""
     return f"{system}\n{instruction}" if system else instruction
+
+
+def one_message(text: str, options: RenderOptions) -> Prompt:
+    """A zero-shot protocol that sends its whole prompt as one user message (chat) or as the completion
+    text; a user system prompt is a system message, or the first line."""
+    if not options.chat:
+        return Prompt(with_system(options.system, text), 0)
+    messages: list[Message] = [("system", options.system)] if options.system else []
+    messages.append(("user", text))
+    return Prompt.chat(messages, 0)

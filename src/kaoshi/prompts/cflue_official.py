@@ -35,7 +35,7 @@ import ast
 from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question
-from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Message, Prompt, RenderOptions, with_system
+from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions, one_message
 from kaoshi.prompts.cflue import EXPLANATION_LEAD, cflue_task
 
 # Protocol facts (utils/format_example.py): reproduced byte for byte.
@@ -85,12 +85,7 @@ class CflueOfficialTemplate:
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         # Zero-shot: CFLUE's code sends no exemplars.
-        text = cflue_prompt(question)
-        if not options.chat:
-            return Prompt(with_system(options.system, text), 0)
-        messages: list[Message] = [("system", options.system)] if options.system else []
-        messages.append(("user", text))
-        return Prompt.chat(messages, 0)
+        return one_message(cflue_prompt(question), options)
 
     def answer_end(self, chat: bool) -> str | None:
         # The reply CFLUE asks for: the answer line, then the 解析 line, in both forms.

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, QuestionType
-from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Message, Prompt, RenderOptions, with_system
+from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions, one_message
 
 # Protocol facts (src/evaluation/evaluate_chatglm_result.py): reproduced byte for byte.
 SINGLE_HEAD = (
@@ -79,12 +79,7 @@ class CmexamTemplate:
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         # Zero-shot: CMExam's script sends no exemplars.
-        text = cmexam_prompt(question)
-        if not options.chat:
-            return Prompt(with_system(options.system, text), 0)
-        messages: list[Message] = [("system", options.system)] if options.system else []
-        messages.append(("user", text))
-        return Prompt.chat(messages, 0)
+        return one_message(cmexam_prompt(question), options)
 
     def answer_end(self, chat: bool) -> str | None:
         # The reply CMExam asks for: the answer line, then the 解释 line, in both forms.
