@@ -1,4 +1,4 @@
-"""A run's summary as tables: grouped tallies, metrics, the C-Eval averages and exam points."""
+"""A run's summary as tables: grouped tallies, metrics, the category averages and exam points."""
 
 from __future__ import annotations
 
@@ -135,7 +135,9 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
         columns = ceval_columns(summary)
         tables.append(
             TextTable(
-                f"{summary.run} — C-Eval averages",
+                # C-Eval's convention, which CMMLU, FinEval and M3KE share (the leaderboard also shows a
+                # benchmark's own columns, such as CMMLU's China-specific, whose subjects count twice).
+                f"{summary.run} — category averages",
                 ("", *columns),
                 [["accuracy", *(percent(summary.category_averages.get(c)) for c in columns)]],
                 note="each category is the mean of its subjects' accuracies; Average is over all subjects",
