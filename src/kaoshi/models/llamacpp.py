@@ -19,8 +19,8 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import as_dicts
-from kaoshi.models.llamacpp_sequences import SEQUENCE_CALLS, LlamaSequences, common_prefix, log_normaliser
-from kaoshi.models.tokens import continuation_tokens
+from kaoshi.models.llamacpp_sequences import SEQUENCE_CALLS, LlamaSequences, log_normaliser
+from kaoshi.models.tokens import common_prefix, continuation_tokens, reusable_prefix
 
 
 class LlamaCppModel(Model):
@@ -173,16 +173,6 @@ class LlamaCppModel(Model):
             self._sequences.close()
         if hasattr(self.llm, "close"):
             self.llm.close()
-
-
-def reusable_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
-    """How many tokens the model holds that a new sequence can keep: their common prefix, short of the
-    sequence's last token, which must run again since its logits are read."""
-    limit = min(len(held), len(tokens) - 1)
-    kept = 0
-    while kept < limit and held[kept] == tokens[kept]:
-        kept += 1
-    return kept
 
 
 def log_softmax_at(row: Sequence[float], token: int) -> float:

@@ -10,12 +10,12 @@ the context's cells, `llama_memory_seq_cp` / `_seq_rm`) on the model `Llama` has
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from kaoshi.models.base import ModelError
+from kaoshi.models.tokens import reusable_prefix
 
 # The llama.cpp calls this needs (llama-cpp-python 0.3.x names them so).
 SEQUENCE_CALLS = (
@@ -42,16 +42,6 @@ def log_normaliser(row: Any) -> float:
     values = np.asarray(row, dtype=np.float64)
     peak = values.max()
     return float(peak + np.log(np.exp(values - peak).sum()))
-
-
-def common_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
-    """The length of the common prefix of two token lists."""
-    kept = 0
-    for a, b in zip(held, tokens, strict=False):
-        if a != b:
-            break
-        kept += 1
-    return kept
 
 
 class LlamaSequences:
@@ -109,9 +99,7 @@ class LlamaSequences:
         previous call's is kept in the cache). A token is read at the position before it: the first from
         the context's last row, the others from the rows of the continuation's own tokens but the last,
         run in a sequence of their own (continuations that differ only in their last token share one)."""
-        kept = min(
-            common_prefix(self.held, context), len(context) - 1
-        )  # the last token runs: its row is read
+        kept = reusable_prefix(self.held, context)
         self.lib.llama_memory_seq_rm(self.memory, -1, kept, -1)
         del self.held[kept:]
         for start in range(kept, len(context), BATCH_TOKENS):

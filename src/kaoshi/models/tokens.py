@@ -86,3 +86,18 @@ def tokenize_request(
         for candidate in request.continuations
     ]
     return context_ids, scored
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """The length of the common prefix of two token lists."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def reusable_prefix(held: Sequence[int], tokens: Sequence[int]) -> int:
+    """How many tokens a model holds that a new sequence can keep: their common prefix, short of the
+    sequence's last token, which must run again since its logits are read."""
+    return min(common_prefix(held, tokens), max(len(tokens) - 1, 0))
