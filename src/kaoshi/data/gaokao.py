@@ -17,17 +17,22 @@ outputs such as `gemini-pro_….json` kept beside them) are skipped.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from kaoshi.data.answers import parse_option_letters
 from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text
 from kaoshi.data.errors import DataError, FieldError, RowError
+from kaoshi.data.gaokao_prompts import (
+    OBJECTIVE_TYPES,
+    SUBJECTIVE_TYPES,
+    FilePrompt,
+    find_prompt_file,
+    read_prompt_file,
+)
 from kaoshi.data.gaokao_subjects import GAOKAO_SUBJECTS, subject_of
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import split_options
@@ -39,25 +44,9 @@ _Parsed = TypeVar("_Parsed")
 
 OBJECTIVE_DIR, SUBJECTIVE_DIR = "Objective_Questions", "Subjective_Questions"
 PROMPT_FILES = {OBJECTIVE_DIR: "Obj_Prompt.json", SUBJECTIVE_DIR: "Sub_Prompt.json"}
-# How each objective GAOKAO-Bench type is asked and graded in kaoshi; every subjective one is judged (OPEN).
-_OBJECTIVE_TYPE = {
-    "single_choice": QuestionType.SINGLE,
-    "multi_choice": QuestionType.MULTI,  # physics multi-select: 6 full / 3 correct subset (the partial rule)
-    "multi_question_choice": QuestionType.MULTI_QUESTION,
-    "five_out_of_seven": QuestionType.MULTI_QUESTION,
-}
-SUBJECTIVE_TYPES = ("subjective", "correction", "cloze")
 SINGLE_LETTERS = ("A", "B", "C", "D")
 # Data files are named for the years they cover: `2010-2022_Math_I_MCQs.json`.
 _DATA_FILE = re.compile(r"^\d{4}-\d{4}_")
-
-
-@dataclass(frozen=True)
-class FilePrompt:
-    """What the repository's Bench/*_Prompt.json says of one data file (by its keyword)."""
-
-    gaokao_type: str
-    prefix_prompt: str
 
 
 def gaokao_files(path: Path) -> list[tuple[Path, str]]:
@@ -83,46 +72,6 @@ def gaokao_files(path: Path) -> list[tuple[Path, str]]:
             f"Data/{SUBJECTIVE_DIR}/*.json under the repository root)"
         )
     return found
-
-
-def find_prompt_file(data_file: Path, name: str) -> Path | None:
-    """The repository's Bench/<name> near a data file (the repository is three levels up at most)."""
-    for parent in list(data_file.parents)[:4]:
-        candidate = parent / "Bench" / name
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def read_prompt_file(path: Path) -> dict[str, FilePrompt]:
-    """keyword -> type and prefix prompt, from Bench/Obj_Prompt.json or Sub_Prompt.json: `{"examples":
-    [{"type", "keyword", "prefix_prompt", "comment"}]}`. The correction item's prefix is a list of two:
-    the first asks for the corrected passage with the question, the second compares two passages in a step
-    of the authors' pipeline that kaoshi does not run (the judge grades the corrected passage)."""
-    try:
-        value: Any = json.loads(read_text(path))
-    except (ValueError, RecursionError) as exc:
-        raise DataError(f"{path}: not JSON ({exc})") from None
-    if isinstance(value, dict):
-        lists = [v for v in value.values() if isinstance(v, list)]
-        value = lists[0] if len(lists) == 1 else None
-    if not isinstance(value, list):
-        raise DataError(f"{path}: expected a list of prompt entries with type, keyword and prefix_prompt")
-    prompts: dict[str, FilePrompt] = {}
-    for number, entry in enumerate(value, start=1):
-        fields = ("type", "keyword")
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(f), str) for f in fields):
-            raise DataError(f"{path}: entry {number} lacks one of {', '.join(fields)} (as text)")
-        prefix = entry.get("prefix_prompt")
-        if isinstance(prefix, list) and prefix and all(isinstance(p, str) for p in prefix):
-            prefix = prefix[0]
-        if not isinstance(prefix, str):
-            raise DataError(f"{path}: entry {number}: prefix_prompt is not text (or a list of texts)")
-        if entry["type"] not in (*_OBJECTIVE_TYPE, *SUBJECTIVE_TYPES):
-            known = ", ".join((*_OBJECTIVE_TYPE, *SUBJECTIVE_TYPES))
-            raise DataError(f"{path}: entry {number}: unknown type {entry['type']!r} (known: {known})")
-        prompts[entry["keyword"]] = FilePrompt(entry["type"], prefix)
-    return prompts
 
 
 def infer_type(keyword: str, folder: str, answer: object) -> str:
@@ -216,9 +165,9 @@ def gaokao_question(
     field, answer = _reference(raw)
     gaokao_type = prompt.gaokao_type if prompt is not None else infer_type(keyword, folder, answer)
     subjective = folder == SUBJECTIVE_DIR
-    if not subjective and gaokao_type not in _OBJECTIVE_TYPE:
+    if not subjective and gaokao_type not in OBJECTIVE_TYPES:
         raise FieldError(None, f"a {gaokao_type} item is judged, so it belongs in {SUBJECTIVE_DIR}")
-    qtype = QuestionType.OPEN if subjective else _OBJECTIVE_TYPE[gaokao_type]
+    qtype = QuestionType.OPEN if subjective else OBJECTIVE_TYPES[gaokao_type]
     text = sent_text(raw, gaokao_type)
     points = _points(raw)
     options: tuple[tuple[str, str], ...] = ()
