@@ -126,7 +126,8 @@ BAD = [
         "field 'option B': line 14 '甲会开车' does not start with 'B.', 'B．' or 'B '",
     ),
     (
-        ["", "b", *RECORDS[0][2:5], "C.乙会开车", "B.丙会开车", RECORDS[0][7]],
+        # Two lines print C: no reading by printed letter, so the line in B's place must print B.
+        ["", "b", *RECORDS[0][2:5], "C.乙会开车", "C.丙会开车", RECORDS[0][7]],
         "field 'option B': line 14 'C.乙会开车' does not start with 'B.', 'B．' or 'B '",
     ),
     (["", "b", *RECORDS[0][2:5], "B.", *RECORDS[0][6:]], "field 'option B': line 14: option B is empty"),
@@ -142,6 +143,37 @@ def test_bad_records_name_file_first_line_and_field(tmp_path: Path, record: list
     [error] = info.value.errors
     assert str(error).startswith(f"{path}:9: {message}")
     assert [q.id for q in load_exam("logiqa", path, on_invalid="skip").exam.questions] == ["test/0"]
+
+
+def test_options_printed_out_of_order_are_read_by_their_printed_letter(tmp_path: Path) -> None:
+    # The released zh_test.txt prints the options of 19 records A, C, B, D, and its answer key follows the
+    # printed letters (our own question in that shape: only the line printed B is right).
+    swapped = [
+        "",
+        "b",
+        "甲比乙高，乙比丙高。",
+        "由此可知：",
+        "A. 丙最高。",
+        "C．乙最高。",
+        "B。甲最高。",
+        "D. 三人一样高。",
+    ]
+    path = write_records(tmp_path / "zh_test.txt", [RECORDS[0], swapped, RECORDS[1], swapped])
+    result = load_exam("logiqa", path)
+    question = result.exam.questions[1]
+    assert question.options == (
+        ("A", "丙最高。"),
+        ("B", "甲最高。"),
+        ("C", "乙最高。"),
+        ("D", "三人一样高。"),
+    )
+    assert question.answer == frozenset("B")
+    assert result.warnings == (
+        f"2 row(s) list their options out of letter order (read by the printed letters, as the answer key "
+        f"is): {path}:9, {path}:25",
+    )
+    prompt = get_template("default").render(question, result.exam, RenderOptions(0)).text
+    assert prompt.index("B. 甲最高。") < prompt.index("C. 乙最高。")
 
 
 def test_a_record_missing_a_line_in_the_middle_does_not_shift_the_rest(tmp_path: Path) -> None:

@@ -1,7 +1,11 @@
 """LogiQA (Chinese): `zh_train.txt`, `zh_eval.txt`, `zh_test.txt`, eight lines per question.
 
 A record: a blank line, the answer (a-d), the context, the question, then four option lines whose letter
-prefix is written 'A.', 'A．', 'A ' and, in the released files, also 'A，' or in lower case ('d.'). Records
+prefix is written 'A.', 'A．', 'A ' and, in the released files, also 'A，', 'B。' or in lower case ('d.').
+In 19 records of the released zh_test.txt the option lines come in the order A, C, B, D; the answer key
+follows the printed letters (in each the answer is right only by its printed letter, and AGIEval's copy of
+the same questions keeps those letters), so options are read by their printed letter whatever their order,
+and the loader says which records were out of order. Records
 are read as the blocks between blank lines, so one short record does not shift every record after it;
 errors name the record's first line (its blank line; the answer line for a file that starts without one).
 The context becomes the passage before the question: the stem is context + newline + question.
@@ -19,6 +23,7 @@ from kaoshi.data.collect import LoadResult, QuestionCollector
 from kaoshi.data.errors import DataError, FieldError
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import normalize_letter
+from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import read_text
 
 LOGIQA_SPLITS = ("train", "eval", "test")
@@ -26,7 +31,8 @@ LOGIQA_SPLIT = "test"
 OPTION_LETTERS = ("A", "B", "C", "D")
 RECORD_LINES = 7  # after the blank line: answer, context, question, four options
 # A letter (any case, half- or full-width), then '.', '．', '，', ',', '、', ':', '：' or a space.
-_OPTION_PREFIX = re.compile(r"^([A-Da-dＡ-Ｄａ-ｄ])(?:[.．，,、:：]|[ \t\u3000])[ \t\u3000]*")
+_OPTION_PREFIX = re.compile(r"^([A-Da-dＡ-Ｄａ-ｄ])(?:[.．，,、:：。]|[ \t\u3000])[ \t\u3000]*")
+OUT_OF_ORDER = "list their options out of letter order (read by the printed letters, as the answer key is)"
 
 
 def split_file(split: str) -> str:
@@ -72,10 +78,7 @@ def logiqa_question(record: Record, index: int, split: str, file: str) -> Questi
     letter = answer.strip()
     if len(letter) != 1 or normalize_letter(letter) not in OPTION_LETTERS:
         raise FieldError("answer", f"answer {answer.strip()!r} is not one of a, b, c, d")
-    options = tuple(
-        _option(expected, number, line)
-        for expected, (number, line) in zip(OPTION_LETTERS, option_lines, strict=True)
-    )
+    options = _options(option_lines)
     return Question(
         id=f"{split}/{index}",
         type=QuestionType.SINGLE,
@@ -88,25 +91,42 @@ def logiqa_question(record: Record, index: int, split: str, file: str) -> Questi
     )
 
 
-def _option(expected: str, number: int, line: str) -> tuple[str, str]:
-    text = line.strip()
-    match = _OPTION_PREFIX.match(text)
-    if match is None or normalize_letter(match.group(1)) != expected:
-        raise FieldError(
-            f"option {expected}",
-            f"line {number} {text[:30]!r} does not start with '{expected}.', '{expected}．' or '{expected} '",
+def _options(option_lines: list[tuple[int, str]]) -> tuple[tuple[str, str], ...]:
+    """The four options by printed letter, in letter order: lines printed A, C, B, D give the options A-D."""
+    matches = [_OPTION_PREFIX.match(line.strip()) for _, line in option_lines]
+    printed = [normalize_letter(m.group(1)) if m is not None else "" for m in matches]
+    by_printed_letter = sorted(printed) == list(OPTION_LETTERS)
+    options = []
+    for (number, line), match, position_letter in zip(option_lines, matches, OPTION_LETTERS, strict=True):
+        text = line.strip()
+        letter = (
+            normalize_letter(match.group(1)) if match is not None and by_printed_letter else position_letter
         )
-    body = text[match.end() :].strip()
-    if not body:
-        raise FieldError(f"option {expected}", f"line {number}: option {expected} is empty")
-    return expected, body
+        if match is None or normalize_letter(match.group(1)) != letter:
+            raise FieldError(
+                f"option {letter}",
+                f"line {number} {text[:30]!r} does not start with '{letter}.', '{letter}．' or '{letter} '",
+            )
+        body = text[match.end() :].strip()
+        if not body:
+            raise FieldError(f"option {letter}", f"line {number}: option {letter} is empty")
+        options.append((letter, body))
+    return tuple(sorted(options))
 
 
-def read_logiqa_file(path: Path, split: str) -> QuestionCollector:
-    """Every record of one file, the bad ones as row errors."""
+def printed_order(record: Record) -> str:
+    """The option letters as a record prints them ('ACBD'), '' where a line has no letter."""
+    matches = [_OPTION_PREFIX.match(line.strip()) for _, line in record.lines[3:]]
+    return "".join(normalize_letter(m.group(1)) for m in matches if m is not None)
+
+
+def read_logiqa_file(path: Path, split: str, quirks: QuirkLog) -> QuestionCollector:
+    """Every record of one file, the bad ones as row errors, the out-of-order ones noted in `quirks`."""
     collector = QuestionCollector(str(path))
     for index, record in enumerate(iter_records(read_text(path))):
-        collector.add(record.first_line, partial(logiqa_question, record, index, split, str(path)))
+        read = collector.add(record.first_line, partial(logiqa_question, record, index, split, str(path)))
+        if read is not None and printed_order(record) != "".join(OPTION_LETTERS):
+            quirks.note(OUT_OF_ORDER, str(path), record.first_line)
     return collector
 
 
@@ -123,6 +143,7 @@ def load_logiqa(path: Path, split: str | None = None) -> LoadResult:
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
     pool: list[Question] = []
+    quirks = QuirkLog()
     if path.is_dir():
         chosen = split or LOGIQA_SPLIT
         file = path / split_file(chosen)
@@ -130,16 +151,16 @@ def load_logiqa(path: Path, split: str | None = None) -> LoadResult:
             raise DataError(f"{path}: no {split_file(chosen)} (a LogiQA folder has zh_train/eval/test.txt)")
         train = path / split_file("train")
         if chosen != "train" and train.is_file():
-            pool = read_logiqa_file(train, "train").questions
+            pool = read_logiqa_file(train, "train", quirks).questions
     else:
         file, named = path, split_of(path)
         if split is not None and named is not None and split != named:
             raise DataError(f"{path} is the {named} split; --split {split} asks for another")
         chosen = named or split or LOGIQA_SPLIT
-    collector = read_logiqa_file(file, chosen)
+    collector = read_logiqa_file(file, chosen, quirks)
     metadata = {"benchmark": "logiqa", "path": str(path), "split": chosen}
     exam = Exam("logiqa", tuple(collector.questions), tuple(pool), metadata)
-    return LoadResult(exam, tuple(collector.errors))
+    return LoadResult(exam, tuple(collector.errors), (), quirks.warnings())
 
 
 def looks_like_logiqa(path: Path) -> bool:
