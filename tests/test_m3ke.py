@@ -231,6 +231,35 @@ def test_bad_rows(tmp_path: Path) -> None:
     assert [q.id for q in load_exam("m3ke", tmp_path, on_invalid="skip").exam.questions] == [f"{ECONOMICS}/0"]
 
 
+def test_an_empty_option_is_kept_and_named_in_one_warning(tmp_path: Path) -> None:
+    # The published test split has three rows with an empty option cell ("A": ""); they load, the option
+    # empty as the prompt prints it, and one warning says where. A missing or non-text cell stays an error.
+    root = make_m3ke(tmp_path / "M3KE")
+    path = write_jsonl(
+        root / "data" / "test" / f"{ECONOMICS}.jsonl",
+        [
+            row(0, "通货膨胀是指", ("", "个别商品涨价", "工资上涨", "汇率上升"), ""),
+            row(1, "GDP衡量的是", ("最终产品价值", "", "出口总额", "财政收入"), ""),
+            row(
+                2,
+                "边际效用递减说的是",
+                ("消费越多越满足", "每多一单位满足增加得越少", "价格下降", "收入增加"),
+                "",
+            ),
+        ],
+    )
+    result = load_exam("m3ke", root, "test")
+    first, second, _ = (q for q in result.exam.questions if q.subject == ECONOMICS)
+    assert first.options[0] == ("A", "") and second.options[1] == ("B", "")
+    assert result.warnings[0] == (
+        f"2 row(s) have an empty option (kept empty, as the official prompt prints it): {path}:1, {path}:2"
+    )
+    write_jsonl(path, [{"id": 0, "question": "题", "A": 1, "B": "2", "C": "3", "D": "4", "answer": ""}])
+    with pytest.raises(DataError) as info:
+        load_exam("m3ke", root, "test")
+    assert [str(e) for e in info.value.errors] == [f"{path}:1: field 'A': expected text, got int"]
+
+
 def test_a_bad_mapping_file_is_named(tmp_path: Path) -> None:
     root = make_m3ke(tmp_path / "M3KE")
     (root / "subject_cluster.mapping.json").write_text(

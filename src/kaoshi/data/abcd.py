@@ -3,15 +3,19 @@ the row, its answer and the cells as read, which the official prompts copy byte 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kaoshi.data.answers import parse_letters
-from kaoshi.data.collect import optional_text, require_text
+from kaoshi.data.collect import optional_text, require, require_text
 from kaoshi.data.errors import FieldError
 from kaoshi.data.model import Question, QuestionType, Source
+from kaoshi.data.quirks import QuirkLog
 
 ABCD = ("A", "B", "C", "D")
+# M3KE's published test split has three rows with an empty option cell. The official prompts print the
+# cell as it is ('A. '), so the row is read with that option empty, not refused.
+EMPTY_OPTION = "have an empty option (kept empty, as the official prompt prints it)"
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,8 @@ class AbcdColumns:
     question: str = "question"
     answer: str = "answer"
     explanation: str | None = "explanation"
+    # Whether an option cell may be empty: only where the published files have such rows (see EMPTY_OPTION).
+    empty_options: bool = False
 
 
 CEVAL_COLUMNS = AbcdColumns()
@@ -52,7 +58,9 @@ def abcd_question(
     """One row as a Question with id '{subject}/{row_id}'. Only the test split may leave the answer out,
     where the benchmark withholds its test labels (C-Eval, FinEval, M3KE; not CMMLU)."""
     row = dict(record)
-    cells = [require_text(row, letter) for letter in ABCD]
+    cells = [
+        _option_cell(row, letter) if columns.empty_options else require_text(row, letter) for letter in ABCD
+    ]
     raw_answer = row.get(columns.answer)
     answer: frozenset[str] | None = None
     if raw_answer is not None and str(raw_answer).strip():
@@ -82,3 +90,20 @@ def abcd_question(
             ("answer", "" if raw_answer is None else str(raw_answer)),
         ),
     )
+
+
+def _option_cell(row: Mapping[str, object], letter: str) -> str:
+    """An option's cell: present and text, possibly empty (see EMPTY_OPTION)."""
+    value = require(dict(row), letter)
+    if not isinstance(value, str):
+        raise FieldError(letter, f"expected text, got {type(value).__name__}")
+    return value
+
+
+def abcd_quirks(questions: Iterable[Question]) -> tuple[str, ...]:
+    """The load warnings for published-data quirks of four-option rows (an empty option), with where."""
+    log = QuirkLog()
+    for question in questions:
+        if question.source is not None and any(not text for _, text in question.options):
+            log.note(EMPTY_OPTION, question.source.file, question.source.line)
+    return log.warnings()

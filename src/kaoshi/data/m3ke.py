@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
 
-from kaoshi.data.abcd import AbcdColumns, abcd_question
+from kaoshi.data.abcd import AbcdColumns, abcd_question, abcd_quirks
 from kaoshi.data.collect import LoadResult, QuestionCollector, require_id
 from kaoshi.data.errors import DataError, FieldError, RowError
 from kaoshi.data.m3ke_tasks import (
@@ -29,7 +29,7 @@ from kaoshi.data.split_folders import exemplar_files, files_and_pool, locate_spl
 
 M3KE_SPLITS = ("dev", "test")
 M3KE_DEFAULT_SPLIT = "dev"  # the split with answers
-M3KE_COLUMNS = AbcdColumns(explanation=None)
+M3KE_COLUMNS = AbcdColumns(explanation=None, empty_options=True)
 # One file name cuts its level short; the group is the level as the other files write it.
 _LEVEL_SPELLING = {"High schoo": "High school"}
 
@@ -76,6 +76,7 @@ def load_m3ke(path: Path, split: str | None = None, *, subjects: Iterable[str] |
     questions = _read(folder, files, located.split, wanted, clusters, errors, warnings)
     chosen = exemplar_files(dev, pool, (q.subject for q in questions), warnings)
     fewshot = _read(dev, chosen, "dev", None, clusters, errors, warnings)
+    warnings.extend(abcd_quirks((*questions, *fewshot)))
     unlabelled = sum(not q.has_answer for q in questions)
     if unlabelled:
         warnings.append(
