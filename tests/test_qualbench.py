@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kaoshi.cli.main import main
 from kaoshi.data import DataError, QuestionType, load_exam
 from kaoshi.data.model import Question
 from kaoshi.data.qualbench import (
@@ -228,7 +229,7 @@ def test_not_utf8(tmp_path: Path) -> None:
     assert str(info.value.errors[0]) == f"{path}:2: invalid UTF-8 byte at offset 25"
 
 
-def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path) -> None:
+def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = [
         *ORIGINAL,
         # answer letter outside the options
@@ -253,7 +254,13 @@ def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path) -> None:
     path = write_original(tmp_path / "QualBench.json", rows)
     raw = load_exam("qualbench", path)
     assert len(raw.exam) == 7
-    assert raw.warnings == ("1 questions have answer letters outside their options (5); --clean drops them",)
+    # The row's object opens the line before its "idx" key.
+    line = next(n for n, text in enumerate(path.read_text().splitlines()) if '"idx": 5,' in text)
+    assert raw.warnings == (
+        f"1 row(s) have answer letters outside their options (--clean drops them): {path}:{line} (id 5)",
+    )
+    assert main(["validate", str(path)]) == 0  # kaoshi validate names the row too
+    assert f"warning: {raw.warnings[0]}" in capsys.readouterr().err
     cleaned = load_exam("qualbench", path, clean=True)
     assert [q.id for q in cleaned.exam.questions] == ["1", "2", "3", "4"]
     assert [(d.question_id, d.reason) for d in cleaned.dropped] == [

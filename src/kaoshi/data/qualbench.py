@@ -19,6 +19,7 @@ from kaoshi.data.errors import DataError, FieldError, RowError
 from kaoshi.data.hub import fetch
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import split_options
+from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import iter_json_array, iter_jsonl, read_text
 
 # The six vertical domains and the English names the paper's tables use.
@@ -190,11 +191,14 @@ def _clean_reason(question: Question, raw_answer: Any) -> str | None:
     return None
 
 
+OUTSIDE_OPTIONS = "have answer letters outside their options (--clean drops them)"
+
+
 def _answer_warnings(questions: list[Question]) -> tuple[str, ...]:
-    outside = [q.id for q in questions if isinstance(q.answer, frozenset) and not q.answer <= set(q.letters)]
-    if not outside:
-        return ()
-    shown = ", ".join(outside[:5]) + (" ..." if len(outside) > 5 else "")
-    return (
-        f"{len(outside)} questions have answer letters outside their options ({shown}); --clean drops them",
-    )
+    """One warning naming where (file:line and id) the answers outside their options are."""
+    log = QuirkLog()
+    for q in questions:
+        if isinstance(q.answer, frozenset) and not q.answer <= set(q.letters):
+            file, line = (q.source.file, q.source.line) if q.source is not None else ("", None)
+            log.note(OUTSIDE_OPTIONS, file, line, f"id {q.id}")
+    return log.warnings()

@@ -16,8 +16,11 @@ class QuirkLog:
 
     _seen: dict[str, list[str]] = field(default_factory=dict)
 
-    def note(self, description: str, file: str, line: int | None) -> None:
+    def note(self, description: str, file: str, line: int | None, label: str | None = None) -> None:
+        """One row with this quirk, at file:line; `label` names it further (a question id)."""
         where = file if line is None else f"{file}:{line}"
+        if label is not None:
+            where += f" ({label})"
         self._seen.setdefault(description, []).append(where)
 
     def extend(self, other: QuirkLog) -> None:
