@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kaoshi.data import load_exam
+from kaoshi.errors import InputError
 from kaoshi.models import CapabilityError, ModelError, ModelOptions, resolve_model
 from kaoshi.models.mock import read_script
 from kaoshi.prompts import get_template
@@ -170,3 +171,35 @@ def test_mock_script_errors(tmp_path: Path) -> None:
         f"{path}:5: invalid JSON: Expecting property name enclosed in double quotes (column 2)",
     ]
     assert json.loads(path.read_text().splitlines()[0])["id"] == "a"
+
+
+class _RefusesTheThirdQuestion:
+    """The default template, except that one question cannot be rendered (as an official GAOKAO-Bench prompt
+    without its Bench/ prompt files)."""
+
+    def __init__(self) -> None:
+        self._inner = get_template("default")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def render(self, question, exam, options):  # type: ignore[no-untyped-def]
+        if question.id == EXAM.questions[2].id:
+            raise InputError(f"question {question.id!r} has no prompt")
+        return self._inner.render(question, exam, options)
+
+
+def test_a_run_refused_before_its_first_question_leaves_no_run(store_path: Path) -> None:
+    model = resolve_model("constant:A", ModelOptions(seed=1))
+    with Store(store_path) as store:
+        with pytest.raises(InputError, match="has no prompt"):
+            execute_run(
+                name="refused",
+                exam=EXAM,
+                spec=spec_for("constant:A"),
+                model=model,
+                template=_RefusesTheThirdQuestion(),  # type: ignore[arg-type]
+                store=store,
+            )
+        assert store.find_run("refused") is None
+        assert store.runs() == []

@@ -83,8 +83,10 @@ def execute_run(
     _check_capabilities(model, exam, Method(spec.method))
     held: AbstractContextManager[Lease] = store.hold(name) if lease is None else nullcontext(lease)
     with held as current:
-        store.open_run(name, spec)
+        # Every prompt is rendered before the run is written, so a run refused for a reason known before
+        # its first question (a question its template cannot render) leaves no run behind.
         pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
+        store.open_run(name, spec)
         if on_plan is not None:
             on_plan(done + len(pending), done)
         asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor)
