@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from kaoshi.benchmarks import benchmark_names, get_benchmark
+from kaoshi.benchmarks.base import PublishedCheck
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class BenchmarkInfo:
     splits: tuple[str, ...]
     size: str  # as published, e.g. "11,582 test + 335 dev"
     licence: str  # the data's licence, as its authors state it
+    published: PublishedCheck | None = None  # checked on the benchmark's own repository, at a commit
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -36,6 +38,7 @@ class BenchmarkInfo:
             "splits": list(self.splits),
             "size": self.size,
             "licence": self.licence,
+            "published": asdict(self.published) if self.published is not None else None,
         }
 
 
@@ -57,6 +60,7 @@ def list_benchmarks() -> list[BenchmarkInfo]:
                 splits=benchmark.splits,
                 size=benchmark.size,
                 licence=benchmark.licence,
+                published=benchmark.published,
             )
         )
     return listed

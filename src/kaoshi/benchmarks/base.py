@@ -35,6 +35,20 @@ class Exporter:
 
 
 @dataclass(frozen=True)
+class PublishedCheck:
+    """What was checked against the benchmark's own published repository, at one commit: the loader's
+    count on its files beside the official one, and whether kaoshi's prompt and score equal what the
+    official code builds and scores on real rows (tests/realdata runs these checks again)."""
+
+    repository: str  # owner/name on GitHub
+    commit: str  # the commit checked
+    official_count: str  # as the authors state it, e.g. "11,582 test"
+    loaded: str  # what kaoshi loads from those files with the default options
+    prompt_parity: str  # e.g. "identical on 11,582 rows, 0/5-shot"; "—" where no official code builds prompts
+    score_parity: str  # e.g. "equal on 412 outputs"; "—" where no official code scores
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Everything kaoshi knows of one benchmark, registered under `name`."""
 
@@ -53,3 +67,4 @@ class Benchmark:
     splits: tuple[str, ...] = ()
     size: str = ""
     licence: str = ""
+    published: PublishedCheck | None = None  # what was checked on the benchmark's own files

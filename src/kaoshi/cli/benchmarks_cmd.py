@@ -52,5 +52,23 @@ def benchmarks_command(args: argparse.Namespace) -> int:
         rows,
         note="kaoshi run --benchmark NAME [--data PATH]; add your own with kaoshi.register_benchmark",
     )
-    print(render_tables([table], args.format))
+    checked = [b for b in listed if b.published is not None]
+    parity = TextTable(
+        "checked on the published files",
+        ("name", "repository @ commit", "official count", "kaoshi loads", "prompt parity", "score parity"),
+        [
+            [
+                b.name,
+                f"{b.published.repository} @ {b.published.commit[:7]}",
+                b.published.official_count,
+                b.published.loaded,
+                b.published.prompt_parity,
+                b.published.score_parity,
+            ]
+            for b in checked
+            if b.published is not None
+        ],
+        note="KAOSHI_REALDATA=<folder of those repositories> pytest tests/realdata checks them again",
+    )
+    print(render_tables([table, parity] if checked else [table], args.format))
     return 0
