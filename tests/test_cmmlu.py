@@ -19,7 +19,7 @@ from kaoshi.benchmarks import get_benchmark
 from kaoshi.cli.main import main
 from kaoshi.data import DataError, Exam, detect_benchmark, load_exam
 from kaoshi.data.cmmlu_subjects import CHINA_SPECIFIC, CMMLU_CATEGORIES, CMMLU_SUBJECTS
-from kaoshi.prompts import RenderOptions, get_template
+from kaoshi.prompts import Fits, Prompt, RenderOptions, get_template, render_fitting
 from kaoshi.report.aggregate import RunSummary, Tally
 
 HEADER = ["", "Question", "A", "B", "C", "D", "Answer"]
@@ -302,6 +302,57 @@ def test_chat_prompt_is_the_same_text_as_one_user_message(exam: Exam) -> None:
     with_system = render(exam, "cmmlu", 0, chat=True, system="你是考生。")
     assert with_system.messages[0] == ("system", "你是考生。")
     assert render(exam, "cmmlu", 0, system="你是考生。").text.startswith("你是考生。\n以下是关于中国历史")
+
+
+# Exemplars of unequal length: the second is the longest, the third and fourth tie (the same length), then
+# the first, then the last.
+UNEVEN_DEV = [
+    ["0", "水稻属于", "粮食", "油料", "纤维", "糖料", "A"],
+    [
+        "1",
+        "下列关于土壤有机质作用的说法中，哪一项最能说明它对团粒结构的贡献？",
+        "增加养分",
+        "促进团粒形成",
+        "降低地温",
+        "提高酸度",
+        "B",
+    ],
+    ["2", "玉米属于哪一科？", "禾本科", "豆科", "茄科", "十字花科", "A"],
+    ["3", "大豆属于哪一科？", "禾本科", "豆科", "茄科", "十字花科", "B"],
+    ["4", "小麦是", "粮", "油", "麻", "糖", "A"],
+]
+
+
+def test_too_long_a_prompt_loses_the_longest_exemplars_first(tmp_path: Path) -> None:
+    # gen_prompt drops the longest exemplars while the prompt is too long, every exemplar of that length
+    # at once (not the last ones, as kaoshi did before).
+    write_cmmlu_csv(tmp_path / "data" / "dev" / "agronomy.csv", UNEVEN_DEV)
+    write_cmmlu_csv(tmp_path / "data" / "test" / "agronomy.csv", AGRONOMY_TEST)
+    exam = load_exam("cmmlu", tmp_path).exam
+    question = exam.question("agronomy/0")
+    header = "以下是关于农学的单项选择题，请直接给出正确答案的选项。\n\n"
+
+    def prompt_of(kept: list[int]) -> str:
+        return header + "".join(solved(UNEVEN_DEV[i]) for i in kept) + item(AGRONOMY_TEST[0]) + "\n答案是："
+
+    def text(prompt: Prompt) -> str:
+        return prompt.messages[0][1] if prompt.messages else prompt.text
+
+    def shorter_than(limit: int) -> Fits:
+        return lambda prompt: len(text(prompt)) < limit
+
+    template = get_template("cmmlu")
+    assert template.render(question, exam, RenderOptions(5)).text == prompt_of([0, 1, 2, 3, 4])
+    for limit, kept in (
+        (len(prompt_of([0, 2, 3, 4])) + 1, [0, 2, 3, 4]),  # the longest goes, though it is not the last
+        (len(prompt_of([0, 4])) + 1, [0, 4]),  # then the two of the same length together
+        (len(prompt_of([])), []),  # too long even without exemplars: the zero-shot prompt
+    ):
+        for chat in (False, True):
+            options = RenderOptions(5, chat=chat)
+            prompt = render_fitting(template, question, exam, options, shorter_than(limit))
+            assert prompt.shots == len(kept)
+            assert text(prompt) == prompt_of(kept)
 
 
 def test_prompt_defaults() -> None:

@@ -113,7 +113,12 @@ class Template(Protocol):
 def render_fitting(
     template: Template, question: Question, exam: Exam, options: RenderOptions, fits: Fits
 ) -> Prompt:
-    """Render with the requested shots, dropping exemplars one at a time until the prompt fits."""
+    """Render with the requested shots, dropping exemplars until the prompt fits: the last one at a time,
+    or as a template with its own protocol rule (`render_within`, CMMLU's) drops them."""
+    render_within = getattr(template, "render_within", None)
+    if render_within is not None:
+        fitted: Prompt = render_within(question, exam, options, fits)
+        return fitted
     shots = options.shots
     while True:
         prompt = template.render(question, exam, replace(options, shots=shots))

@@ -11,10 +11,15 @@ Chat: system "你是一个中文人工智能助手，" + header; per exemplar us
 answer (CoT: "让我们一步一步思考，\\n" + explanation + "\\n所以答案是" + answer + "。"); then user
 body(test) + "\\n答案：". The first user message of the conversation (the first exemplar's, or the test
 question's when there are none) starts with header + "\\n\\n".
+Zero-shot completion is the README's prompt (header, then the question): llama.py's own zero-shot branch
+adds a list and a string and fails. Zero-shot chat is the same with CoT as without: eval.py calls
+chatgpt.py's zero-shot without `cot`, and its test turn never carries the CoT lead.
 
-{科目} is the subject's Chinese name in the benchmark's table: C-Eval's, or FinEval's for the `fineval`
-presets (FinEval took C-Eval's header wording; the few-shot header of its later code,
-`unify_evaluator.py`, is worded differently and adds instructions: not reproduced here).
+{科目} is the subject's Chinese name in the benchmark's table, as in the README (the released eval.py passes
+the file's subject, a slip): C-Eval's, or FinEval's for the `fineval` presets (FinEval took C-Eval's
+header wording; the few-shot header of its later code, `unify_evaluator.py`, is worded differently and
+adds instructions: not reproduced here).
+Too long a prompt loses its last exemplars until it fits the model (the official code has no such step).
 """
 
 from __future__ import annotations

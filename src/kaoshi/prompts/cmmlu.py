@@ -12,9 +12,14 @@ writes them.
 Chat: the official code for chat models (`src/chatgpt.py`) sends that same text as one user message, and so
 does this template. Not official: a `--system` prompt (kaoshi's), which goes first (completion: the line
 before the header; chat: a system message).
-Not reproduced: pandas reads the official cells, so an all-number column shows '0.5' for '0.50' and an
-empty cell 'nan' (the cells are used as the file has them); past 2,048 tokens the official code drops the
-longest exemplars, kaoshi the last ones until the prompt fits the model.
+Too long a prompt loses exemplars as in the official code: the longest first, every exemplar of that
+length at once, until the prompt fits. Not reproduced there: the official code measures in the model's
+tokens against a fixed `--max_length` (2,048; 4,096 for its API scripts), kaoshi measures an exemplar in
+characters (a template has no tokenizer) and fits the prompt and the answer budget into the model's
+window; where even the zero-shot prompt is too long, the official code drops the header, kaoshi keeps it
+(the model then reports the question too long).
+Not reproduced either: pandas reads the official cells, so an all-number column shows '0.5' for '0.50' and
+an empty cell 'nan' (the cells are used as the file has them; no published row is affected).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 
 from kaoshi.data.cmmlu_subjects import CMMLU_SUBJECTS
 from kaoshi.data.model import Exam, Question
-from kaoshi.prompts.base import GenerationBudget, Message, Prompt, RenderOptions, with_system
+from kaoshi.prompts.base import Fits, GenerationBudget, Message, Prompt, RenderOptions, with_system
 from kaoshi.prompts.ceval import ceval_body
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars, stored_answer
 from kaoshi.prompts.plain import BLOCK_SEPARATOR
@@ -41,6 +46,12 @@ def cmmlu_subject_name(question: Question) -> str:
     return CMMLU_SUBJECTS[subject].chinese if subject in CMMLU_SUBJECTS else subject
 
 
+def solved_item(exemplar: Question) -> str:
+    """A dev exemplar with its answer and the blank line after it (answer-only in both forms: the official
+    CoT prompt keeps its exemplars so)."""
+    return f"{ITEM_START}{ceval_body(exemplar)}{ANSWER_CUE}{stored_answer(exemplar)}{BLOCK_SEPARATOR}"
+
+
 def cmmlu_header(question: Question, cot: bool) -> str:
     name = cmmlu_subject_name(question)
     if cot:
@@ -52,16 +63,30 @@ def cmmlu_header(question: Question, cot: bool) -> str:
 class CmmluTemplate:
     name: str
     cot: bool
-    version: int = 1
+    version: int = 2  # v1 dropped the last exemplars (not the longest) from too long a prompt
     default_shots: int = 5
     budget: GenerationBudget = ANSWER_ONLY_BUDGET
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
+        return self._prompt(question, self._exemplars(question, exam, options), options)
+
+    def render_within(self, question: Question, exam: Exam, options: RenderOptions, fits: Fits) -> Prompt:
+        """The prompt with as many exemplars as fit, dropped as gen_prompt drops them: the longest first,
+        all exemplars of that length at once."""
+        exemplars = self._exemplars(question, exam, options)
+        while True:
+            prompt = self._prompt(question, exemplars, options)
+            if not exemplars or fits(prompt):
+                return prompt
+            longest = max(len(solved_item(e)) for e in exemplars)
+            exemplars = [e for e in exemplars if len(solved_item(e)) != longest]
+
+    def _exemplars(self, question: Question, exam: Exam, options: RenderOptions) -> list[Question]:
         pool = exemplar_pool(exam, options.exemplar_ids) if options.exemplar_ids else exam.fewshot
-        exemplars = pick_exemplars(question, pool, options.shots, same_subject_only=True)
-        solved = "".join(
-            f"{ITEM_START}{ceval_body(e)}{ANSWER_CUE}{stored_answer(e)}{BLOCK_SEPARATOR}" for e in exemplars
-        )
+        return pick_exemplars(question, pool, options.shots, same_subject_only=True)
+
+    def _prompt(self, question: Question, exemplars: list[Question], options: RenderOptions) -> Prompt:
+        solved = "".join(solved_item(e) for e in exemplars)
         text = (
             f"{cmmlu_header(question, self.cot)}{BLOCK_SEPARATOR}{solved}{ITEM_START}{ceval_body(question)}"
         )
