@@ -213,24 +213,29 @@ BAD_ROWS = [
     ([1, 2], "expected a JSON object, got list"),
     ({**PHYSICS[0], "label": "E"}, "field 'label': label 'E' names a letter that is not an option (ABCD)"),
     (
-        {**PHYSICS[0], "label": "AC"},
-        "field 'label': label 'AC': a text label is one letter (several: a list)",
+        {**PHYSICS[0], "label": "A or C"},
+        "field 'label': label 'A or C': a text label is one letter (several: a list)",
     ),
+    ({**PHYSICS[0], "label": "AE"}, "field 'label': label 'AE' names a letter that is not an option (ABCD)"),
     ({**PHYSICS[0], "label": ["A", "A"]}, "field 'label': answer ['A', 'A'] repeats a letter"),
+    ({**PHYSICS[0], "label": ["。"]}, "field 'label': answer is empty"),
     ({**PHYSICS[0], "label": 3}, "field 'label': expected a letter or a list of letters, got 3"),
     (
         {**PHYSICS[0], "label": None},
         "field 'label': missing: a choice row needs 'label', a cloze row 'answer'",
     ),
     (
-        {**PHYSICS[0], "options": ["(A)2 m", "15 m", "(C)50 m", "(D)500 m"]},
-        "field 'options': option 2 '15 m' does not start with '(B)'",
+        {**PHYSICS[0], "options": ["(A)2 m", "(B) ", "(C)5", "(D)6"], "label": "B"},
+        "field 'label': label 'B' names option B, which has no text",
     ),
     (
-        {**PHYSICS[0], "options": ["(A)2 m", "(C)15 m", "(B)50 m", "(D)500 m"]},
-        "field 'options': option 2 '(C)15 m' does not start with '(B)'",
+        {**PHYSICS[0], "options": [f"({letter}){letter}" for letter in "ABCDEFGH"]},
+        "field 'options': at most 7 options (A-G), got 8",
     ),
-    ({**PHYSICS[0], "options": ["(A)2 m", "(B) ", "(C)5", "(D)6"]}, "field 'options': option B is empty"),
+    (
+        {**PHYSICS[0], "options": ["(A)2 m", 15, "(C)50 m", "(D)500 m"]},
+        "field 'options': every option must be text",
+    ),
     ({**PHYSICS[0], "options": "(A)2 m (B)15 m"}, "field 'options': expected a list of option strings"),
     ({**PHYSICS[0], "question": None}, "field 'question': missing required field"),
     ({**PHYSICS[0], "passage": 7}, "field 'passage': expected text or null, got int"),
@@ -250,6 +255,166 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path, row: Any, message: st
     assert str(error).startswith(f"{path}:2: {message}")
     skipped = load_exam("agieval", path, on_invalid="skip")
     assert [q.id for q in skipped.exam.questions] == ["gaokao-physics/0"]
+
+
+# -- quirks of the published rows ---------------------------------------------------------------------------
+# Rows written here (our own questions) in each form AGIEval's published files use besides '(A)text'; each
+# loads, read as AGIEval's prompt shows it, and each kind is one warning naming its file:lines.
+def choice_row(options: list[str], label: Any, question: str = "下列说法正确的是") -> dict[str, Any]:
+    return {"passage": None, "question": question, "options": options, "label": label, "answer": None,
+            "other": None}  # fmt: skip
+
+
+QUIRKY_ROWS: list[tuple[dict[str, Any], tuple[tuple[str, str], ...], Any, str | tuple[str, ...]]] = [
+    (  # gaokao-chinese: '  A．' (spaces, a full-width point)
+        choice_row(["  A．春天来了", "  B．夏天到了", "  C．秋天凉了", "  D．冬天冷了"], "A"),
+        (("A", "春天来了"), ("B", "夏天到了"), ("C", "秋天凉了"), ("D", "冬天冷了")),
+        frozenset("A"),
+        "write options as 'A．…', not '(A)…'",
+    ),
+    (  # gaokao-english: ' A. text   '
+        choice_row(
+            [" A. They left.   ", "     B. They stayed.   ", "   C. They slept.", "   D. They ate. "], "B"
+        ),
+        (("A", "They left."), ("B", "They stayed."), ("C", "They slept."), ("D", "They ate.")),
+        frozenset("B"),
+        "write options as 'A.…', not '(A)…'",
+    ),
+    (  # logiqa-zh: 'A．' with no space, one 'A． ' with one
+        choice_row(["A．甲去了", "B． 乙去了", "C．丙去了", "D．丁去了"], "C"),
+        (("A", "甲去了"), ("B", "乙去了"), ("C", "丙去了"), ("D", "丁去了")),
+        frozenset("C"),
+        "write options as 'A．…', not '(A)…'",
+    ),
+    (  # logiqa-zh: 'A 甲' (a letter and a space)
+        choice_row(["A 有人参", "B 没有人参", "C 有黄芪", "D 没有黄芪"], "D"),
+        (("A", "有人参"), ("B", "没有人参"), ("C", "有黄芪"), ("D", "没有黄芪")),
+        frozenset("D"),
+        "write options as 'A …', not '(A)…'",
+    ),
+    (
+        choice_row(["A、一号", "B、二号", "C、三号", "D、四号"], "B"),
+        (("A", "一号"), ("B", "二号"), ("C", "三号"), ("D", "四号")),
+        frozenset("B"),
+        "write options as 'A、…', not '(A)…'",
+    ),
+    (  # 'A: ', 'B: ' then '(C)', '(D)' in one row
+        choice_row(["A: 晴", "B: 雨", "(C)雪", "(D)雾"], "A"),
+        (("A", "晴"), ("B", "雨"), ("C", "雪"), ("D", "雾")),
+        frozenset("A"),
+        "write options as 'A:…', not '(A)…'",
+    ),
+    (
+        choice_row(["A．真", "B。假", "C．真", "D。假"], "A"),
+        (("A", "真"), ("B", "假"), ("C", "真"), ("D", "假")),
+        frozenset("A"),
+        ("write options as 'A。…', not '(A)…'", "write options as 'A．…', not '(A)…'"),
+    ),
+    (  # logiqa-zh: written out of order; the label names the written letter
+        choice_row(["(A) 一和二", "(C) 三和五", "(B) 二和三", "(D) 四和五"], "B"),
+        (("A", "一和二"), ("B", "二和三"), ("C", "三和五"), ("D", "四和五")),
+        frozenset("B"),
+        "write their options out of letter order (read by the letters written, as AGIEval's prompt shows "
+        "them)",
+    ),
+    (  # gaokao-history: '(C)' written for D
+        choice_row(["(A)商", "(B)周", "(C)秦", "(C)汉"], "D"),
+        (("A", "商"), ("B", "周"), ("C", "秦"), ("D", "汉")),
+        frozenset("D"),
+        "write an option's letter where another belongs, e.g. '(C)' twice (read by place)",
+    ),
+    (  # gaokao-chemistry: options without a letter
+        choice_row(["钠\u3000第三周期", "钾   第四周期", "(C)铷\u3000第五周期", "(D)铯\u3000第六周期"], "A"),
+        (
+            ("A", "钠\u3000第三周期"),
+            ("B", "钾   第四周期"),
+            ("C", "铷\u3000第五周期"),
+            ("D", "铯\u3000第六周期"),
+        ),
+        frozenset("A"),
+        "have an option without a letter (read by place)",
+    ),
+    (  # a capital and a space is text, not a prefix, in a row where an option has no letter
+        choice_row(["A kite.", "Two kites.", "(C)Three kites.", "(D)No kite."], "C"),
+        (("A", "A kite."), ("B", "Two kites."), ("C", "Three kites."), ("D", "No kite.")),
+        frozenset("C"),
+        "have an option without a letter (read by place)",
+    ),
+    (  # gaokao-chemistry: '(D)' alone
+        choice_row(["(A)NaCl", "(B)NaHSO4", "(C)HCOONa", "(D)"], "B"),
+        (("A", "NaCl"), ("B", "NaHSO4"), ("C", "HCOONa"), ("D", "")),
+        frozenset("B"),
+        "have an option with no text after its letter",
+    ),
+    (  # gaokao-mathqa: multi-answer labels written as text
+        choice_row(["(A)甲", "(B)乙", "(C)丙", "(D)丁"], "A B D"),
+        (("A", "甲"), ("B", "乙"), ("C", "丙"), ("D", "丁")),
+        frozenset("ABD"),
+        "write a multi-answer label as text ('AD', 'A B D'): read as a multi-answer question on the exact "
+        "set (AGIEval's scorer compares one letter with the text, so never credits it)",
+    ),
+    (  # jec-qa-ca: a mark among the letters
+        choice_row(["(A)甲", "(B)乙", "(C)丙", "(D)丁"], ["A", "C", "。"]),
+        (("A", "甲"), ("B", "乙"), ("C", "丙"), ("D", "丁")),
+        frozenset("AC"),
+        "have a mark among the label's letters (['A', 'C', 'D', '。']): left out",
+    ),
+    (  # jec-qa-kd: an empty label list
+        choice_row(["(A)甲", "(B)乙", "(C)丙", "(D)丁"], []),
+        (("A", "甲"), ("B", "乙"), ("C", "丙"), ("D", "丁")),
+        None,
+        "have an empty label list and no answer: loaded without a gold answer, so answered but not graded "
+        "(AGIEval's scorer counts it wrong)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("row", "options", "gold", "warning"), QUIRKY_ROWS)
+def test_a_published_quirk_loads_with_a_warning_naming_file_and_line(
+    tmp_path: Path, row: dict[str, Any], options: Any, gold: Any, warning: str | tuple[str, ...]
+) -> None:
+    path = write_task(tmp_path, "logiqa-zh", [LOGIQA_ZH[0], row])
+    result = load_exam("agieval", path)  # on_invalid="fail": no error
+    question = result.exam.question("logiqa-zh/1")
+    assert (question.options, question.answer) == (options, gold)
+    expected = (warning,) if isinstance(warning, str) else warning
+    assert result.warnings == tuple(f"1 row(s) {kind}: {path}:2" for kind in expected)
+    # The prompt shows the option strings as published.
+    prompt = get_template("agieval").render(question, result.exam, RenderOptions(0)).text
+    assert " ".join(row["options"]) in prompt
+
+
+def test_quirks_are_counted_per_kind_across_files_and_demos(tmp_path: Path) -> None:
+    dotted = choice_row(["A．一", "B．二", "C．三", "D．四"], "A")
+    v1 = tmp_path / "data" / "v1"
+    history = write_task(v1, "gaokao-history", [dotted, LOGIQA_ZH[0], dotted])
+    logic = write_task(v1, "logiqa-zh", [dotted, dotted])
+    demos = write_demos(
+        tmp_path / "data" / "few_shot_prompts.csv",
+        [["", "gaokao-history"], ["sample 1", repr(dotted)], ["explanation 1", "因为。"]],
+    )
+    result = load_exam("agieval", tmp_path)
+    assert len(result.exam.questions) == 5 and result.exam.fewshot[0].options[0] == ("A", "一")
+    assert result.warnings == (
+        f"{demos}: no column for task(s) logiqa-zh; they get no demos",
+        f"5 row(s) write options as 'A．…', not '(A)…': {history}:1, {history}:3, {logic}:1 and 2 more",
+    )
+    few = load_exam("agieval", tmp_path, subjects=["gaokao-history"])  # the demo's place is its CSV line
+    assert (
+        few.warnings[-1]
+        == f"3 row(s) write options as 'A．…', not '(A)…': {history}:1, {history}:3, {demos}:2"
+    )
+
+
+def test_an_unlabelled_row_is_answered_but_not_graded(tmp_path: Path) -> None:
+    path = write_task(
+        tmp_path, "jec-qa-kd", [JEC_QA_KD[0], choice_row(["(A)甲", "(B)乙", "(C)丙", "(D)丁"], [])]
+    )
+    result = kaoshi.evaluate(kaoshi.load_exam("agieval", path), lambda prompt: "答案是A")
+    assert [(s.question_id, s.correct) for s in result.samples] == [
+        ("jec-qa-kd/0", True),
+        ("jec-qa-kd/1", None),
+    ]
 
 
 # -- few-shot demos ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from kaoshi.data.agieval_rows import AGIEVAL_SPLIT, AGIEVAL_TASKS, ENGLISH_TASKS
 from kaoshi.data.collect import LoadResult, QuestionCollector
 from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.model import Exam, Question, Source
+from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import iter_jsonl, read_text
 
 
@@ -84,8 +85,9 @@ def load_agieval(path: Path, split: str | None = None, subjects: Iterable[str] |
             warnings.append(f"{path}: no file for task(s) {', '.join(missing)}")
     errors: list[RowError] = []
     questions: list[Question] = []
+    quirks = QuirkLog()
     for task, file in files:
-        collector = _read_task(task, file)
+        collector = _read_task(task, file, quirks)
         questions += collector.questions
         errors += collector.errors
     demo_file = next(
@@ -94,19 +96,19 @@ def load_agieval(path: Path, split: str | None = None, subjects: Iterable[str] |
     demos: list[Question] = []
     metadata: dict[str, Any] = {"benchmark": "agieval", "path": str(path), "split": AGIEVAL_SPLIT}
     if demo_file is not None:
-        demos, demo_errors, demo_notes = read_few_shot_demos(demo_file, [task for task, _ in files])
+        demos, demo_errors, demo_notes = read_few_shot_demos(demo_file, [task for task, _ in files], quirks)
         errors += demo_errors
         warnings += demo_notes
         metadata["few_shot_file"] = str(demo_file)
     exam = Exam("agieval", tuple(questions), tuple(demos), metadata)
-    return LoadResult(exam, tuple(errors), (), tuple(warnings))
+    return LoadResult(exam, tuple(errors), (), (*warnings, *quirks.warnings()))
 
 
 def _names(found: TaskFiles) -> str:
     return ", ".join(task for task, _ in found.files)
 
 
-def _read_task(task: str, path: Path) -> QuestionCollector:
+def _read_task(task: str, path: Path, quirks: QuirkLog) -> QuestionCollector:
     collector = QuestionCollector(str(path))
     for index, item in enumerate(iter_jsonl(path, read_text(path))):
         if isinstance(item, RowError):
@@ -115,7 +117,7 @@ def _read_task(task: str, path: Path) -> QuestionCollector:
         line, record = item
         # Rows have no ids: the id is the row's position, as AGIEval numbers its outputs.
         parse = partial(
-            agieval_question, record, task, f"{task}/{index}", AGIEVAL_SPLIT, Source(str(path), line)
+            agieval_question, record, task, f"{task}/{index}", AGIEVAL_SPLIT, Source(str(path), line), quirks
         )
         collector.add(line, parse)
     return collector

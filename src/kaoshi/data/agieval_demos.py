@@ -25,14 +25,18 @@ from kaoshi.data.collect import QuestionCollector
 from kaoshi.data.errors import DataError, FieldError, RowError
 from kaoshi.data.limits import MAX_FIELD_CHARS
 from kaoshi.data.model import Question, Source
+from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import read_text
 
 FEW_SHOT_FILE = "few_shot_prompts.csv"
 DEMO_ROWS = 5
 
 
-def read_few_shot_demos(path: Path, tasks: Sequence[str]) -> tuple[list[Question], list[RowError], list[str]]:
-    """Each task's demos (split 'dev', ids '{task}/demo-{n}'), the rows that do not fit, and notes."""
+def read_few_shot_demos(
+    path: Path, tasks: Sequence[str], quirks: QuirkLog | None = None
+) -> tuple[list[Question], list[RowError], list[str]]:
+    """Each task's demos (split 'dev', ids '{task}/demo-{n}'), the rows that do not fit, and notes; the
+    published layout's quirks a demo has are noted in `quirks`."""
     file = str(path)
     try:
         records = _csv_records(path)
@@ -58,11 +62,13 @@ def read_few_shot_demos(path: Path, tasks: Sequence[str]) -> tuple[list[Question
             if explanation_at < len(records):
                 _, explanation_row = records[explanation_at]
                 explanation = explanation_row[columns[task]] if columns[task] < len(explanation_row) else ""
-            collector.add(line, partial(_demo, cell, task, number, explanation, file, line))
+            collector.add(line, partial(_demo, cell, task, number, explanation, Source(file, line), quirks))
     return collector.questions, collector.errors, notes
 
 
-def _demo(cell: str, task: str, number: int, explanation: str, file: str, line: int) -> Question:
+def _demo(
+    cell: str, task: str, number: int, explanation: str, source: Source, quirks: QuirkLog | None
+) -> Question:
     try:
         # A literal, never eval: the file is data.
         record = ast.literal_eval(cell)
@@ -71,7 +77,7 @@ def _demo(cell: str, task: str, number: int, explanation: str, file: str, line: 
     if not isinstance(record, dict):
         raise FieldError(task, f"demo {number} is a {type(record).__name__}, not a dict")
     try:
-        demo = agieval_question(record, task, f"{task}/demo-{number}", "dev", Source(file, line))
+        demo = agieval_question(record, task, f"{task}/demo-{number}", "dev", source, quirks)
     except FieldError as exc:
         raise FieldError(
             f"{task}: {exc.field}" if exc.field else task, f"demo {number}: {exc.reason}"

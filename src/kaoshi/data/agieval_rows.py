@@ -7,18 +7,27 @@ label but an answer a cloze question. A one-letter list is multi-answer too: JEC
 several right options and its labels are always lists, and AGIEval's scorer (src/evaluation.py) compares
 letter sets for jec-qa-kd, jec-qa-ca and gaokao-physics, so ['C'] is right only for exactly {C}. (A run's
 --multi-policy partial or f1 changes the points such a question earns, never its `correct`.)
+
+The option strings are read by kaoshi.data.agieval_options. The published labels have three quirks, each
+read as said below and reported once per kind (kaoshi.data.quirks), never refused: multi-answer labels
+written as text ('AD', 'A B D': gaokao-mathqa's 2021/2022 new-curriculum questions), a mark among a list's
+letters (['A', 'C', 'D', '。']: jec-qa-ca) and an empty list (jec-qa-kd). AGIEval's scorer credits none of
+those rows whatever the reply: it compares one letter with 'AD', a letter set with {'A', 'C', 'D', '。'}, and
+a letter set with None.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
+from kaoshi.data.agieval_options import read_options
 from kaoshi.data.answers import parse_option_letters
 from kaoshi.data.errors import FieldError
 from kaoshi.data.model import Gold, Question, QuestionType, Source
-from kaoshi.data.options import normalize_letter, split_options
+from kaoshi.data.quirks import QuirkLog
 
 # The Chinese tasks (the exams' origin: GAOKAO English is a Chinese exam) -> source, published size.
 AGIEVAL_TASKS: dict[str, tuple[str, int]] = {
@@ -50,13 +59,31 @@ ENGLISH_TASKS = frozenset(
     )
 )
 AGIEVAL_SPLIT = "test"
-OPTION_LETTERS = "ABCDEFG"  # AGIEval's prompts name the last option from these
-# '(A)text', as every option string is written; full-width brackets and letters are read as well.
-_OPTION_PREFIX = re.compile(r"^[ \t\u3000]*[(（][ \t]*([A-Za-zＡ-Ｚａ-ｚ])[ \t]*[)）][ \t\u3000]*")
+# Quirks of the published labels: each is read (as said) and reported once per kind, never refused.
+TEXT_LABEL = (
+    "write a multi-answer label as text ('AD', 'A B D'): read as a multi-answer question on the exact set "
+    "(AGIEval's scorer compares one letter with the text, so never credits it)"
+)
+STRAY_MARK = "have a mark among the label's letters (['A', 'C', 'D', '。']): left out"
+NO_LABEL = (
+    "have an empty label list and no answer: loaded without a gold answer, so answered but not graded "
+    "(AGIEval's scorer counts it wrong)"
+)
+# Several letters written as text: 'AD', 'A B D', 'A、C'.
+_LETTERS_TEXT = re.compile(r"\s*[A-GＡ-Ｇ](?:[\s,，、]*[A-GＡ-Ｇ])+\s*")
 
 
-def agieval_question(record: Any, task: str, question_id: str, split: str, source: Source | None) -> Question:
-    """One AGIEval row (or few-shot demo) as a Question; FieldError on a row that does not fit."""
+def agieval_question(
+    record: Any,
+    task: str,
+    question_id: str,
+    split: str,
+    source: Source | None,
+    quirks: QuirkLog | None = None,
+) -> Question:
+    """One AGIEval row (or few-shot demo) as a Question; FieldError on a row that does not fit. The
+    published layout's quirks the row has (kaoshi.data.agieval_options) are noted in `quirks` at `source`
+    once the row is read."""
     if not isinstance(record, dict):
         raise FieldError(None, f"expected a JSON object, got {type(record).__name__}")
     passage = _optional_text(record, "passage")
@@ -69,10 +96,14 @@ def agieval_question(record: Any, task: str, question_id: str, split: str, sourc
     label, reference = record.get("label"), record.get("answer")
     verbatim = [("passage", passage), ("question", question)]
     options: tuple[tuple[str, str], ...] = ()
-    if label not in (None, "", []):
+    found: tuple[str, ...] = ()
+    gold: Gold
+    # An empty label list on a row without a cloze answer: a choice row whose letters are missing.
+    if label not in (None, "", []) or (label == [] and reference in (None, "")):
         raw_options = _option_strings(record.get("options"))
-        options = _parse_options(raw_options)
-        qtype, gold = _parse_label(label, options)
+        options, found = read_options(raw_options)
+        qtype, gold, label_quirks = _parse_label(label, options)
+        found += label_quirks
         verbatim += [("options", json.dumps(raw_options, ensure_ascii=False)), ("label", str(label))]
     elif reference not in (None, ""):
         if isinstance(reference, bool) or not isinstance(reference, (str, int, float)):
@@ -85,6 +116,9 @@ def agieval_question(record: Any, task: str, question_id: str, split: str, sourc
     else:
         raise FieldError("label", "missing: a choice row needs 'label', a cloze row 'answer'")
     source_name, _ = AGIEVAL_TASKS.get(task, (None, 0))
+    if quirks is not None and source is not None:
+        for description in found:
+            quirks.note(description, source.file, source.line)
     return Question(
         id=question_id,
         type=qtype,
@@ -117,49 +151,43 @@ def _option_strings(value: Any) -> list[str]:
     return list(value)
 
 
-def _parse_options(raw: list[str]) -> tuple[tuple[str, str], ...]:
-    """'(A)text' strings -> (letter, text). A single string holding every option ('A. 甲\tB. 乙 …', a
-    quirk AGIEval's prompt code allows for) is split as QualBench's embedded options are."""
-    if len(raw) == 1:
-        _, embedded = split_options(raw[0].replace("\t", "\n"))
-        if len(embedded) < 2:
-            raise FieldError("options", f"one option string {raw[0]!r} holds no lettered options")
-        parsed = embedded
-    else:
-        parsed = tuple(_parse_option(position, text) for position, text in enumerate(raw))
-    if len(parsed) > len(OPTION_LETTERS):
-        raise FieldError("options", f"at most {len(OPTION_LETTERS)} options (A-G), got {len(parsed)}")
-    if not all(text.strip() for _, text in parsed):
-        empty = next(letter for letter, text in parsed if not text.strip())
-        raise FieldError("options", f"option {empty} is empty")
-    return tuple((letter, text.strip()) for letter, text in parsed)
-
-
-def _parse_option(position: int, text: str) -> tuple[str, str]:
-    expected = OPTION_LETTERS[position] if position < len(OPTION_LETTERS) else "?"
-    match = _OPTION_PREFIX.match(text)
-    if match is None or normalize_letter(match.group(1)) != expected:
-        raise FieldError("options", f"option {position + 1} {text[:40]!r} does not start with '({expected})'")
-    return expected, text[match.end() :]
-
-
-def _parse_label(label: Any, options: tuple[tuple[str, str], ...]) -> tuple[QuestionType, Gold]:
-    letters = "".join(letter for letter, _ in options)
+def _parse_label(
+    label: Any, options: tuple[tuple[str, str], ...]
+) -> tuple[QuestionType, frozenset[str] | None, tuple[str, ...]]:
+    """The type and gold letters a label gives (None: an empty list, no gold), and the quirks found."""
+    if label == []:
+        return QuestionType.MULTI, None, (NO_LABEL,)
+    quirks: list[str] = []
     if isinstance(label, str):
         qtype = QuestionType.SINGLE
         if len(label.strip()) != 1:
-            raise FieldError("label", f"label {label!r}: a text label is one letter (several: a list)")
+            if not _LETTERS_TEXT.fullmatch(label):
+                raise FieldError("label", f"label {label!r}: a text label is one letter (several: a list)")
+            qtype = QuestionType.MULTI
+            quirks.append(TEXT_LABEL)
+        letters_given: Any = label
     elif isinstance(label, list) and all(isinstance(item, str) for item in label):
         qtype = QuestionType.MULTI
+        letters_given = [item for item in label if not _is_punctuation(item)]
+        if len(letters_given) != len(label):
+            quirks.append(STRAY_MARK)
     else:
         raise FieldError("label", f"expected a letter or a list of letters, got {label!r}")
     try:
-        gold = parse_option_letters(label)
+        gold = parse_option_letters(letters_given)
     except FieldError as exc:
         raise FieldError("label", exc.reason) from None
+    letters = "".join(letter for letter, _ in options)
     if not gold <= set(letters):
         raise FieldError("label", f"label {label!r} names a letter that is not an option ({letters})")
-    return qtype, gold
+    empty = sorted(letter for letter, text in options if letter in gold and not text)
+    if empty:
+        raise FieldError("label", f"label {label!r} names option {empty[0]}, which has no text")
+    return qtype, gold, tuple(quirks)
+
+
+def _is_punctuation(item: str) -> bool:
+    return bool(item.strip()) and all(unicodedata.category(ch).startswith("P") for ch in item.strip())
 
 
 def _solution(other: Any) -> str:

@@ -1,10 +1,11 @@
 """AGIEval's prompts for its Chinese tasks (`agieval`), zero-shot and few-shot, completion and chat.
 
 Stated in kaoshi's reference (BENCHMARKS.md): the Chinese zero-shot prompt ends '答案：从A到D, 我们应选择'.
-The rest is kaoshi's reading of AGIEval's code: src/dataset_loader.py (`convert_zero_shot`, `combine_prompt`,
-`concat_prompt`, `concat_prompt_chat_mode`, `convert_few_shot`; the same at commits 54887c3 and 9a11e1e,
-not seen at 5c77d07, the commit BENCHMARKS.md pins) and openai_api.py, reproduced byte for byte. UNVERIFIED
-end to end: no prompt AGIEval's code wrote was compared with kaoshi's. With the fields as the file has them:
+The rest is AGIEval's code at 5c77d07, the commit BENCHMARKS.md pins: src/dataset_loader.py
+(`convert_zero_shot`, `combine_prompt`, `concat_prompt`, `concat_prompt_chat_mode`, `convert_few_shot`) and
+openai_api.py, reproduced byte for byte. Checked by running that code on every row of the 12 published
+Chinese task files (tests/realdata/test_agieval_real.py): zero-shot, few-shot with 1 to all of a task's
+demos, completion and chat, all identical. With the fields as the file has them:
 
     zero-shot, choice: passage + "问题：" + question + " " + "选项：" + " ".join(options) + "\\n"
                        + "答案：从A到{L}, 我们应选择"     (L: the last option's letter; one option string: D)
@@ -28,8 +29,11 @@ question, with no header. `--system` goes before AGIEval's system message (chat)
 The demos are AGIEval's own, from data/few_shot_prompts.csv (kaoshi.data.agieval_demos), the first n of the
 question's task in file order whatever their type; the test questions are never demos. Without demos the
 prompt is zero-shot. AGIEval truncates demos to 2,048 GPT-4 tokens; kaoshi drops demos until the prompt
-fits the model. A question whose fields were not kept (shuffled, rebuilt from a store) is rendered from
-its parsed fields: its stem (passage and question joined by a newline) and '(A)text' options.
+fits the model. Counted with cl100k_base (GPT-4's encoding), AGIEval's cap keeps 1 of gaokao-chinese's 3
+demos in completion mode, and every demo of the other tasks and of gaokao-chinese in chat: `--shots 1`
+gives gaokao-chinese's completion prompt. A question whose fields were not kept (shuffled, rebuilt from a
+store) is rendered from its parsed fields: its stem (passage and question joined by a newline) and
+'(A)text' options.
 
 A few-shot prompt ends after the options, as AGIEval's does, for a model to write '答案是 X': a
 log-likelihood run scores the letters right there, so log-likelihood is meant for zero-shot.
