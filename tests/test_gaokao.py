@@ -14,7 +14,9 @@ from kaoshi.benchmarks import get_benchmark
 from kaoshi.benchmarks.gaokao import GaokaoLayout, exam_totals, subject_scores
 from kaoshi.cli.main import main
 from kaoshi.data import DataError, QuestionType, load_exam
+from kaoshi.data.gaokao import GLUED_OPTION, NO_OPTION_TEXT
 from kaoshi.data.loaders import detect_benchmark
+from kaoshi.data.options import read_options
 from kaoshi.errors import InputError
 from kaoshi.prompts import RenderOptions, get_template
 from kaoshi.qtypes.multi_question import sub_answers
@@ -236,9 +238,10 @@ def test_loads_the_published_layout(repo: Path) -> None:
     )
     assert reading.answer == "（1）串起全文。\n（2）寄托乡愁。"
     correction = by_id["2012-2022_English_Language_Error_Correction/0"]
-    # The first of the two correction prompts goes with the item; its text keeps no final newline.
+    # The first of the two correction prompts goes with the item, its text stripped and ended by a newline
+    # as every item's is (bench_function.correction_test).
     assert correction.verbatim_field("prefix_prompt") == CORRECTION_PREFIXES[0]
-    assert (correction.verbatim_field("question") or "").endswith("yesterday.")
+    assert (correction.verbatim_field("question") or "").endswith("yesterday.\n")
     assert exam.metadata["multi_policy"] == "partial"
     assert exam.metadata["standard_scores"]["Physics"] == 110
 
@@ -284,7 +287,7 @@ def test_official_prompt_is_the_files_prefix_then_the_question(repo: Path) -> No
     correction = exam.question("2012-2022_English_Language_Error_Correction/0")
     text = template.render(correction, exam, RenderOptions(0)).text
     written = FILES[(SUB, "2012-2022_English_Language_Error_Correction")][0]["question"]
-    assert text == CORRECTION_PREFIXES[0] + written.strip()
+    assert text == CORRECTION_PREFIXES[0] + written.strip() + "\n"
 
 
 def test_detection(repo: Path, tmp_path: Path) -> None:
@@ -356,6 +359,119 @@ def test_bad_json_and_wrong_folder(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(DataError, match="no GAOKAO-Bench data"):
         load_exam("gaokao-bench", empty)
+
+
+def record_lines(path: Path) -> list[int]:
+    """The lines where write_file's records start."""
+    return [n for n, line in enumerate(path.read_text("utf-8").split("\n"), start=1) if line == "    {"]
+
+
+# Our own items, laid out as the published text's flaws lay theirs out (PDF extraction joined lines).
+GLUED_ROWS: list[tuple[str, str, dict[str, str], bool]] = [
+    # (question text, answer, expected option texts by letter, an option letter glued to the text before)
+    # an option glued to the end of the one before it, in the middle of the block
+    (
+        "3．下列关于植物的叙述，错误的是（）\nA．叶片能进行光合作用\nB．根能吸收水分和无机盐，茎能运输水分C．花都有香味\n"
+        "D．种子能萌发成幼苗\n",
+        "C",
+        {"B": "根能吸收水分和无机盐，茎能运输水分", "C": "花都有香味", "D": "种子能萌发成幼苗"},
+        True,
+    ),
+    # ... at the end of the block, with a wrapped line before it
+    (
+        "5．关于水的说法，正确的是\n（）\nA．水在零度时一定结冰\nB．纯水能导电\nC．水由氢、氧两种元素\n组成D．冰的密度大于水\n",
+        "C",
+        {"C": "水由氢、氧两种元素\n组成", "D": "冰的密度大于水"},
+        True,
+    ),
+    # a page number left between two options, a half-width full stop after the letter
+    (
+        "4.某同学记录了一周的气温。下列说法正确的是（）\nA.周一最冷\nB.周三比周二暖和12C.周五最热\nD.周日下雨\n",
+        "D",
+        {"B": "周三比周二暖和12", "C": "周五最热", "D": "周日下雨"},
+        True,
+    ),
+    # options on one line, a page number glued to one of them
+    (
+        "27．这段史料可以说明（）\nA．农业发展迅速 B．商业日益繁荣9C．手工业衰落 D．城市规模缩小\n",
+        "B",
+        {"A": "农业发展迅速", "B": "商业日益繁荣9", "C": "手工业衰落", "D": "城市规模缩小"},
+        True,
+    ),
+    # ... the first option glued to a page number after the stem
+    (
+        "26．上述措施的主要目的是（）15A.发展生产 B．稳定边疆 C．统一货币 D．保存历\n史文献\n",
+        "A",
+        {"A": "发展生产", "D": "保存历\n史文献"},
+        True,
+    ),
+    # two options on one line, a space between them: split, and no flaw
+    (
+        "1. (5 分) 设集合 $A=\\{1,2,3\\}$, 则 $A$ 的子集个数为（）\nA. $6$\nB. $7$\nC. $8$ D. $9$\n",
+        "C",
+        {"C": "$8$", "D": "$9$"},
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "expected", "glued"),
+    GLUED_ROWS,
+    ids=["middle", "last", "page number", "one line", "first option", "two on a line"],
+)
+def test_an_option_glued_to_the_text_before_it_loads(
+    tmp_path: Path, text: str, answer: str, expected: dict[str, str], glued: bool
+) -> None:
+    record = {"year": "2020", "category": "（全国卷）", "question": text, "answer": [answer], "analysis": ""}
+    path = write_file(tmp_path, "2010-2022_History_MCQs", [{**record, "index": 0, "score": 4}])
+    result = load_exam("gaokao-bench", tmp_path)  # refused before: the answer was beyond the options read
+    question = result.exam.questions[0]
+    assert question.letters == ("A", "B", "C", "D") and question.answer == frozenset(answer)
+    assert {letter: question.option_map[letter] for letter in expected} == expected
+    assert question.verbatim_field("question") == text.strip() + "\n"  # sent as written
+    flagged = [w for w in result.warnings if "stuck to the text before it" in w]
+    assert flagged == ([f"1 row(s) {GLUED_OPTION}: {path}:{record_lines(path)[0]}"] if glued else [])
+
+
+def test_the_splitter_keeps_letters_inside_option_texts() -> None:
+    # A later line starting with the letter, an abbreviation, a formula and a word's last letter are no
+    # option starts.
+    assert read_options(
+        "题干\nA．Barbara McClintock\nB．Aristotle\nC．James D. Watson\nD．Gregor Mendel"
+    ).options[2] == ("C", "James D. Watson")
+    assert read_options("Where?\nA. Paris\nB. Rome\nC. Washington, D.C. area\nD. Oslo").options[2] == (
+        "C",
+        "Washington, D.C. area",
+    )
+    formula = read_options("则\nA. $P(A B)=P(A) P(B).$ 成立\nB. $P(B)=1$")
+    assert [text for _, text in formula.options] == ["$P(A B)=P(A) P(B).$ 成立", "$P(B)=1$"]
+    vitamin = read_options("缺乏哪种维生素会得坏血病（）\nA．维生素A\nB．维生素C.\nC．维生素D")
+    assert [text for _, text in vitamin.options] == ["维生素A", "维生素C.", "维生素D"] and not vitamin.glued
+
+
+def test_options_drawn_as_pictures_load_as_letters(tmp_path: Path) -> None:
+    pictures = "1．下列图示正确的是（\u3000\u3000）\nA．  B．  \nC．  D．\n"
+    missing_d = "2．下列装置正确的是\nA.\n![](a.jpg)\nB.\n![](b.jpg)\nC.\n![](c.jpg)\nD.\n"
+    records = [
+        {
+            "year": "2015",
+            "category": "（新课标Ⅰ）",
+            "question": text,
+            "answer": [answer],
+            "analysis": "",
+            "index": index,
+            "score": 4,
+        }
+        for index, (text, answer) in enumerate([(pictures, "B"), (missing_d, "D")])
+    ]
+    path = write_file(tmp_path, "2010-2022_Political_Science_MCQs", records)
+    result = load_exam("gaokao-bench", tmp_path)
+    first, second = result.exam.questions
+    assert first.options == tuple((letter, "") for letter in "ABCD") and first.answer == frozenset("B")
+    assert second.option_map["C"].strip() == "![](c.jpg)" and second.option_map["D"] == ""
+    first_line, second_line = record_lines(path)
+    assert result.warnings[0] == f"2 row(s) {NO_OPTION_TEXT}: {path}:{first_line}, {path}:{second_line}"
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,10 @@ it). Without them it is read from the file name and the answers' shape: a physic
 a list of several answers is one letter per sub-question. Every item of the subjective folder is judged
 (the prompt file's `subjective`, `correction` and fill-in `cloze`). Files that are not data (model
 outputs such as `gemini-pro_….json` kept beside them) are skipped.
+
+A choice item's options are A-D, as the bench offers them, their texts read out of the question; the
+published text's flaws the loader reads through (an option's letter stuck to the text before it, options
+that were pictures) are warnings that name their rows.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from kaoshi.data.gaokao_prompts import (
 )
 from kaoshi.data.gaokao_subjects import GAOKAO_SUBJECTS, subject_of
 from kaoshi.data.model import Exam, Question, QuestionType, Source
-from kaoshi.data.options import split_options
+from kaoshi.data.options import read_options
+from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import iter_json_object_array, read_text
 from kaoshi.qtypes.multi_question import parse_sub_answers
 
@@ -129,21 +134,35 @@ def _parts(record: Mapping[str, object], name: str, *, required: bool) -> str:
 
 
 def sent_text(record: Mapping[str, object], gaokao_type: str) -> str:
-    """What the bench sends after its prefix prompt: the question stripped with a newline; a subjective
-    item's passage first, its parts one a line; the correction item's passage stripped, no newline."""
-    if gaokao_type == "correction":
-        return _parts(record, "question", required=True).rstrip("\n")
+    """What the bench sends after its prefix prompt (`Bench/bench_function.py`: `question.strip() + '\n'`
+    for every type, the correction item's first request included); a subjective item's passage first and
+    its parts one a line, for files that write them so."""
     passage = _parts(record, "passage", required=False) if gaokao_type in SUBJECTIVE_TYPES else ""
     return passage + _parts(record, "question", required=True)
 
 
-def _choice_options(text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Options read out of the question text; A-D bare when the text does not split cleanly (the question
-    is always shown as written, options inside)."""
-    stem, options = split_options(text)
-    if len(options) >= 2:
-        return stem, options
-    return text.strip(), tuple((letter, "") for letter in SINGLE_LETTERS)
+# Quirks of the published questions that the loader reads through (one warning each, with places).
+GLUED_OPTION = (
+    "have an option letter stuck to the text before it, without a line break or space ('…会增加C．给…', "
+    "or a page number: '初现16C．'): read as the start of that option"
+)
+NO_OPTION_TEXT = (
+    "have options whose text is not in the question (pictures: 'A．  B．'): answered by letter, A-D as "
+    "the official prompt offers them"
+)
+
+
+def _choice_options(text: str) -> tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Stem, options A-D and the quirks met, read out of the question text. The bench offers A-D and reads
+    the last of them in the reply, so a text that does not split into exactly those gets A-D bare (the
+    question is always shown as written, options inside)."""
+    found = read_options(text)
+    if tuple(letter for letter, _ in found.options) != SINGLE_LETTERS:
+        return text.strip(), tuple((letter, "") for letter in SINGLE_LETTERS), (NO_OPTION_TEXT,)
+    quirks: tuple[str, ...] = (GLUED_OPTION,) if found.glued else ()
+    if not all(body for _, body in found.options):
+        quirks += (NO_OPTION_TEXT,)
+    return found.stem, found.options, quirks
 
 
 def _with_field(field: str, parse: Callable[[object], _Parsed], value: object) -> _Parsed:
@@ -155,9 +174,16 @@ def _with_field(field: str, parse: Callable[[object], _Parsed], value: object) -
 
 
 def gaokao_question(
-    record: Mapping[str, object], keyword: str, folder: str, prompt: FilePrompt | None, file: str, line: int
+    record: Mapping[str, object],
+    keyword: str,
+    folder: str,
+    prompt: FilePrompt | None,
+    file: str,
+    line: int,
+    quirks: QuirkLog | None = None,
 ) -> Question:
-    """One GAOKAO-Bench record as a Question with id '{keyword}/{index}'."""
+    """One GAOKAO-Bench record as a Question with id '{keyword}/{index}'; the quirks it has are noted in
+    `quirks` once it is read."""
     raw = dict(record)
     index = raw.get("index")
     if isinstance(index, bool) or not isinstance(index, (int, str)) or not str(index).strip():
@@ -173,6 +199,7 @@ def gaokao_question(
     options: tuple[tuple[str, str], ...] = ()
     stem = text.strip()
     gold: frozenset[str] | str
+    found: tuple[str, ...] = ()
     if qtype is QuestionType.OPEN:
         gold = _text_answer(field, answer)
     elif qtype is QuestionType.MULTI_QUESTION:
@@ -184,7 +211,7 @@ def gaokao_question(
         gold = _with_field(
             field, partial(parse_option_letters, exactly_one=qtype is QuestionType.SINGLE), answer[0]
         )
-        stem, options = _choice_options(text)
+        stem, options, found = _choice_options(text)
         letters = "".join(letter for letter, _ in options)
         if not gold <= set(letters):
             raise FieldError(field, f"answer {answer!r} is not among the options {letters}")
@@ -194,6 +221,9 @@ def gaokao_question(
         verbatim.append(("prefix_prompt", prompt.prefix_prompt))
     for name in ("year", "category"):
         verbatim.append((name, optional_text(raw, name)))
+    if quirks is not None:
+        for description in found:
+            quirks.note(description, file, line)
     return Question(
         id=f"{keyword}/{str(index).strip()}",
         type=qtype,
@@ -218,6 +248,7 @@ def load_gaokao(path: Path, *, subjects: Iterable[str] | None = None) -> LoadRes
     questions: list[Question] = []
     prompt_tables: dict[Path, dict[str, FilePrompt]] = {}
     no_prompts: set[str] = set()
+    quirks = QuirkLog()
     for file, folder in gaokao_files(path):
         keyword = file.stem
         subject = subject_of(keyword)
@@ -235,7 +266,8 @@ def load_gaokao(path: Path, *, subjects: Iterable[str] | None = None) -> LoadRes
             prompt = prompt_tables[prompt_file].get(keyword)
             if prompt is None:
                 warnings.append(f"{prompt_file}: no entry for {keyword!r}; its type is read from the data")
-        _read_file(file, folder, keyword, prompt, questions, errors)
+        _read_file(file, folder, keyword, prompt, questions, errors, quirks)
+    warnings.extend(quirks.warnings())
     if no_prompts:
         warnings.append(
             f"no Bench/{' or '.join(sorted(no_prompts))} beside the data: question types were read from the "
@@ -264,6 +296,7 @@ def _read_file(
     prompt: FilePrompt | None,
     questions: list[Question],
     errors: list[RowError],
+    quirks: QuirkLog,
 ) -> None:
     collector = QuestionCollector(str(file))
     try:
@@ -281,6 +314,8 @@ def _read_file(
                 RowError(str(file), line, None, f"expected an object, got {type(record).__name__}")
             )
             continue
-        collector.add(line, partial(gaokao_question, record, keyword, folder, prompt, str(file), line))
+        collector.add(
+            line, partial(gaokao_question, record, keyword, folder, prompt, str(file), line, quirks)
+        )
     questions.extend(collector.questions)
     errors.extend(collector.errors)

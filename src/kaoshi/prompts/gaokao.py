@@ -2,10 +2,11 @@
 
 `gaokao`: as the repository's `Bench/bench_function.py` sends an item: the official instruction of its
 data file (its `prefix_prompt` in `Bench/Obj_Prompt.json` / `Sub_Prompt.json`, read by the loader) and the
-item's text (the question stripped and ended by a newline; a subjective item's passage first; the
-correction item's passage without the newline). Completion: instruction + text; chat: the instruction as
-the system turn and the text as the user turn, as the bench sends them to chat models. A question loaded
-without the prompt files cannot use it: the error says to pass the repository root or to use
+item's text (the question stripped and ended by a newline, for every type; a passage first where a file
+writes one). Completion: instruction + text; chat: the instruction as the system turn and the text as the
+user turn, as the bench's model class (`Models/openai_gpt4.py`) sends them. The correction item's first
+request is this one; the bench's second (comparing two passages) is a step kaoshi does not run. A question
+loaded without the prompt files cannot use it: the error says to pass the repository root or to use
 `gaokao-kaoshi`.
 
 `gaokao-kaoshi`: kaoshi's own instruction per question type, asking for the same two markers, for data
