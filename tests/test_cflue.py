@@ -505,8 +505,55 @@ REPLIES: list[tuple[Question, str, str | None]] = [
     (JUDGE_Q, "Answer: B\nExplanation: Deposit insurance cannot eliminate risk, so A is wrong.", "B"),
     # what is not a letter answer is never guessed: a 判断题 answered 错 in words, no answer at all
     (JUDGE_Q, "答案：错\n解析：存款保险只能降低风险。", UNREAD),
+    # an answer line in words: the letter its analysis names is what the analysis discusses, not the answer
+    (JUDGE_Q, "答案：错误\n解析：选项A的说法过于绝对，存款保险只能降低风险。", UNREAD),
+    (JUDGE_Q, "答案：正确\n解析：B项的理解有误。", UNREAD),
+    (SINGLE_Q, "答案：不得低于面值\n解析：选项D显然不对。", UNREAD),
     (MULTI_Q, "答案：\n解析：无法判断。", UNREAD),
 ]  # fmt: skip
+
+
+# Finance exams combine statements numbered with Roman numerals (Ⅰ, Ⅱ, …) into options. NFKC would turn Ⅰ
+# into the letter I and Ⅳ into IV: they are no option letters.
+ROMAN_Q = Question(
+    "r", QuestionType.SINGLE, "下列说法正确的有（ ）。\nⅠ.甲\nⅡ.乙\nⅢ.丙\nⅣ.丁",
+    (("A", "Ⅰ、Ⅱ"), ("B", "Ⅰ、Ⅲ"), ("C", "Ⅱ、Ⅳ"), ("D", "Ⅰ、Ⅱ、Ⅲ")), frozenset("D"),
+)  # fmt: skip
+ROMAN_MULTI_Q = Question(
+    "rm", QuestionType.MULTI, "下列属于……的有（ ）。",
+    (("A", "Ⅰ"), ("B", "Ⅱ"), ("C", "Ⅲ"), ("D", "Ⅳ")), frozenset("ABD"),
+)  # fmt: skip
+REPLIES += [
+    (ROMAN_Q, "答案：D（Ⅰ、Ⅱ、Ⅲ）\n解析：Ⅳ的说法错误。", "D"),
+    (ROMAN_Q, "答案：D. Ⅰ、Ⅱ、Ⅲ\n解析：Ⅳ错误。", "D"),
+    (ROMAN_Q, "Ⅰ、Ⅱ、Ⅲ", "D"),
+    (ROMAN_Q, "答案：Ⅰ、Ⅱ、Ⅲ\n解析：Ⅳ错误。", "D"),
+    (ROMAN_Q, "Ⅰ、Ⅱ、Ⅲ三项正确，Ⅳ错误，答案是D。", "D"),
+    (ROMAN_MULTI_Q, "答案：ABD（Ⅰ、Ⅱ、Ⅳ）\n解析：Ⅲ不属于。", "ABD"),
+    (ROMAN_MULTI_Q, "答案：Ⅰ、Ⅱ、Ⅳ\n解析：Ⅲ不属于。", UNREAD),
+]
+# Option texts that start with a capital (a company, a department, a money supply, a typed I for Ⅰ),
+# repeated in brackets after the letter: the bracket holds the option's text, not more letters.
+LETTERED_Q = Question(
+    "l", QuestionType.SINGLE, "下列说法正确的是（ ）。",
+    (("A", "B公司应确认收入"), ("B", "K部门的利润为8万元"), ("C", "I、Ⅱ、Ⅲ"), ("D", "M0")),
+    frozenset("B"),
+)  # fmt: skip
+LETTERED_MULTI_Q = Question(
+    "lm", QuestionType.MULTI, "下列说法正确的有（ ）。",
+    (("A", "A公司"), ("B", "B公司"), ("C", "K线形态"), ("D", "ATM机具布放")), frozenset("AC"),
+)  # fmt: skip
+REPLIES += [
+    (LETTERED_Q, "答案：A（B公司应确认收入）\n解析：C、D错误。", "A"),
+    (LETTERED_Q, "答案：B（K部门的利润为8万元）\n解析：其余错误。", "B"),
+    (LETTERED_Q, "答案：C（I、Ⅱ、Ⅲ）\n解析：Ⅳ错误。", "C"),
+    (LETTERED_Q, "答案：D（M0）\n解析：流通中的现金。", "D"),
+    (LETTERED_Q, "答案：B (K部门)", "B"),
+    (LETTERED_MULTI_Q, "答案：AC（A公司、K线形态）\n解析：B、D错误。", "AC"),
+    (LETTERED_MULTI_Q, "答案：A、C（K线形态）", "AC"),
+    (LETTERED_MULTI_Q, "答案：(A)(C)\n解析：B、D错误。", "AC"),
+    (LETTERED_MULTI_Q, "答案：A、(C)", "AC"),
+]
 
 
 @pytest.mark.parametrize(("question", "reply", "expected"), REPLIES)

@@ -62,6 +62,6 @@ CFLUE = Benchmark(
     leaderboard=CflueLayout(),
     formats="the CFLUE repository, its data/ folder, or data/knowledge/knowledge.json (a JSON array)",
     splits=(CFLUE_SPLIT,),
-    size="see the CFLUE repository (the knowledge part's count is not in kaoshi's reference)",
+    size="3,864 knowledge questions: 2,345 单项选择题 + 1,171 多项选择题 + 348 判断题 (aliyun/cflue ff28c38)",
     licence="CC BY-NC-SA 4.0",
 )

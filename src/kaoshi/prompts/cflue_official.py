@@ -1,7 +1,8 @@
 """`cflue`: CFLUE's knowledge prompt as the CFLUE repository's evaluation code sends it (v2; v1 of this
 name was kaoshi's own wording, now `cflue-kaoshi`).
 
-Read from aliyun/cflue at commit ba87d12cd42ca60a8b1288a5471543f865d3fb13:
+Read from aliyun/cflue at commit ba87d12cd42ca60a8b1288a5471543f865d3fb13 (unchanged at ff28c38, where
+tests/realdata/test_cflue_real.py runs that code on every knowledge row):
 - `utils/format_example.py`: `format_one_example` and `format_multi_example`, the two prompt texts;
 - `exec_knowledge_eval.py`: a record whose `task` is 多项选择题 gets the multi-choice text, every other
   record (单项选择题 and 判断题) the single-choice text; each is sent zero-shot as
@@ -26,7 +27,7 @@ with the checkpoint's own generation config). Zero-shot only, as their code is: 
 (samples record 0). `cflue-kaoshi` has exemplars and ends with an answer cue, the better choice for base
 models and log-likelihood. Their answer reading (`utils/extract_choice.py` at 5652652: the first
 `答案[是：:]+([ABCDEF]+)`, else letters at the start) is not reproduced; kaoshi's extraction reads the same
-lines.
+lines (the replies the two grade apart are listed in tests/realdata/test_cflue_real.py).
 """
 
 from __future__ import annotations

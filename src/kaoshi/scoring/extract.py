@@ -59,10 +59,24 @@ def strip_echo(text: str, prompt: str | None) -> str:
     return text
 
 
+# Roman numerals (U+2160-U+2188): finance exams number statements Ⅰ, Ⅱ, … and combine them into options
+# ("D. Ⅰ、Ⅱ、Ⅲ"); NFKC would make them the letters I, V, X, L, C, D, M, read as option letters.
+_ROMAN_NUMERALS = re.compile("([\u2160-\u2188]+)")
+
+
+def normalize_width(text: str) -> str:
+    """NFKC (Ａ -> A, ： -> :), Roman numerals kept as they are."""
+    # re.split with one group: the text between numerals at even places, the numerals at odd ones.
+    parts = _ROMAN_NUMERALS.split(text)
+    return "".join(
+        part if index % 2 else unicodedata.normalize("NFKC", part) for index, part in enumerate(parts)
+    )
+
+
 def clean_output(text: str, prompt: str | None = None) -> str:
     """Normalise width (Ａ -> A, ： -> :) and remove reasoning blocks, prompt echoes and end markers."""
     text = strip_echo(strip_reasoning(text), prompt)
-    return END_MARKERS.sub("\n", unicodedata.normalize("NFKC", text)).strip()
+    return END_MARKERS.sub("\n", normalize_width(text)).strip()
 
 
 # -- shared patterns (applied to NFKC text: full-width letters and colons are already half-width) -------
@@ -151,7 +165,10 @@ def extract_single(question: Question, text: str) -> Extraction:
     by_text = _match_option_text(question, text)
     if by_text is not None:
         return Extraction(frozenset(by_text), "ok")
-    mentioned = _letters("".join(m.group(0) for m in _STANDALONE.finditer(_NEGATED.sub(" ", text))), valid)
+    # Where the reply answers before an explanation ("答案：错误\n解析：选项A…"), letters the explanation
+    # names are what it discusses; only the answer part may mention the answer.
+    unnegated = _NEGATED.sub(" ", answer_part(text))
+    mentioned = _letters("".join(m.group(0) for m in _STANDALONE.finditer(unnegated)), valid)
     if len(mentioned) == 1:
         return Extraction(mentioned, "ok")
     if len(mentioned) > 1 or len(stated) > 1:
@@ -203,6 +220,11 @@ def _own_clause(source: str, match: re.Match[str]) -> str:
     "正确选项为C，A、B导电" the letters after the comma are the subject of "导电", not part of the answer."""
     span = match.group(1)
     rest = source[match.end() :]
+    # "答案：A（K部门的…）", "答案：B（A股）": a bracket that opens after the letters and does not close right
+    # after its own letters holds the option's text; its capitals are words, not more letters.
+    opened = span.rfind("(")
+    if opened > 0 and ")" not in span[opened:] and not rest.lstrip().startswith(")"):
+        span = span[:opened]
     listed = _LISTED_OPTION.match(rest)
     if listed:
         # "答案为：A.可燃物 B.助燃物 C.点火源": letters given with their option texts, up to the sentence end.
@@ -226,7 +248,7 @@ def _stated_correct(text: str, valid: frozenset[str]) -> frozenset[str]:
 def _match_option_text(question: Question, text: str) -> str | None:
     """The letter whose option text the reply gives, when exactly one option's text appears in it."""
     reply = text.strip().rstrip("。.！!")
-    options = [(letter, unicodedata.normalize("NFKC", body).strip()) for letter, body in question.options]
+    options = [(letter, normalize_width(body).strip()) for letter, body in question.options]
     exact = [letter for letter, body in options if body and reply == body]
     if len(exact) == 1:
         return exact[0]
