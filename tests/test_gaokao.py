@@ -493,6 +493,10 @@ def test_options_drawn_as_pictures_load_as_letters(tmp_path: Path) -> None:
         ("<think>1. A 2. A 3. A 4. A? no</think>\n【答案】B B C A", "BBCA"),
         ("第1题选B，第2题选B，第3题选C，第4题选A", "BBCA"),
         ("Answers: 1-B, 2-B, 3-C, 4-A", "BBCA"),
+        # English without a colon, and a Chinese chat reply that says 选 per sub-question
+        ("The answer is B B C A.", "BBCA"),
+        ("The answers are B, B, C and A", None),  # 'and' breaks the run: three letters, not guessed
+        ("1空选B，2空不选A而选B，3空选C，4空选A", "BBCA"),
         # too few letters: never guessed into positions
         ("【答案】B B C", None),
         ("I am not sure.", None),
@@ -504,6 +508,21 @@ def test_sub_answers_are_read_in_order(repo: Path, reply: str, expected: str | N
     extraction = extract_answer(cloze, reply)
     assert extraction.answer == expected
     assert extraction.status == ("ok" if expected else "unparsed")
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # an item of one sub-question (a 语言文字运用 group of one) answered as a chat model answers
+        ("这道题选B。", "B"),
+        ("选项A的说法错误，不选A，故选C。", "C"),
+        ("The answer is D.", "D"),
+        ("我选择B。", "B"),
+        ("这是一道选择题，我无法确定。", None),
+    ],
+)
+def test_one_sub_question_answered_in_a_sentence(reply: str, expected: str | None) -> None:
+    assert sub_answers(reply, 1) == expected
 
 
 def test_sub_question_points(repo: Path) -> None:

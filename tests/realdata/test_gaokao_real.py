@@ -411,8 +411,8 @@ STYLES: dict[str, Callable[[Item], tuple[str, str]]] = {
 }
 # Where kaoshi's points differ, by reply style: (replies the bench reads otherwise than they state, where
 # kaoshi reads what they state; replies kaoshi reads no answer in, though they state one). Any other
-# difference fails the test. The misses are kaoshi's to fix (its sub-question reader,
-# kaoshi.qtypes.multi_question); their counts then move to the first number or to nothing.
+# difference fails the test. kaoshi misses none: "这道题选B。" and "The answer is C F A E D." were misses
+# until kaoshi.qtypes.multi_question read 选 and "the answer is" as answer cues.
 DIFFERENCES = {
     # Five out of seven: the bench takes the first five A-G of the reply, the analysis's letters among them.
     "analysis names letters": (26, 0),
@@ -423,17 +423,13 @@ DIFFERENCES = {
     # Physics: every A-D after 【答案】 is the answer, so "【答案】D … 故选D" is "DD": not the answer, but
     # without a wrong letter, so 3 points of 6.
     "restated": (64, 0),
-    # kaoshi misses: an item of sub-questions with only one (Chinese_Lang_and_Usage_MCQs, 44 of 56) answered
-    # "这道题选B。": kaoshi's sub-question reader wants 【答案】/答案：or numbered answers; the bench takes
-    # the reply's first capital letter.
-    "chat, bare": (0, 44),
     # Single choice (1,418): the last A-D is a letter the explanation names; physics (64): no 【答案】, so the
     # last 10 characters (no letter there).
     "chat, explained after": (1_418 + 64, 0),
-    # kaoshi misses: sub-question answers after "The answer is" (no colon) are not read. The bench reads
-    # five out of seven right (26: the first five A-G); other sub-question items it reads from the first
-    # capital on ('T' of 'The', each answer one place late), which scores where letters repeat (82).
-    "english": (0, 26 + 82),
+    # "The answer is C F A E D.": the bench reads sub-question items from the reply's first capital on (the
+    # 'T' of 'The', each answer one place late), right only where letters happen to repeat; five out of
+    # seven it reads right (the first five A-G), so no difference there.
+    "english": (273, 0),
 }
 
 

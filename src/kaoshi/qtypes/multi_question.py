@@ -3,8 +3,9 @@ sub-question, in order; each sub-question earns its share of the points (GAOKAO-
 in an English cloze). The gold answer is the letters in sub-question order, e.g. "CAD"; the options stay
 inside the question text, as GAOKAO-Bench writes them.
 
-A reply is read in this order of trust: one answer marker per sub-question (`【答案】C`, GAOKAO's format),
-then one answer line with a letter per sub-question (`答案：CADBE`, `【答案】A B D`), then numbered answers
+A reply is read in this order of trust: one answer marker per sub-question (`【答案】C`, GAOKAO's format;
+`选B`, `The answer is C`), then one answer line with a letter per sub-question (`答案：CADBE`, `【答案】A B D`,
+`The answers are C F A E D`), then numbered answers
 (`21. C 22. A`, `第1题选C`, `1-C`, in number order), then any answer markers together. A reply that gives
 fewer letters than there are sub-questions is `unparsed`: letters are never guessed into positions.
 """
@@ -26,9 +27,11 @@ from kaoshi.scoring.grade import Grade, GradingPolicy
 SUB_LETTERS = "ABCDEFG"
 _LETTER = r"[A-G](?![H-Za-z])"
 _RUN = rf"{_LETTER}(?:[\s,，、;；/]{{0,4}}{_LETTER}){{0,30}}"
-# An answer cue and the letters after it: 【答案】, 答案：, 答案是, 答案为, Answer:. Applied to NFKC text.
+# An answer cue and the letters after it: 【答案】, 答案：, 答案是, 答案为, 选 or 选择 (这道题选B; not 不选 or
+# 选项), Answer:, "the answer is", "the answers are". Applied to NFKC text.
 _MARKED = re.compile(
-    rf"(?:【\s*答案\s*】|答案\s*(?::|是|为|应为)|(?i:answers?)\s*:)\s*:?\s*\**\s*({_RUN})",
+    rf"(?:【\s*答案\s*】|答案\s*(?::|是|为|应为)|(?<![不未])选择?(?!项)|(?i:answers?\s*(?::|\s(?:is|are)\b)))"
+    rf"\s*:?\s*\**\s*({_RUN})",
 )
 # `21. C`, `(2) 【答案】A`, `第3题选D`, `1-C`, `4)B`: a sub-question's number, then its letter.
 _NUMBERED = re.compile(
