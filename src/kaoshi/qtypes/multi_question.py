@@ -3,11 +3,11 @@ sub-question, in order; each sub-question earns its share of the points (GAOKAO-
 in an English cloze). The gold answer is the letters in sub-question order, e.g. "CAD"; the options stay
 inside the question text, as GAOKAO-Bench writes them.
 
-A reply is read in this order of trust: one answer marker per sub-question (`【答案】C`, GAOKAO's format;
-`选B`, `The answer is C`), then one answer line with a letter per sub-question (`答案：CADBE`, `【答案】A B D`,
-`The answers are C F A E D`), then numbered answers
-(`21. C 22. A`, `第1题选C`, `1-C`, in number order), then any answer markers together. A reply that gives
-fewer letters than there are sub-questions is `unparsed`: letters are never guessed into positions.
+A reply is read in this order of trust: one answer marker per sub-question (`【答案】C`, GAOKAO's
+format; `选B`, `The answer is C`), then one answer line with a letter per sub-question (`答案：CADBE`,
+`【答案】A B D`, `The answers are C F A E D`), then numbered answers (`21. C 22. A`, `第1题选C`, `1-C`,
+in number order), then any answer markers together. A reply that gives fewer letters than there are
+sub-questions is `unparsed`: letters are never guessed into positions.
 """
 
 from __future__ import annotations
