@@ -134,6 +134,28 @@ def test_detection(tmp_path: Path, name: str, content: str, expected: str) -> No
     assert detect_benchmark(path) == expected
 
 
+def test_each_published_benchmark_says_what_was_checked_on_its_own_files(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from kaoshi.cli.main import main
+
+    checked = {b.name: b.published for b in kaoshi.list_benchmarks() if b.published is not None}
+    published = {"agieval", "ceval", "cflue", "cmexam", "cmmlu", "fineval", "gaokao-bench", "logiqa", "m3ke"}
+    assert set(checked) == published
+    for check in checked.values():
+        assert check is not None and len(check.commit) == 40 and int(check.commit, 16) >= 0
+        assert check.repository.count("/") == 1 and check.official_count and check.loaded
+    assert main(["benchmarks", "--format", "json"]) == 0
+    listed = {b["name"]: b["published"] for b in json.loads(capsys.readouterr().out)}
+    assert listed["cmmlu"]["official_count"] == "11,582 test + 335 dev"
+    assert listed["sample"] is None
+    assert main(["benchmarks", "--format", "md"]) == 0
+    assert (
+        "| gaokao-bench | OpenLMLab/GAOKAO-Bench @ 6dbb24f | 2,811: 1,781 objective"
+        in capsys.readouterr().out
+    )
+
+
 def test_detection_of_folders_and_missing_paths(tmp_path: Path) -> None:
     # A folder is C-Eval's only when it is in C-Eval's layout; an empty one is nobody's.
     with pytest.raises(DataError, match="no benchmark reads this path; give --benchmark NAME"):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck
 from kaoshi.benchmarks.layout import ACCURACY, LeaderboardLayout
 from kaoshi.data.agieval import load_agieval, task_of
 from kaoshi.data.agieval_rows import AGIEVAL_TASKS
@@ -98,4 +98,18 @@ AGIEVAL = Benchmark(
         "jec-qa-kd 1,000, jec-qa-ca 1,000"
     ),
     licence="per source: GAOKAO MIT, LogiQA CC BY-NC-SA 4.0, JEC-QA academic use only",
+    published=PublishedCheck(
+        repository="ruixiangcui/AGIEval",
+        commit="5c77d073fda993f1652eaae3cf5d04cc5fd21d40",
+        official_count="4,723 in 12 Chinese task files",
+        loaded="4,723; 13 kinds of quirk warned (option prefixes 'A．' 'A.' 'A ', options out of order, ...)",
+        prompt_parity=(
+            "identical: zero-shot 4,723 completion + 4,723 chat; few-shot 21,209 completion (every "
+            "demo count) + 4,723 chat"
+        ),
+        score_parity=(
+            "equal on 9 reply styles; differs where the official reader misreads (first letter, "
+            "'从A到D' read as A) and on 1 cloze reply; an empty-label row ungraded, not wrong"
+        ),
+    ),
 )

@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest, PublishedCheck
 from kaoshi.benchmarks.layout import LeaderboardLayout
 from kaoshi.data.ceval import CEVAL_STYLE, ceval_layout_subjects, load_ceval, load_ceval_hub
 from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
@@ -122,6 +122,17 @@ CEVAL = Benchmark(
     splits=("dev", "val", "test"),
     size="13,948: 260 dev + 1,346 val + 12,342 test (test answers withheld)",
     licence="CC BY-NC-SA 4.0",
+    published=PublishedCheck(
+        repository="hkust-nlp/ceval",
+        commit="cba65ae93bcf189149ced9f66ae0c958201faed9",
+        official_count="13,948 (data not in the repository)",
+        loaded="not checked: the repository holds the code, not the data",
+        prompt_parity=(
+            "identical on 3,340 FinEval rows and 11,582 CMMLU rows in C-Eval's layout: answer-only "
+            "and CoT, 0/5-shot, completion and chat"
+        ),
+        score_parity="—",
+    ),
 )
 CEVAL_HARD = Benchmark(
     name="ceval-hard",

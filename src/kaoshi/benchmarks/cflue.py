@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck
 from kaoshi.benchmarks.layout import ACCURACY, LeaderboardLayout
 from kaoshi.data.cflue import CFLUE_TASKS, holds_cflue, load_cflue
 from kaoshi.data.collect import LoadResult
@@ -64,4 +64,15 @@ CFLUE = Benchmark(
     splits=(CFLUE_SPLIT,),
     size="3,864 knowledge questions: 2,345 单项选择题 + 1,171 多项选择题 + 348 判断题 (aliyun/cflue ff28c38)",
     licence="CC BY-NC-SA 4.0",
+    published=PublishedCheck(
+        repository="aliyun/cflue",
+        commit="ff28c38f9618b51b6747f275b09d24c14fe58509",
+        official_count="3,864 knowledge questions",
+        loaded="3,864, no warning",
+        prompt_parity="identical on 3,864 rows (exec_knowledge_eval's own prompts)",
+        score_parity=(
+            "equal on 12 of 24 reply styles; differs where its reader misreads ('答案为X', 'Answer: X', "
+            "bold, ...) and on a cut-off think block (kaoshi reads none)"
+        ),
+    ),
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck
 from kaoshi.benchmarks.layout import ACCURACY, LeaderboardLayout
 from kaoshi.data.cmexam import CMEXAM_FILES, holds_cmexam, load_cmexam
 from kaoshi.data.collect import LoadResult
@@ -77,4 +77,12 @@ CMEXAM = Benchmark(
     splits=tuple(CMEXAM_FILES),
     size="68,119: 54,497 train + 6,811 val + 6,811 test, all with answers",
     licence="see the CMExam repository (not stated in kaoshi's reference)",
+    published=PublishedCheck(
+        repository="williamliujl/CMExam",
+        commit="fadb22c89beb1b7115dc36460ba792eb96b7b972",
+        official_count="68,119: 54,497 + 6,811 + 6,811",
+        loaded="not checked: the CSVs are not in the repository snapshot (git LFS)",
+        prompt_parity="not checked (no real rows)",
+        score_parity="—",
+    ),
 )

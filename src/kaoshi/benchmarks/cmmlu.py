@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kaoshi.benchmarks.base import Benchmark
+from kaoshi.benchmarks.base import Benchmark, PublishedCheck
 from kaoshi.benchmarks.local_copy import local_copy_load
 from kaoshi.benchmarks.subject_layout import SubjectLayout
 from kaoshi.data.cmmlu import CMMLU_SPLITS, is_cmmlu_file, load_cmmlu
@@ -51,4 +51,15 @@ CMMLU = Benchmark(
     splits=CMMLU_SPLITS,
     size="11,917: 335 dev + 11,582 test",
     licence="CC BY-NC-SA 4.0",
+    published=PublishedCheck(
+        repository="haonan-li/CMMLU",
+        commit="d6e7b716d8ac694f38969a6c0407437d1fded799",
+        official_count="11,582 test + 335 dev",
+        loaded="11,582 + 335, no warning",
+        prompt_parity=(
+            "identical on 11,582 rows: answer-only and CoT, 0/5-shot, completion and chat; the "
+            "longest exemplars dropped first"
+        ),
+        score_parity="— (next-token argmax; the chat reader's last resort is a random letter)",
+    ),
 )

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest, PublishedCheck
 from kaoshi.benchmarks.ceval import layout_leans_to
 from kaoshi.benchmarks.subject_layout import SubjectLayout
 from kaoshi.data.ceval import CevalStyle, load_ceval_layout
@@ -62,4 +62,14 @@ FINEVAL = Benchmark(
     splits=("dev", "val", "test"),
     size="4,661: 170 dev + 1,151 val + 3,340 test (test answers withheld)",
     licence="CC BY-NC-SA 4.0 (the hub card; the GitHub code is Apache-2.0)",
+    published=PublishedCheck(
+        repository="SUFE-AIFLM-Lab/FinEval",
+        commit="b676e912f52f35d515d635ea67df4626deaa69b2",
+        official_count="3,340 val (v1 data, from 0a5f23f^)",
+        loaded="3,340, no warning",
+        prompt_parity=(
+            "identical on 3,340 rows (C-Eval's code, whose wording FinEval took): 0/5-shot, CoT, chat"
+        ),
+        score_parity="—",
+    ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.data.logiqa import LOGIQA_SPLITS, load_logiqa, looks_like_logiqa
@@ -29,4 +29,12 @@ LOGIQA = Benchmark(
     splits=LOGIQA_SPLITS,
     size="8,678: 7,376 train + 651 eval + 651 test",
     licence="CC BY-NC-SA 4.0 (as AGIEval's data licence lists it for LogiQA)",
+    published=PublishedCheck(
+        repository="lgw863/LogiQA-dataset",
+        commit="ff6c4cbca47627b3ac2da94a29fa28204a167b41",
+        official_count="651 eval + 651 test",
+        loaded="651 + 651; 19 test records with options printed A, C, B, D warned",
+        prompt_parity="— (no official code)",
+        score_parity="— (no official code)",
+    ),
 )

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter
+from kaoshi.benchmarks.base import Benchmark, Exporter, PublishedCheck
 from kaoshi.benchmarks.local_copy import local_copy_load
 from kaoshi.benchmarks.subject_layout import SubjectLayout
 from kaoshi.data.m3ke import M3KE_SPLITS, is_m3ke_file, load_m3ke
@@ -66,4 +66,12 @@ M3KE = Benchmark(
     splits=M3KE_SPLITS,
     size="20,477: 355 dev + 20,122 test (test answers withheld)",
     licence="Apache-2.0 (the hub card)",
+    published=PublishedCheck(
+        repository="tjunlp-lab/M3KE",
+        commit="b370aae92167610791c34d16ef1b5a3e41805e62",
+        official_count="355 dev + 20,122 test",
+        loaded="355 + 20,122; 3 empty options warned",
+        prompt_parity="— (no official code)",
+        score_parity="— (no official code)",
+    ),
 )
