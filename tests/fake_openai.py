@@ -1,16 +1,25 @@
 """A local server speaking the OpenAI chat/completions protocol, with scripted faults (tests and benchmarks).
 
-It listens on 127.0.0.1 only. A request whose prompt contains a key of `faults` gets that key's
-faults in turn, one per attempt, then a normal answer. Faults:
-- transport: "429", "429:0.2" (with Retry-After seconds), "500" (any status), "hang", "badjson",
-  "html" (a proxy's HTML page with status 200), "html:502" (with that status), "error:CODE" (status 200
-  with an error object whose code is CODE), "echo" (401 quoting the Authorization header it got);
+It listens on 127.0.0.1 only, answers at most `max_requests` requests and lives at most `max_seconds`
+(then it closes, so a client that loops cannot keep a test alive). It answers only paths ending in
+/completions (404 otherwise, as a real server would a mangled URL). A request whose prompt contains a key
+of `faults` gets that key's faults in turn, one per attempt, then a normal answer. Faults:
+- transport: "429", "429:0.2" (with Retry-After seconds), "500" (any status), "hang", "drop" (the
+  connection closed with no reply), "badjson", "html" (a proxy's HTML page with status 200), "html:502"
+  (with that status), "echo" (401 quoting the Authorization header it got);
+- error objects with status 200: "error" (no code), "error:CODE" (code CODE), "vllm:CODE" (vLLM's
+  `{"object": "error", ..., "code": CODE}`);
+- hostile bodies (status 200): "deep" (`[[[…]]]` nested 100,000 levels), "bignum" (usage with a
+  5,000-digit number), "huge:N" (the answer followed by N more characters), "stream:N" (N bytes of an
+  unfinished reply with no Content-Length, cut when the client hangs up), "keyecho" (the answer followed
+  by the Authorization header and the query string it was sent with);
 - reply shapes (status 200, the normal reply altered): "empty" (no choices), "nochoices", "choices:str",
   "choice:str", "message:null", "nocontent", "content:int", "content:empty" (finish_reason=length),
   "reasoning" (only reasoning_content, finish_reason=length), "refusal", "usage:str" (answer intact),
-  "logprobs:none", "logprob:nan", "logprob:pos", "logprob:str", "logprob:missing" (on the first top token).
+  "length" (answer intact, finish_reason=length), "logprobs:none", "logprob:nan", "logprob:pos",
+  "logprob:str", "logprob:missing" (on the first top token).
 Answers come from `answers` (a key contained in the prompt -> reply text), else `default_answer`.
-Log-probability requests get `logprobs` as top log-probabilities.
+Log-probability requests get `logprobs_for(prompt)` (by default `logprobs`) as top log-probabilities.
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+DEEP_BODY = b"[" * 100_000 + b"]" * 100_000
+BIG_NUMBER = "9" * 5_000  # over Python's 4,300-digit limit on int(), so json.loads raises ValueError
 HTML_PAGE = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
 
 
@@ -37,10 +48,14 @@ class FakeOpenAI:
     logprobs: dict[str, float] = field(default_factory=lambda: {"A": -0.2, "B": -1.9, " C": -2.5, "D": -4.0})
     hang_s: float = 5.0
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
+    max_requests: int | None = 100_000
+    max_seconds: float | None = 300.0
     # observations
     attempts: Counter[str] = field(default_factory=Counter)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # each request's target: path and query
+    stream_bytes_sent: int = 0  # what "stream:N" faults wrote before the client hung up
     max_in_flight: int = 0
     _in_flight: int = 0
 
@@ -73,7 +88,8 @@ class FakeOpenAI:
         server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
-        await self._stop.wait()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), self.max_seconds)
         server.close()
         for task in list(self._handlers):
             task.cancel()
@@ -95,6 +111,11 @@ class FakeOpenAI:
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 status, extra, payload = await self._respond(request_line.decode(), headers, body)
+                if isinstance(payload, Stream):
+                    await self._stream(writer, payload)
+                    break
+                if isinstance(payload, Drop):
+                    break
                 content_type = extra.pop("Content-Type", "application/json")
                 head = [
                     f"HTTP/1.1 {status} X",
@@ -110,34 +131,60 @@ class FakeOpenAI:
             self._handlers.discard(task)
             writer.close()
 
+    async def _stream(self, writer: asyncio.StreamWriter, stream: Stream) -> None:
+        """A body with no Content-Length, ended by closing the connection; stops when the client has gone."""
+        head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+        writer.write(head.encode() + stream.start)
+        chunk = b"x" * 65_536
+        sent = 0
+        while sent < stream.size and not writer.is_closing():
+            writer.write(chunk)
+            await writer.drain()
+            sent += len(chunk)
+            self.stream_bytes_sent += len(chunk)
+
     async def _respond(
         self, request_line: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, dict[str, str], bytes]:
+    ) -> tuple[int, Extra, Payload]:
         body = json.loads(raw)
         self.bodies.append(body)
         if self.die_after is not None and len(self.bodies) >= self.die_after:
             self._stop.set()
+        if self.max_requests is not None and len(self.bodies) > self.max_requests:
+            self._stop.set()
+            return 200, {}, Drop()
         self.headers.append(headers)
+        target = request_line.split()[1]
+        self.paths.append(target)
+        path, _, query = target.partition("?")
+        if not path.endswith("/completions"):
+            return 404, {}, json.dumps({"error": {"message": f"no route {path}"}}).encode()
         prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
-        key = next((k for k in self.faults if k in prompt), None)
         self._in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
             if self.latency_s:
                 await asyncio.sleep(self.latency_s)
-            if key is not None:
-                attempt = self.attempts[key]
-                self.attempts[key] += 1
-                script = self.faults[key]
-                if attempt < len(script):
-                    return await self._fault(script[attempt], self._completion(body, prompt), headers)
+            fault = self.next_fault(prompt, body)
+            if fault is not None:
+                return await self._fault(fault, self._completion(body, prompt), headers, query)
             return 200, {}, json.dumps(self._completion(body, prompt), ensure_ascii=False).encode()
         finally:
             self._in_flight -= 1
 
+    def next_fault(self, prompt: str, body: dict[str, Any]) -> str | None:
+        """The fault for this attempt: the next one in the script of the first key the prompt contains."""
+        key = next((k for k in self.faults if k in prompt), None)
+        if key is None:
+            return None
+        attempt = self.attempts[key]
+        self.attempts[key] += 1
+        script = self.faults[key]
+        return script[attempt] if attempt < len(script) else None
+
     async def _fault(
-        self, fault: str, reply: dict[str, Any], headers: dict[str, str]
-    ) -> tuple[int, dict[str, str], bytes]:
+        self, fault: str, reply: dict[str, Any], headers: dict[str, str], query: str
+    ) -> tuple[int, Extra, Payload]:
         if fault in REPLY_SHAPES:
             REPLY_SHAPES[fault](reply, reply["choices"][0])
             return 200, {}, json.dumps(reply, ensure_ascii=False).encode()  # NaN is written as NaN
@@ -145,19 +192,45 @@ class FakeOpenAI:
         if kind == "hang":
             await asyncio.sleep(self.hang_s)
             return 200, {}, b"{}"
+        if kind == "drop":
+            return 200, {}, Drop()
         if kind == "badjson":
             return 200, {}, b"{not json"
         if kind == "echo":  # a careless server quoting the credentials it was sent
             sent = headers.get("authorization", "")
             message = f"Incorrect API key provided: {sent.removeprefix('Bearer ')}. Header was: {sent}"
             return 401, {}, json.dumps({"error": {"message": message}}).encode()
+        if kind == "keyecho":  # a successful reply quoting the credentials it was sent
+            holder, key = _answer_field(reply["choices"][0])
+            sent = headers.get("authorization", "").partition(" ")[2]
+            holder[key] += f"（请求头 {sent}；参数 {query}）"
+            return 200, {}, json.dumps(reply, ensure_ascii=False).encode()
         if kind == "html":
             return int(arg or 200), {"Content-Type": "text/html"}, HTML_PAGE
         if kind == "error":
+            error: dict[str, Any] = {"message": "scripted error object"}
+            if arg:
+                error["code"] = int(arg) if arg.isdigit() else arg
+            return 200, {}, json.dumps({"error": error}).encode()
+        if kind == "vllm":
             error = {
-                "error": {"message": "scripted error object", "code": int(arg) if arg.isdigit() else arg}
+                "object": "error",
+                "message": "scripted vllm error",
+                "type": "ServerError",
+                "param": None,
             }
-            return 200, {}, json.dumps(error).encode()
+            return 200, {}, json.dumps({**error, "code": int(arg)}).encode()
+        if kind == "deep":
+            return 200, {}, DEEP_BODY
+        if kind == "bignum":
+            reply["usage"]["prompt_tokens"] = "BIG"
+            return 200, {}, json.dumps(reply, ensure_ascii=False).replace('"BIG"', BIG_NUMBER).encode()
+        if kind == "huge":
+            holder, key = _answer_field(reply["choices"][0])
+            holder[key] += "很" * int(arg)
+            return 200, {}, json.dumps(reply, ensure_ascii=False).encode()
+        if kind == "stream":
+            return 200, {}, Stream(b'{"choices": [{"message": {"content": "', int(arg))
         extra = {"Retry-After": arg} if arg else {}
         return int(kind), extra, b'{"error": {"message": "scripted fault"}}'
 
@@ -165,6 +238,7 @@ class FakeOpenAI:
         text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
         usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
         wants_logprobs = body.get("logprobs") not in (None, False)
+        top_logprobs = self.logprobs_for(prompt)
         if "messages" in body:
             choice: dict[str, Any] = {
                 "index": 0,
@@ -172,15 +246,35 @@ class FakeOpenAI:
                 "finish_reason": "stop",
             }
             if wants_logprobs:
-                top = [{"token": t, "logprob": v} for t, v in self.logprobs.items()]
+                top = [{"token": t, "logprob": v} for t, v in top_logprobs.items()]
                 choice["logprobs"] = {
                     "content": [{"token": top[0]["token"], "logprob": top[0]["logprob"], "top_logprobs": top}]
                 }
         else:
             choice = {"index": 0, "text": text, "finish_reason": "stop"}
             if wants_logprobs:
-                choice["logprobs"] = {"top_logprobs": [dict(self.logprobs)]}
+                choice["logprobs"] = {"top_logprobs": [dict(top_logprobs)]}
         return {"id": "x", "created": int(time.time()), "choices": [choice], "usage": usage}
+
+    def logprobs_for(self, prompt: str) -> dict[str, float]:
+        """The top log-probabilities a log-likelihood request for this prompt gets."""
+        return self.logprobs
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A reply body written in chunks until `size` bytes or the client hangs up."""
+
+    start: bytes
+    size: int
+
+
+class Drop:
+    """No reply: the connection is closed."""
+
+
+Extra = dict[str, str]
+Payload = bytes | Stream | Drop
 
 
 def _answer_field(choice: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -238,6 +332,7 @@ REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
         content=None, refusal="I can't help with that."
     ),
     "usage:str": lambda reply, choice: reply.update(usage="n/a"),
+    "length": lambda reply, choice: choice.update(finish_reason="length"),
     "logprobs:none": lambda reply, choice: choice.update(logprobs=None),
     "logprob:nan": lambda reply, choice: _set_logprob(choice, float("nan")),
     "logprob:pos": lambda reply, choice: _set_logprob(choice, 0.5),
@@ -248,7 +343,7 @@ REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
 
 def serve_forever(latency_s: float) -> None:
     """Run the server in this process (for benchmarks: keeps it off the client's interpreter)."""
-    with FakeOpenAI(latency_s=latency_s) as server:
+    with FakeOpenAI(latency_s=latency_s, max_requests=None, max_seconds=None) as server:
         print(server.base_url, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

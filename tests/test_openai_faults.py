@@ -72,14 +72,22 @@ GENERATE_CASES = [
     (["nochoices"], False, "the response has no choices", 1),
     (["choices:str"], True, "the response's choices is a string, not a list", 1),
     (["choice:str"], True, "the response's first choice is a string, not an object", 1),
-    (["error:content_filter"], True, "the server replied with an error: scripted error object", 1),
+    # an error object in a 200 reply whose code says the request itself is at fault: not retried
     (["error:400"], True, "the server replied with an error: scripted error object", 1),
+    (["vllm:400"], True, "the server replied with an error: scripted vllm error", 1),
     (["html:404"], True, f"HTTP 404: {HTML_GAVE_UP.split(': ', 1)[1]}", 1),
     (["501"], True, "HTTP 501: scripted fault", 1),
     # transient: retried within the run, then answered
     (["html"], True, None, 2),
     (["html:502"], False, None, 2),
     (["error:503"], True, None, 2),
+    # an error object in a 200 reply with no code or one that is no HTTP status: a server failure
+    (["error"], True, None, 2),
+    (["error:content_filter"], True, None, 2),
+    (["vllm:500"], False, None, 2),
+    (["deep"], True, None, 2),  # nested 100,000 levels: unreadable, like a cut-off body
+    (["bignum"], True, None, 2),  # a 5,000-digit number: unreadable
+    (["drop"], True, None, 2),
     (["521"], True, None, 2),
     (["badjson"], False, None, 2),
     # transient every time: given up, stored as an error
@@ -102,10 +110,10 @@ def test_generate_reply_shapes(fault: list[str], chat: bool, error: str | None, 
 
 
 def test_an_unforeseen_reply_shape_is_an_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
-    def unforeseen(choice: dict[str, object]) -> str:
+    def unforeseen(choice: dict[str, object], max_chars: int) -> str:
         raise KeyError("delta")
 
-    monkeypatch.setattr("kaoshi.models.openai_api._reply_text", unforeseen)
+    monkeypatch.setattr("kaoshi.models.openai_api.reply_text", unforeseen)
     output, _ = generate_one([], chat=True)
     assert output.error == "the reply has an unexpected shape (KeyError: 'delta')"
 
@@ -246,7 +254,7 @@ FIRST_RUN_FAULTS = {
     "第二题绝缘": ["content:empty"],
     "第三题接地": ["usage:str"],  # the answer is kept
     "第四题通风": ["nochoices"],
-    "第五题防爆": ["error:content_filter"],
+    "第五题防爆": ["error:400"],
     "第六题防护": ["html"],  # a proxy's page once: retried within the run, answered
     "第七题检修": ["html:502"] * 5,  # every attempt: given up, stored as an error
     "第八题登高": ["reasoning"],

@@ -127,6 +127,12 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="the longest wait a server's Retry-After may ask for (default: --timeout x --max-retries)",
     )
+    group.add_argument(
+        "--max-reply-chars",
+        type=int,
+        default=500_000,
+        help="the longest API reply text kept; a longer one is an error sample (default 500,000)",
+    )
     group.add_argument("--device", default="auto", help="hf: auto, cpu, cuda, cuda:1 ...")
     group.add_argument("--dtype", default="auto", help="hf/vllm: auto, float32, bfloat16, float16")
     group.add_argument("--max-length", type=int, help="context window override (tokens)")
@@ -155,6 +161,7 @@ def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
         "timeout_s": args.timeout,
         "max_retries": args.max_retries,
         "max_wait_s": args.max_wait,
+        "max_reply_chars": args.max_reply_chars,
         "device": args.device,
         "dtype": args.dtype,
         "trust_remote_code": args.trust_remote_code,

@@ -58,6 +58,7 @@ class ModelOutput:
     tokens_out: int | None = None
     latency_s: float | None = None
     error: str | None = None
+    truncated: bool = False  # the text stopped at the token limit (finish_reason "length"), not by choice
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,10 @@ class ModelOptions:
     timeout_s: float = 120.0
     max_retries: int = 6
     max_wait_s: float | None = None  # the longest Retry-After honoured (None: timeout_s x max_retries)
+    # The longest reply text kept; a longer one is an error sample, and a body is read no further than
+    # 32 bytes per character (openai_transport.REPLY_BYTES_PER_CHAR). 500,000 characters are about
+    # 125,000 tokens of English (4 characters a token), beyond the longest output APIs offer today.
+    max_reply_chars: int = 500_000
     # local weights
     device: str = "auto"
     dtype: str = "auto"
@@ -98,6 +103,7 @@ class ModelOptions:
             "--concurrency": self.concurrency,
             "--rpm": self.requests_per_minute,
             "--max-wait": self.max_wait_s,
+            "--max-reply-chars": self.max_reply_chars,
             "--batch-size": self.batch_size,
             "--max-length": self.max_length,
             "--tensor-parallel-size": self.tensor_parallel_size,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
 # Credentials a server may echo whatever key we sent: an Authorization value, a key=... pair.
@@ -21,11 +21,16 @@ _MIN_SECRET = 4  # shorter "secrets" would mask ordinary words
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     """`text` with each known secret, Authorization values and key=... pairs replaced by ***."""
-    for secret in secrets:
-        if secret and len(secret) >= _MIN_SECRET:
-            text = text.replace(secret, MASK)
+    text = mask_secrets(text, secrets)
     text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     return _KEY_PAIR.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+
+
+def mask_secrets(text: str, secrets: Iterable[str | None]) -> str:
+    """`text` with each known secret replaced by *** (and nothing else changed: fit for a model's answer)."""
+    for secret in sorted((s for s in secrets if s and len(s) >= _MIN_SECRET), key=len, reverse=True):
+        text = text.replace(secret, MASK)
+    return text
 
 
 def strip_credentials(url: str) -> str:
@@ -48,5 +53,6 @@ def url_secrets(url: str | None) -> list[str]:
         return []
     parts = urlsplit(url)
     found = [p for p in (parts.password, parts.username) if p]
+    found += [unquote(p) for p in found if unquote(p) != p]  # as sent in basic auth: decoded
     found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if _SECRET_PARAMS.search(k) and v]
     return found

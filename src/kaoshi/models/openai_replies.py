@@ -1,0 +1,279 @@
+"""Reading an OpenAI-compatible server's reply: the JSON body, error objects, the answer text and the
+top log-probabilities. A reply a hostile or broken server sends (not JSON, nested 100,000 levels deep,
+a 5,000-digit number, an error object with status 200, no answer) raises one of the two failures below,
+never anything that would end the run."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kaoshi.models.base import CapabilityError
+from kaoshi.models.retry import is_retryable_status
+
+# An OpenAI reply nests 6 levels (choices -> logprobs -> content -> top_logprobs -> entry -> bytes); a
+# deeper one is refused before anything walks it (json.loads itself gives up at about 1,000 levels with a
+# RecursionError, and repr / dumps of a few hundred levels can too).
+MAX_REPLY_NESTING = 64
+
+
+class TransientFailure(Exception):
+    """A failure the same request may not meet again (429, 5xx, a timeout, an unreadable body)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class FinalFailure(Exception):
+    """A failure no retry within the run will fix (4xx, a reply without an answer); stored as the
+    sample's error, so resuming the run asks again."""
+
+
+def json_reply(raw: bytes) -> dict[str, Any]:
+    """The body of a 2xx reply as a JSON object. A body that is not one (a proxy's HTML page, a cut-off
+    reply, one too deep or with numbers too long to read) is retried. So is an error object: the status
+    said success, so the server or a proxy in front of it failed, unless the object's code is an HTTP
+    status that says the request itself can never succeed (400, 404, ...)."""
+    data = _parse_json(raw)
+    if not isinstance(data, dict):
+        raise TransientFailure(f"the response body is {kind(data)}, not a JSON object")
+    message = error_message(data)
+    if message is None:
+        return data
+    failure = f"the server replied with an error: {message}"
+    if _is_permanent_code(_error_code(data)):
+        raise FinalFailure(failure)
+    raise TransientFailure(failure)
+
+
+def _parse_json(raw: bytes) -> object:
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise TransientFailure(f"the response body is not JSON: {describe_body(raw)}") from None
+    except RecursionError:
+        raise TransientFailure(_TOO_DEEP) from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise TransientFailure(f"the response body is not readable JSON ({str(exc)[:120]})") from None
+    if _nesting_exceeds(data, MAX_REPLY_NESTING):
+        raise TransientFailure(_TOO_DEEP)
+    return data
+
+
+_TOO_DEEP = f"the response body nests more than {MAX_REPLY_NESTING} levels deep, not an API reply"
+
+
+def _nesting_exceeds(data: object, limit: int) -> bool:
+    """Whether lists and objects nest more than `limit` levels (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def _error_code(data: dict[str, Any]) -> object:
+    """The code of an error object: `error.code` / `error.status`, or vLLM's top-level `code`."""
+    error = data.get("error")
+    if isinstance(error, dict):
+        return error.get("code", error.get("status"))
+    return data.get("code")
+
+
+def _is_permanent_code(code: object) -> bool:
+    if isinstance(code, str) and code.isdigit():
+        code = int(code)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return False
+    return 400 <= code < 600 and not is_retryable_status(code)
+
+
+def error_message(data: object) -> str | None:
+    """The message of an API error object, if any: {"error": {"message": ...}}, {"error": "..."}, or
+    vLLM's {"object": "error", "message": ...}."""
+    if not isinstance(data, dict):
+        return None
+    if data.get("error"):
+        error = data["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+    elif data.get("object") == "error":
+        error = message = data.get("message")
+    else:
+        return None
+    if not message:
+        message = json.dumps(error, ensure_ascii=False)
+    return " ".join(str(message).split())[:300]
+
+
+def describe_error_body(raw: bytes) -> str:
+    """The useful part of a 4xx body: the API's error message, else a short account of the body."""
+    try:
+        message = error_message(_parse_json(raw))
+    except TransientFailure:
+        message = None
+    return message if message is not None else describe_body(raw)
+
+
+def describe_body(raw: bytes) -> str:
+    """A short account of a body that is not the expected JSON, for error messages."""
+    text = raw[:100_000].decode("utf-8", "replace").strip()
+    if not text:
+        return "an empty body"
+    if text.startswith("<") or "<html" in text[:500].lower():
+        title = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
+        named = f" ({' '.join(title.group(1).split())[:80]!r})" if title else ""
+        return f"an HTML page{named}, not an API reply (check --base-url)"
+    return repr(" ".join(text[:1000].split())[:200])
+
+
+def kind(value: object) -> str:
+    """What a JSON value is, for messages about a reply of the wrong shape."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "an empty string" if not value else "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def token_counts(data: dict[str, Any]) -> tuple[int | None, int | None]:
+    """Prompt and completion tokens from `usage`. Usage is optional in the protocol and some servers and
+    proxies drop or mangle it; a bad one only loses the counts, never an answer that was paid for."""
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return None, None
+    return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def first_choice(data: dict[str, Any]) -> dict[str, Any]:
+    choices = data.get("choices")
+    if choices is None or choices == []:
+        raise FinalFailure("the response has no choices")
+    if not isinstance(choices, list):
+        raise FinalFailure(f"the response's choices is {kind(choices)}, not a list")
+    if not isinstance(choices[0], dict):
+        raise FinalFailure(f"the response's first choice is {kind(choices[0])}, not an object")
+    choice: dict[str, Any] = choices[0]
+    return choice
+
+
+def reply_text(choice: dict[str, Any], max_chars: int) -> str:
+    """The answer text of a chat choice (`message.content`) or a completion choice (`text`), at most
+    `max_chars` characters long."""
+    message: dict[str, Any] = {}
+    if "message" in choice:
+        if not isinstance(choice["message"], dict):
+            raise FinalFailure(f"the reply's message is {kind(choice['message'])}, not an object")
+        message = choice["message"]
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal.strip():
+            raise FinalFailure(f"the model refused: {' '.join(refusal[:1000].split())[:200]}")
+        text, field = message.get("content"), "message.content"
+    else:
+        text, field = choice.get("text"), "text"
+    if text is not None and not isinstance(text, str):
+        raise FinalFailure(f"the reply's {field} is {kind(text)}, not text")
+    if not text or not text.strip():
+        raise FinalFailure(
+            _no_answer_reason(choice, message, f"no {field}" if text is None else "empty completion")
+        )
+    if len(text) > max_chars:
+        raise FinalFailure(
+            f"the reply's {field} holds {len(text):,} characters, over the limit of {max_chars:,} "
+            "(--max-reply-chars)"
+        )
+    return text
+
+
+def _no_answer_reason(choice: dict[str, Any], message: dict[str, Any], what: str) -> str:
+    """Why a reply holds no answer text, e.g. 'empty completion (finish_reason=length)'; a reasoning
+    model that spent every token on its reasoning is named as such."""
+    finish = choice.get("finish_reason")
+    reason = f"{what} (finish_reason={finish[:40]})" if isinstance(finish, str) else what
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(reasoning, str) and reasoning.strip():
+        reason += f"; the reply holds only reasoning ({len(reasoning)} characters)"
+        if finish == "length":
+            reason += ", which used every token: raise --max-new-tokens"
+    return reason
+
+
+def top_logprobs(choice: dict[str, Any]) -> dict[str, float]:
+    """Token -> log-probability at the first generated position (chat and legacy completion shapes);
+    tokens are stripped of surrounding spaces, keeping the best score for each. A value that is not a
+    log-probability (missing, not a number, NaN, infinite, above 0) makes the whole reply unusable."""
+    logprobs = choice.get("logprobs")
+    pairs = _top_pairs(logprobs) if isinstance(logprobs, dict) else []
+    if not pairs:
+        raise FinalFailure("the response has no top log-probabilities (does the endpoint support logprobs?)")
+    best: dict[str, float] = {}
+    for token, value in pairs:
+        if not isinstance(token, str):
+            raise FinalFailure(
+                f"the reply's top log-probabilities hold a token that is {kind(token)}, not text"
+            )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or value > 0
+        ):
+            shown = "missing" if value is _MISSING else repr(value)[:40]
+            raise FinalFailure(
+                f"the reply's log-probability of token {token[:40]!r} is {shown}, not a number <= 0"
+            )
+        key = token.strip()
+        best[key] = max(float(value), best.get(key, float("-inf")))
+    return best
+
+
+_MISSING = object()
+
+
+def _top_pairs(logprobs: dict[str, Any]) -> list[tuple[object, object]]:
+    """(token, log-probability) pairs at the first position: chat `content[0].top_logprobs` (a list of
+    objects) or legacy completion `top_logprobs[0]` (token -> value)."""
+    content = logprobs.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        top = content[0].get("top_logprobs")
+        if not isinstance(top, list):
+            return []
+        if not all(isinstance(entry, dict) for entry in top):
+            raise FinalFailure("the reply's top log-probabilities are not all objects")
+        return [(entry.get("token"), entry.get("logprob", _MISSING)) for entry in top]
+    legacy = logprobs.get("top_logprobs")
+    if isinstance(legacy, list) and legacy and isinstance(legacy[0], dict):
+        return list(legacy[0].items())
+    return []
+
+
+def check_next_token_rankable(candidates: Sequence[str]) -> None:
+    """Refuse candidates that one next token cannot rank: when an answer extends another ('A' and 'AB',
+    multiple-choice letter sets) the first token's log-probability is the same for both, and the full
+    sequence's would need echoed prompt log-probabilities, which chat endpoints, OpenAI and llama.cpp's
+    server do not give."""
+    for shorter in candidates:
+        longer = next((c for c in candidates if c != shorter and c.startswith(shorter)), None)
+        if longer is not None:
+            raise CapabilityError(
+                f"the openai backend ranks answers by the next token's log-probability, which cannot tell "
+                f"{shorter!r} from {longer!r} (multiple choice); use --method generate"
+            )
