@@ -1,5 +1,7 @@
-"""Hardening of the data loaders (issue 18): every malformed exam file ends in a clear error naming its file
-and line (and field where there is one), bounded in size and time; never a traceback or an internal error.
+"""Hardening of the data loaders (issues 18, 28): every malformed exam file ends in a clear error naming its
+file and line (and field where there is one), bounded in size and time; never a traceback or an internal
+error. What is not a regular file (a FIFO, a device, a dangling link) is refused by name, never read or
+passed over, and a data file is read only up to a size limit.
 
 The corpus of malformed files is built here, in the test, for every format; a fuzz test mutates valid
 files of every format and runs them through `kaoshi validate` and `load_exam`."""
@@ -9,9 +11,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +30,14 @@ from hypothesis import strategies as st
 from kaoshi.cli.main import main
 from kaoshi.data import DataError, load_exam
 from kaoshi.data.kaoshi_jsonl import _parse_answer
-from kaoshi.data.limits import MAX_FIELD_CHARS, MAX_NESTING_DEPTH, MAX_REASON_CHARS
+from kaoshi.data.limits import (
+    MAX_DATA_MB,
+    MAX_DATA_MB_ENV,
+    MAX_FIELD_CHARS,
+    MAX_NESTING_DEPTH,
+    MAX_REASON_CHARS,
+    max_data_bytes,
+)
 from kaoshi.data.model import QuestionType
 from kaoshi.data.options import split_options
 from kaoshi.errors import InputError
@@ -45,6 +59,10 @@ KS_ROWS = [
 ]
 CSV_HEADER = "id,question,A,B,C,D,answer,explanation\n"
 CSV_ROW = "1,题干（）。,甲,乙,丙,丁,A,解析\n"
+HEADER_CMMLU = ",Question,A,B,C,D,Answer\n"
+LOGIQA_RECORD = "\nb\n某单位有三人。\n由此可以推出：\nA.甲\nB.乙\nC.丙\nD.丁\n"  # lines 1-8
+OBJ, GAOKAO_KEYWORD = "Objective_Questions", "2010-2022_Math_I_MCQs"
+GAOKAO_ITEM = {"index": 0, "score": 5, "answer": ["B"], "question": "题干\nA．甲\nB．乙\nC．丙\nD．丁"}
 
 
 def qualbench_json(*rows: Any) -> str:
@@ -55,6 +73,12 @@ def kaoshi_jsonl(*rows: Any) -> str:
     return "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n"
 
 
+def gaokao_json(*items: Any) -> str:
+    """A GAOKAO-Bench data file with one item a line, from line 2."""
+    rows = ",\n".join(json.dumps(item, ensure_ascii=False) for item in items)
+    return f'{{"keywords": "{GAOKAO_KEYWORD}", "example": [\n{rows}\n]}}'
+
+
 def write_case(folder: Path, fmt: str, content: str | bytes) -> Path:
     """The file (or, for C-Eval, the folder) holding `content` in format `fmt`."""
     data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
@@ -63,7 +87,9 @@ def write_case(folder: Path, fmt: str, content: str | bytes) -> Path:
         (folder / "val").mkdir(parents=True, exist_ok=True)
         (folder / "val" / "computer_network_val.csv").write_bytes(data)
         return folder
-    path = folder / ("exam.json" if fmt == "qualbench" else "exam.jsonl")
+    names = {"qualbench": "exam.json", "logiqa": "zh_test.txt", "gaokao": f"{OBJ}/{GAOKAO_KEYWORD}.json"}
+    path = folder / names.get(fmt, "exam.jsonl")
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
 
@@ -122,6 +148,18 @@ CORPUS: list[tuple[str, str | bytes, int, str | None, str]] = [
      CSV_HEADER + CSV_ROW + CSV_HEADER + CSV_ROW.replace("1,", "2,", 1), 3, None, "header row is repeated"),
     ("ceval",
      CSV_HEADER + CSV_ROW + "2," + "题" * (MAX_FIELD_CHARS + 1) + ",甲,乙,丙,丁,A,\n", 3, None, "131,072"),
+    # issue 28: LogiQA applies the field limit too (a record's errors name its blank line) ...
+    ("logiqa",
+     LOGIQA_RECORD + LOGIQA_RECORD.replace("某单位", "某" * MAX_FIELD_CHARS), 9, "context", "line 11: text"),
+    ("logiqa",
+     LOGIQA_RECORD + LOGIQA_RECORD.replace("C.丙", "C." + "丙" * MAX_FIELD_CHARS), 9, "option C", "131,072"),
+    # ... and a GAOKAO-Bench choice item's question is one text, its options read out of it
+    ("gaokao",
+     gaokao_json(GAOKAO_ITEM, {**GAOKAO_ITEM, "index": 1, "question": ["题干", "A．甲 B．乙 C．丙 D．丁"]}),
+     3, "question", "expected text, got ['题干'"),
+    ("gaokao",
+     gaokao_json(GAOKAO_ITEM, {**GAOKAO_ITEM, "index": 1, "question": {"text": "题干"}}),
+     3, "question", "expected text, got {"),
 ]  # fmt: skip
 
 
@@ -295,3 +333,142 @@ def test_fuzz_validate_and_load(fmt: str, mutations: list[tuple[float, int, byte
             load_exam("qualbench" if benchmark else None, path, on_invalid="skip")
         except (DataError, InputError) as exc:
             assert str(path) in str(exc)
+
+
+# --- issue 28: what is not a regular file, and how much of one is read --------------------------------------
+
+# benchmark -> (split folder, split, a subject file with one question, another subject's file name, the
+# header alone: a subject file without questions)
+SUBJECT_FOLDERS: dict[str, tuple[str, str, tuple[str, str], str, str]] = {
+    "cmmlu": ("data/test", "test", ("agronomy.csv", HEADER_CMMLU + "0,题干,甲,乙,丙,丁,A\n"),
+              "anatomy.csv", HEADER_CMMLU),
+    "ceval": ("val", "val", ("computer_network_val.csv", CSV_HEADER + CSV_ROW),
+              "operating_system_val.csv", CSV_HEADER),
+    "fineval": ("val", "val", ("tax_law_val.csv", CSV_HEADER + CSV_ROW), "finance_val.csv", CSV_HEADER),
+    "m3ke": ("data/dev", "dev", ("Economics-Other-College.jsonl", kaoshi_jsonl(
+        {"id": 0, "question": "题干", "A": "甲", "B": "乙", "C": "丙", "D": "丁", "answer": "A"})),
+        "Sociology-Social Sciences-College.jsonl", ""),
+}  # fmt: skip
+ODD_ENTRIES = {
+    "dangling symlink": (lambda p: p.symlink_to(p.parent / "gone"), "a symbolic link to .*gone, which does"),
+    "FIFO": (os.mkfifo, "a FIFO \\(named pipe\\), not a regular file"),
+    "folder": (Path.mkdir, "a folder, not a regular file"),
+}
+
+
+def subject_folder(root: Path, benchmark: str, second: str | None = None) -> tuple[Path, str]:
+    """A folder of `benchmark` with one subject file (and the second's header alone, when given); the
+    second subject's path, and the split."""
+    folder, split, (name, content), other, header_only = SUBJECT_FOLDERS[benchmark]
+    (root / folder).mkdir(parents=True)
+    (root / folder / name).write_text(content, encoding="utf-8")
+    if second is not None:
+        (root / folder / other).write_text(header_only, encoding="utf-8")
+    return root / folder / other, split
+
+
+@pytest.mark.parametrize("kind", sorted(ODD_ENTRIES))
+@pytest.mark.parametrize("benchmark", sorted(SUBJECT_FOLDERS))
+def test_an_odd_subject_entry_is_named_not_skipped(tmp_path: Path, benchmark: str, kind: str) -> None:
+    odd, split = subject_folder(tmp_path, benchmark)
+    make, words = ODD_ENTRIES[kind]
+    make(odd)
+    with pytest.raises(DataError) as caught:
+        load_exam(benchmark, tmp_path, split)
+    assert re.search(rf"{re.escape(str(odd))}: {words}", str(caught.value)), str(caught.value)
+    assert "cannot be read" in str(caught.value)
+    # Subjects that leave it out load.
+    subject = re.sub(r"(_val)?\.(csv|jsonl)$", "", SUBJECT_FOLDERS[benchmark][2][0])
+    assert len(load_exam(benchmark, tmp_path, split, subjects=[subject]).exam) == 1
+
+
+@pytest.mark.parametrize("benchmark", sorted(SUBJECT_FOLDERS))
+def test_a_subject_file_without_questions_is_a_warning(tmp_path: Path, benchmark: str) -> None:
+    empty, split = subject_folder(tmp_path, benchmark, second="header only")
+    result = load_exam(benchmark, tmp_path, split)
+    assert len(result.exam) == 1
+    said = [w for w in result.warnings if w.startswith(f"{empty}: no questions in this file")]
+    assert said, result.warnings
+
+
+@contextlib.contextmanager
+def fifo_released_after(fifo: Path, seconds: float) -> Iterator[None]:
+    """Opening a FIFO to read waits for a writer: after `seconds`, be that writer (again and again) so that
+    code which opens it fails the test on its time instead of hanging it."""
+    done = threading.Event()
+
+    def release() -> None:
+        done.wait(seconds)
+        while not done.is_set():
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader waiting yet
+                done.wait(0.05)
+
+    thread = threading.Thread(target=release, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+@pytest.mark.parametrize(
+    ("name", "benchmark"),
+    [("exam.jsonl", None), ("exam.jsonl", "kaoshi"), ("exam.json", "qualbench"), ("zh_test.txt", "logiqa"),
+     ("agronomy.csv", "cmmlu"), ("x_val.csv", "ceval"), ("2010-2022_Math_I_MCQs.json", "gaokao-bench")],
+)  # fmt: skip
+def test_a_fifo_as_data_is_refused_at_once(tmp_path: Path, name: str, benchmark: str | None) -> None:
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    started = time.perf_counter()
+    with fifo_released_after(fifo, 5):
+        code, _, err = validate(fifo, *(["--benchmark", benchmark] if benchmark else []))
+    assert time.perf_counter() - started < 5
+    assert code == 2 and f"{fifo}: a FIFO (named pipe), not a regular file" in err, err
+
+
+def test_detecting_a_folder_does_not_open_a_fifo_in_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "data" / "test" / "aaa.csv"  # the first CSV, whose header CMMLU's detector reads
+    fifo.parent.mkdir(parents=True)
+    os.mkfifo(fifo)
+    started = time.perf_counter()
+    with fifo_released_after(fifo, 5):
+        code, _, err = validate(tmp_path)
+        assert code == 2 and "internal error" not in err
+        with pytest.raises(DataError, match="a FIFO"):
+            load_exam("cmmlu", tmp_path)
+    assert time.perf_counter() - started < 5
+
+
+def test_a_device_as_data_is_refused(tmp_path: Path) -> None:
+    code, _, err = validate(Path("/dev/null"))
+    assert code == 2 and "/dev/null: a character device, not a regular file" in err, err
+    # /dev/zero never ends: read, it exhausted memory (an internal error). In a child process with its
+    # memory capped, so that reading it again could not take this machine's memory.
+    child = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); "
+        "from kaoshi.cli.main import main; sys.exit(main(['validate', '/dev/zero']))"
+    )
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "/dev/zero: a character device, not a regular file" in done.stderr
+
+
+def test_a_data_file_over_the_size_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = kaoshi_jsonl(*KS_ROWS).encode()
+    at_limit = write_case(tmp_path / "at", "kaoshi", rows + b"\n" * ((1 << 20) - len(rows)))
+    over = write_case(tmp_path / "over", "kaoshi", rows + b"\n" * ((1 << 20) - len(rows) + 1))
+    monkeypatch.setenv(MAX_DATA_MB_ENV, "1")
+    assert validate(at_limit)[0] == 0
+    code, _, err = validate(over)
+    assert code == 2 and f"{over}: too large (1,048,577 bytes, over the limit of 1 MiB" in err, err
+    assert f"set {MAX_DATA_MB_ENV}=N to allow N MiB" in err
+    monkeypatch.setenv(MAX_DATA_MB_ENV, "2")
+    assert validate(over)[0] == 0
+    monkeypatch.setenv(MAX_DATA_MB_ENV, "lots")
+    code, _, err = validate(over)
+    assert code == 2 and f"{MAX_DATA_MB_ENV} must be a whole number of MiB, 1 or more, got 'lots'" in err
+    monkeypatch.delenv(MAX_DATA_MB_ENV)
+    assert max_data_bytes() == MAX_DATA_MB << 20 == 256 << 20

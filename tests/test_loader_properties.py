@@ -1,4 +1,5 @@
-"""Arbitrary input never crashes a loader: it loads, or raises DataError naming file and line."""
+"""Arbitrary input never crashes a loader: it loads (a choice question with its options), or raises
+DataError naming file and line."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kaoshi.data import DataError, load_exam
+from kaoshi.data import DataError, QuestionType, load_exam
 
 scalars = st.one_of(
     st.none(),
@@ -27,6 +28,7 @@ values = st.recursive(
     max_leaves=6,
 )
 qualbench_keys = ["idx", "question_type", "type", "domain", "sub_domain", "question", "answer", "explanation"]
+gaokao_keys = ["index", "question", "passage", "answer", "standard_answer", "score", "analysis", "year"]
 kaoshi_keys = ["id", "type", "question", "options", "answer", "points", "split", "exam", "subject"]
 type_values = st.sampled_from(["单选题", "多选题", "判断题", "single", "multi", "judge", "open", "x"])
 
@@ -38,9 +40,10 @@ def rows(keys: list[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(row, max_size=6)
 
 
-def check(suffix: str, text: bytes, benchmark: str | None) -> None:
+def check(suffix: str, text: bytes, benchmark: str | None, name: str = "exam") -> None:
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"exam{suffix}"
+        path = Path(folder) / f"{name}{suffix}"
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text)
         try:
             result = load_exam(benchmark, path, on_invalid="skip")
@@ -49,6 +52,10 @@ def check(suffix: str, text: bytes, benchmark: str | None) -> None:
             return
         for error in result.errors:
             assert error.file == str(path) and error.line is not None and error.reason
+        for question in result.exam.questions:
+            assert isinstance(question.stem, str)
+            if question.type in (QuestionType.SINGLE, QuestionType.MULTI):
+                assert len(question.options) >= 2, question
 
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -77,3 +84,17 @@ def test_kaoshi_rows(data: list[dict[str, Any]]) -> None:
 def test_arbitrary_bytes(data: bytes) -> None:
     for suffix, benchmark in ((".jsonl", "kaoshi"), (".json", "qualbench"), (".jsonl", None)):
         check(suffix, data, benchmark)
+
+
+@SETTINGS
+@given(rows(gaokao_keys), st.sampled_from(["Objective_Questions", "Subjective_Questions"]))
+def test_gaokao_rows(data: list[dict[str, Any]], folder: str) -> None:
+    keyword = "2010-2022_Math_I_MCQs"
+    text = json.dumps({"keywords": keyword, "example": data}, ensure_ascii=False, indent=1)
+    check(".json", text.encode(), "gaokao-bench", f"{folder}/{keyword}")
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet="abcdABCD.． 题干\n", max_size=12), max_size=24))
+def test_logiqa_lines(lines: list[str]) -> None:
+    check(".txt", "\n".join(lines).encode(), "logiqa", "zh_test")

@@ -15,7 +15,13 @@ from kaoshi.data.csvrows import iter_csv_records
 from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.hub import fetch
 from kaoshi.data.model import Exam, Question, Source
-from kaoshi.data.split_folders import exemplar_files, files_and_pool, locate_split_files, select_subjects
+from kaoshi.data.split_folders import (
+    exemplar_files,
+    files_and_pool,
+    locate_split_files,
+    note_empty_file,
+    select_subjects,
+)
 
 CEVAL_SPLITS = ("dev", "val", "test")
 _REQUIRED_COLUMNS = ("id", "question", *ABCD)
@@ -144,6 +150,7 @@ def _read_split(
                 continue
             source = Source(str(path), record.line)
             collector.add(record.line, partial(ceval_question, record.cells, subject, split, source, style))
+        note_empty_file(path, subject, collector, warnings)
         questions.extend(collector.questions)
         errors.extend(collector.errors)
     return questions

@@ -14,7 +14,13 @@ from kaoshi.data.collect import LoadResult, QuestionCollector
 from kaoshi.data.csvrows import CsvRecord, iter_csv_records, read_csv_header
 from kaoshi.data.errors import FieldError, RowError
 from kaoshi.data.model import Exam, Question, Source
-from kaoshi.data.split_folders import exemplar_files, files_and_pool, locate_split_files, select_subjects
+from kaoshi.data.split_folders import (
+    exemplar_files,
+    files_and_pool,
+    locate_split_files,
+    note_empty_file,
+    select_subjects,
+)
 
 CMMLU_SPLITS = ("dev", "test")
 CMMLU_DEFAULT_SPLIT = "test"  # both splits have answers; test is the benchmark, dev the exemplars
@@ -98,6 +104,7 @@ def _read(
                 collector.error(record)
                 continue
             collector.add(record.line, partial(cmmlu_question, record, subject, split, str(path)))
+        note_empty_file(path, subject, collector, warnings)
         questions.extend(collector.questions)
         errors.extend(collector.errors)
     return questions

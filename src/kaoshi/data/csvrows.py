@@ -7,6 +7,7 @@ cell may span lines, so each record says the line it starts on.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from collections.abc import Iterator, Sequence
@@ -16,7 +17,7 @@ from typing import Any
 
 from kaoshi.data.errors import RowError
 from kaoshi.data.limits import MAX_FIELD_CHARS
-from kaoshi.data.rawio import read_text
+from kaoshi.data.rawio import read_opening, read_text
 
 
 @dataclass(frozen=True)
@@ -91,11 +92,15 @@ def _line_breaks(row: dict[str | None, Any]) -> int:
 
 def read_csv_header(path: Path) -> list[str] | None:
     """The column names on the first line of a CSV file, read without reading the rest (for detecting
-    a benchmark's files); None when the file cannot be read or its first line is not CSV."""
+    a benchmark's files); None when it is no regular file, cannot be read or its first line is not CSV."""
+    opening = read_opening(path, 64 * 1024)
+    if opening is None:
+        return None
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            first = handle.readline(64 * 1024)
-    except (OSError, UnicodeDecodeError):
+        line = opening.split(b"\n", 1)[0].split(b"\r", 1)[0]
+        # Not final: the opening may end inside a character of a long first line.
+        first = codecs.getincrementaldecoder("utf-8-sig")().decode(line)
+    except UnicodeDecodeError:
         return None
     try:
         return next(csv.reader([first]), None)

@@ -41,7 +41,7 @@ from kaoshi.data.gaokao_subjects import GAOKAO_SUBJECTS, subject_of
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import read_options
 from kaoshi.data.quirks import QuirkLog
-from kaoshi.data.rawio import iter_json_object_array, read_text
+from kaoshi.data.rawio import iter_json_object_array, read_text, refuse_special_path
 from kaoshi.qtypes.multi_question import parse_sub_answers
 
 _Parsed = TypeVar("_Parsed")
@@ -57,6 +57,7 @@ _DATA_FILE = re.compile(r"^\d{4}-\d{4}_")
 def gaokao_files(path: Path) -> list[tuple[Path, str]]:
     """(file, OBJECTIVE_DIR or SUBJECTIVE_DIR) for the repository root, `Data/`, one of its two folders or
     one data file."""
+    refuse_special_path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
     if path.is_file():
@@ -117,19 +118,21 @@ def _text_answer(field: str, value: object) -> str:
     return value.strip()
 
 
-def _parts(record: Mapping[str, object], name: str, *, required: bool) -> str:
-    """A text field as the bench sends it: each part stripped and ended by a newline (a field may hold
-    a list of parts)."""
+def _parts(record: Mapping[str, object], name: str, *, required: bool, gaokao_type: str) -> str:
+    """A text field as the bench sends it: each part stripped and ended by a newline (a subjective item's
+    field may hold a list of parts; an objective item's is one text, which its options are read out of)."""
     value = record.get(name)
     if value is None and not required:
         return ""
+    subjective = gaokao_type in SUBJECTIVE_TYPES
     parts: list[str] = []
     if isinstance(value, str):
         parts = [value]
-    elif isinstance(value, list) and all(isinstance(part, str) for part in value):
+    elif subjective and isinstance(value, list) and all(isinstance(part, str) for part in value):
         parts = list(value)
     if not "".join(parts).strip():
-        raise FieldError(name, f"expected text (or a list of texts), got {value!r}")
+        wanted = "text (or a list of texts)" if subjective else "text"
+        raise FieldError(name, f"expected {wanted}, got {value!r}")
     return "".join(f"{part.strip()}\n" for part in parts)
 
 
@@ -137,8 +140,9 @@ def sent_text(record: Mapping[str, object], gaokao_type: str) -> str:
     """What the bench sends after its prefix prompt (`Bench/bench_function.py`: `question.strip() + '\n'`
     for every type, the correction item's first request included); a subjective item's passage first and
     its parts one a line, for files that write them so."""
-    passage = _parts(record, "passage", required=False) if gaokao_type in SUBJECTIVE_TYPES else ""
-    return passage + _parts(record, "question", required=True)
+    subjective = gaokao_type in SUBJECTIVE_TYPES
+    passage = _parts(record, "passage", required=False, gaokao_type=gaokao_type) if subjective else ""
+    return passage + _parts(record, "question", required=True, gaokao_type=gaokao_type)
 
 
 # Quirks of the published questions that the loader reads through (one warning each, with places).

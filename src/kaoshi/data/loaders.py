@@ -15,7 +15,7 @@ from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.kaoshi_jsonl import load_kaoshi_jsonl
 from kaoshi.data.model import Question
-from kaoshi.data.rawio import iter_jsonl, read_text
+from kaoshi.data.rawio import iter_jsonl, read_bytes, read_text, refuse_special_path
 
 OnInvalid = Literal["fail", "skip"]
 BENCHMARKS = tuple(BUILTIN_BENCHMARKS)  # kaoshi's own; kaoshi.benchmarks.benchmark_names() adds a user's
@@ -29,6 +29,7 @@ def sample_exam_path() -> Path:
 def detect_benchmark(path: Path) -> str:
     """The benchmark a data path holds, as the benchmarks' detectors tell (kaoshi.benchmarks.detect): a
     folder is C-Eval, .json QualBench, and JSONL is read to tell QualBench from kaoshi's own schema."""
+    refuse_special_path(path)  # a detector reading a FIFO's opening would wait for a writer forever
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
     try:
@@ -79,6 +80,8 @@ def load_exam(
 def _dispatch(
     benchmark: str | None, data: Path | None, split: str | None, clean: bool, subjects: Iterable[str] | None
 ) -> LoadResult:
+    if data is not None:
+        refuse_special_path(data)  # whichever benchmark reads it: a FIFO blocks, /dev/zero never ends
     if benchmark is None:
         if data is None:
             raise DataError("give --benchmark NAME or --data PATH")
@@ -101,5 +104,5 @@ def load_exemplars(path: Path) -> tuple[tuple[Question, ...], str]:
     unsolved = [q.id for q in questions if not q.has_answer]
     if unsolved:
         raise DataError(f"{path}: exemplars need answers; question {unsolved[0]!r} has none")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256(read_bytes(path)).hexdigest()
     return questions, f"sha256:{digest}"

@@ -24,7 +24,7 @@ from kaoshi.data.errors import DataError, FieldError
 from kaoshi.data.model import Exam, Question, QuestionType, Source
 from kaoshi.data.options import normalize_letter
 from kaoshi.data.quirks import QuirkLog
-from kaoshi.data.rawio import read_text
+from kaoshi.data.rawio import present, read_opening, read_text, refuse_special_path, text_problem
 
 LOGIQA_SPLITS = ("train", "eval", "test")
 LOGIQA_SPLIT = "test"
@@ -32,6 +32,7 @@ OPTION_LETTERS = ("A", "B", "C", "D")
 RECORD_LINES = 7  # after the blank line: answer, context, question, four options
 # A letter (any case, half- or full-width), then '.', '．', '，', ',', '、', ':', '：' or a space.
 _OPTION_PREFIX = re.compile(r"^([A-Da-dＡ-Ｄａ-ｄ])(?:[.．，,、:：。]|[ \t\u3000])[ \t\u3000]*")
+_FIELDS = ("answer", "context", "question", *(f"option {letter}" for letter in OPTION_LETTERS))
 OUT_OF_ORDER = "list their options out of letter order (read by the printed letters, as the answer key is)"
 
 
@@ -74,6 +75,10 @@ def logiqa_question(record: Record, index: int, split: str, file: str) -> Questi
             f"a record has {RECORD_LINES} lines after its blank line (answer, context, question, four "
             f"options); this one has {len(record.lines)} (lines {record.lines[0][0]}-{last})",
         )
+    for (number, text), field in zip(record.lines, _FIELDS, strict=True):
+        problem = text_problem(text)  # the limit the JSON and CSV loaders apply to a field
+        if problem is not None:
+            raise FieldError(field, f"line {number}: {problem}")
     (_, answer), (_, context), (_, question), *option_lines = record.lines
     letter = answer.strip()
     if len(letter) != 1 or normalize_letter(letter) not in OPTION_LETTERS:
@@ -140,6 +145,7 @@ def load_logiqa(path: Path, split: str | None = None) -> LoadResult:
     """One split of a LogiQA folder, or one file; a folder's train split is the few-shot pool."""
     if split is not None and split not in LOGIQA_SPLITS:
         raise DataError(f"LogiQA splits are {', '.join(LOGIQA_SPLITS)}, got {split!r}")
+    refuse_special_path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
     pool: list[Question] = []
@@ -147,10 +153,10 @@ def load_logiqa(path: Path, split: str | None = None) -> LoadResult:
     if path.is_dir():
         chosen = split or LOGIQA_SPLIT
         file = path / split_file(chosen)
-        if not file.is_file():
+        if not present(file):
             raise DataError(f"{path}: no {split_file(chosen)} (a LogiQA folder has zh_train/eval/test.txt)")
         train = path / split_file("train")
-        if chosen != "train" and train.is_file():
+        if chosen != "train" and present(train):
             pool = read_logiqa_file(train, "train", quirks).questions
     else:
         file, named = path, split_of(path)
@@ -168,13 +174,10 @@ def looks_like_logiqa(path: Path) -> bool:
     lines starting A, B, C, D), or a folder with such a zh_train/eval/test.txt."""
     if path.is_dir():
         return any(looks_like_logiqa(path / split_file(split)) for split in LOGIQA_SPLITS)
-    if path.suffix.lower() != ".txt" or not path.is_file():
+    opening = read_opening(path, 64 * 1024) if path.suffix.lower() == ".txt" else None
+    if opening is None:
         return False
-    try:
-        with path.open(encoding="utf-8-sig", errors="replace") as handle:
-            head = handle.read(64 * 1024)
-    except OSError:
-        return False
+    head = opening.decode("utf-8-sig", errors="replace")
     first = next(iter_records(head.replace("\r\n", "\n").replace("\r", "\n")), None)
     if first is None or len(first.lines) != RECORD_LINES:
         return False

@@ -24,8 +24,14 @@ from kaoshi.data.m3ke_tasks import (
     task_parts,
 )
 from kaoshi.data.model import Exam, Question, Source
-from kaoshi.data.rawio import iter_jsonl, read_text
-from kaoshi.data.split_folders import exemplar_files, files_and_pool, locate_split_files, select_subjects
+from kaoshi.data.rawio import iter_jsonl, present, read_text
+from kaoshi.data.split_folders import (
+    exemplar_files,
+    files_and_pool,
+    locate_split_files,
+    note_empty_file,
+    select_subjects,
+)
 
 M3KE_SPLITS = ("dev", "test")
 M3KE_DEFAULT_SPLIT = "dev"  # the split with answers
@@ -108,7 +114,7 @@ def _dev_files(dev: Path, tasks: Iterable[str]) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for task in tasks:
         named = (dev / f"{name}.jsonl" for name in file_names_of_task(task))
-        file = next((path for path in named if path.is_file()), None)
+        file = next((path for path in named if present(path)), None)
         if file is not None:
             found[task] = file
     return found
@@ -119,7 +125,7 @@ def read_cluster_mapping(data: Path) -> dict[str, str] | None:
     the folder above it (the repo root); None when there is none."""
     for folder in (data, data.parent):
         file = folder / MAPPING_FILE
-        if file.is_file():
+        if present(file):
             return _parse_mapping(file)
     return None
 
@@ -169,6 +175,7 @@ def _read(
             line, record = item
             parse = partial(m3ke_question, record, task, cluster, level, split, Source(str(path), line))
             collector.add(line, parse)
+        note_empty_file(path, task, collector, warnings)
         questions.extend(collector.questions)
         errors.extend(collector.errors)
     return questions

@@ -1,27 +1,121 @@
-"""Reading text files the way real benchmark files arrive: BOMs, CRLF, blank lines, bad bytes."""
+"""Reading text files the way real benchmark files arrive: BOMs, CRLF, blank lines, bad bytes; and only
+from regular files of bounded size (a FIFO would wait for a writer forever, /dev/zero never ends)."""
 
 from __future__ import annotations
 
 import bisect
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from kaoshi.data.errors import DataError, RowError
-from kaoshi.data.limits import MAX_FIELD_CHARS, MAX_NESTING_DEPTH
+from kaoshi.data.limits import MAX_DATA_MB_ENV, MAX_FIELD_CHARS, MAX_NESTING_DEPTH, max_data_bytes
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+# Should a checked path turn into a FIFO before it is opened, opening it does not wait for a writer.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def path_problem(path: Path, *, folder_ok: bool = False) -> str | None:
+    """Why `path` cannot be read as data, told without opening it: a dangling symbolic link, or something
+    other than a regular file (or a folder, where `folder_ok`). None for a path that is not there at all:
+    its reader says so."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if not path.is_symlink():
+            return None
+        target = os.readlink(path)
+        if isinstance(exc, FileNotFoundError):
+            return f"a symbolic link to {target}, which does not exist"
+        return f"a symbolic link to {target}, which cannot be followed ({exc.strerror or exc})"
+    if stat.S_ISREG(mode) or (folder_ok and stat.S_ISDIR(mode)):
+        return None
+    return f"{_kind(mode)}, not a regular file"
+
+
+def present(path: Path) -> bool:
+    """There, readable or not (a dangling link too): a loader that looks for a file by name reads it, so
+    that one which cannot be read is named, not passed over as absent."""
+    return path.exists() or path.is_symlink()
+
+
+def refuse_special_path(path: Path) -> None:
+    """DataError when `path` is there but is neither a regular file nor a folder (a FIFO, a device, a
+    socket, a dangling link): data is read from files and folders only."""
+    problem = path_problem(path, folder_ok=True)
+    if problem is not None:
+        raise DataError(f"{path}: {problem} (data is read from files and folders only)")
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+@contextmanager
+def _open_regular(path: Path) -> Iterator[tuple[BinaryIO, int]]:
+    """The open regular file `path` and its size; DataError for anything else."""
+    problem = path_problem(path)
+    if problem is not None:
+        raise DataError(f"{path}: {problem}")
+    with open(os.open(path, _OPEN_FLAGS), "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise DataError(f"{path}: {_kind(info.st_mode)}, not a regular file")
+        yield handle, info.st_size
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of the data file `path`, read once; DataError for what is not a regular file or holds
+    more than kaoshi.data.limits.max_data_bytes()."""
+    limit = max_data_bytes()
+    try:
+        with _open_regular(path) as (handle, size):
+            if size > limit:
+                raise _too_large(path, limit, f"{size:,} bytes, ")
+            data = handle.read(size + 1)
+            if size < len(data) <= limit:  # it grew since, or (/proc) does not tell its size: read on
+                data += handle.read(limit + 1 - len(data))
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > limit:
+        raise _too_large(path, limit)
+    return data
+
+
+def _too_large(path: Path, limit: int, size: str = "") -> DataError:
+    return DataError(
+        f"{path}: too large ({size}over the limit of {limit >> 20:,} MiB for a data file; set "
+        f"{MAX_DATA_MB_ENV}=N to allow N MiB)"
+    )
+
+
+def read_opening(path: Path, size: int) -> bytes | None:
+    """The first `size` bytes of the regular file `path`, for telling its format; None for anything else
+    (a FIFO is never opened) or a file that cannot be read."""
+    try:
+        with _open_regular(path) as (handle, _):
+            return handle.read(size)
+    except (OSError, DataError):
+        return None
 
 
 def read_text(path: Path) -> str:
     """Read UTF-8 (with or without BOM); a file that is not UTF-8 is a DataError naming the byte offset."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    raw = read_bytes(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -184,7 +278,7 @@ def check_json_value(value: Any) -> tuple[str | None, str] | None:
     while stack:
         item, depth, field = stack.pop()
         if isinstance(item, str):
-            problem = _text_problem(item)
+            problem = text_problem(item)
             if problem is not None:
                 return field, problem
         elif isinstance(item, (dict, list)):
@@ -194,14 +288,15 @@ def check_json_value(value: Any) -> tuple[str | None, str] | None:
                 stack.extend((element, depth + 1, field) for element in item)
                 continue
             for key, element in item.items():
-                problem = _text_problem(key)
+                problem = text_problem(key)
                 if problem is not None:
                     return field, f"a key {problem}"
                 stack.append((element, depth + 1, field if depth else key))
     return None
 
 
-def _text_problem(text: str) -> str | None:
+def text_problem(text: str) -> str | None:
+    """Why a text field breaks a limit (longer than MAX_FIELD_CHARS) or is not valid Unicode; None if not."""
     if len(text) > MAX_FIELD_CHARS:
         return f"text of {len(text):,} characters is longer than the limit of {MAX_FIELD_CHARS:,}"
     surrogate = _SURROGATE.search(text)

@@ -1,6 +1,8 @@
 """Benchmarks published as one file per subject in split folders (C-Eval and FinEval's {split}/, CMMLU and
 M3KE's data/{split}/): what `--data` names (the repo root, the data folder or one file) -> the folder
-and split to read, and the subject filter (`--subjects`) with its suggestions."""
+and split to read, and the subject filter (`--subjects`) with its suggestions. No subject is left out
+unsaid: an entry named like a subject file that cannot be read (a dangling link, a FIFO, a folder) is an
+error naming it, and a subject file without questions a warning."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kaoshi.data.errors import DataError
+from kaoshi.data.collect import QuestionCollector
+from kaoshi.data.errors import DataError, RowError
+from kaoshi.data.rawio import path_problem, present, refuse_special_path
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ def locate_split_files(
     inside a split folder is of that split; elsewhere it is of the asked (or default) split."""
     if split is not None and split not in splits:
         raise DataError(f"{title} split must be one of {', '.join(splits)}, got {split!r}")
+    refuse_special_path(path)
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
     if path.is_file():
@@ -62,7 +67,8 @@ def select_subjects(
     folder: Path, available: Mapping[str, Path], wanted: frozenset[str] | None, warnings: list[str]
 ) -> list[tuple[str, Path]]:
     """The (subject, file) pairs to read, in file name order: every subject, or the wanted ones. A wanted
-    subject without a file is a warning; when none has one, a DataError naming the subjects there."""
+    subject without a file is a warning; when none has one, a DataError naming the subjects there. A
+    chosen file that cannot be read (a dangling link, a FIFO, a folder) is a DataError naming each."""
     ordered = sorted(available.items(), key=lambda item: item[1].name)
     chosen = [(subject, path) for subject, path in ordered if wanted is None or subject in wanted]
     if wanted is not None and (missing := sorted(wanted - set(available))):
@@ -70,7 +76,24 @@ def select_subjects(
         if not chosen:  # nothing to evaluate: say which names exist instead of "no valid questions"
             raise DataError(f"{message}; subjects here: {', '.join(sorted(available))}")
         warnings.append(message)
+    unreadable = tuple(
+        RowError(str(path), None, None, problem)
+        for _, path in chosen
+        if (problem := path_problem(path)) is not None
+    )
+    if unreadable:
+        raise DataError(
+            f"{folder}: {len(unreadable)} subject file(s) cannot be read (remove them, or choose the other "
+            "subjects with --subjects)",
+            unreadable,
+        )
     return chosen
+
+
+def note_empty_file(path: Path, subject: str, collector: QuestionCollector, warnings: list[str]) -> None:
+    """A subject file that holds no row (a header at most) is a warning: its subject adds no question."""
+    if not collector.questions and not collector.errors:
+        warnings.append(f"{path}: no questions in this file (a header at most), so '{subject}' adds none")
 
 
 def with_suggestions(missing: Sequence[str], available: Sequence[str]) -> str:
@@ -88,7 +111,8 @@ def subject_files(data: Path, split: str, suffix: str) -> tuple[Path, dict[str, 
     folder = data / split
     if not folder.is_dir():
         raise DataError(f"{data}: no '{split}' folder (expected {split}/<subject>{suffix} files)")
-    files = {p.name[: -len(suffix)]: p for p in folder.iterdir() if p.name.endswith(suffix) and p.is_file()}
+    # Every entry so named, files or not: one that is no readable file is named when it is chosen.
+    files = {p.name[: -len(suffix)]: p for p in folder.iterdir() if p.name.endswith(suffix)}
     if not files:
         raise DataError(f"{folder}: no files named <subject>{suffix}")
     return folder, files
@@ -114,7 +138,7 @@ def files_and_pool(
     if located.only is not None:
         subject = located.only.name.removesuffix(suffix(located.split))
         dev_file = dev / f"{subject}{suffix('dev')}"
-        pool = {subject: dev_file} if located.split != "dev" and dev_file.is_file() else {}
+        pool = {subject: dev_file} if located.split != "dev" and present(dev_file) else {}
         return located.only.parent, {subject: located.only}, pool
     folder, files = subject_files(located.data, located.split, suffix(located.split))
     pool = (
