@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -21,6 +22,7 @@ from kaoshi.data import load_exam
 from kaoshi.models import GenerateRequest, Model, ModelOptions, ModelOutput
 from kaoshi.store import Store, StoreError
 from kaoshi.store import leases as leases_module
+from tests import interruptions
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_IDS = [q.id for q in load_exam("sample").exam.questions]
@@ -247,3 +249,93 @@ def test_an_in_memory_run_needs_no_lease() -> None:
     model = RecordingModel()
     result = kaoshi.evaluate("sample", model)
     assert result.new_samples == len(SAMPLE_IDS)
+
+
+# -- a holder paused past its lease (SIGSTOP, a laptop lid, a debugger) -----------------------------------
+class PausingModel(RecordingModel):
+    """Stands still at its `pause_at`-th request (sent, not answered) for longer than a lease lasts, while
+    another process takes the run over; chunks of 16 requests."""
+
+    def __init__(self, store_path: Path, pause_at: int) -> None:
+        super().__init__()
+        self.options = ModelOptions(batch_size=16)
+        self.store_path, self.pause_at = store_path, pause_at
+        self.taker: leases_module.Lease | None = None
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        for request in requests:
+            self.asked.append(request.id)
+            if len(self.asked) == self.pause_at:
+                time.sleep(1.5 * leases_module.STALE_AFTER_S)  # no heartbeat meanwhile (HEARTBEAT_S below)
+                with Store(self.store_path) as other:
+                    self.taker = other.hold("r")  # takes the stale lease over, claims released
+            yield ModelOutput(request.id, text=f"答案：{request.choices[0] if request.choices else '文本'}")
+
+
+def test_a_paused_holder_sends_no_request_once_its_lease_is_taken_over(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(leases_module, "STALE_AFTER_S", 0.4)
+    monkeypatch.setattr(leases_module, "HEARTBEAT_S", 3600.0)  # the pause is the heartbeat's silence
+    model = PausingModel(store_path, pause_at=3)
+    with pytest.raises(StoreError, match=r"run 'r': this process's lease was taken over .* with --join"):
+        kaoshi.evaluate("sample", model, run_name="r", store=store_path)
+    # the third request was in flight at the pause: answered and stored; nothing of its chunk after it
+    assert model.asked == SAMPLE_IDS[:3]
+    with Store(store_path, read_only=True) as store:  # and no error sample for the requests never sent
+        assert store.sample_ids("r") == store.finished_ids("r") == set(SAMPLE_IDS[:3])
+    assert model.taker is not None
+    model.taker.release()
+
+
+def test_a_fresh_lease_is_confirmed_without_the_store(store_path: Path) -> None:
+    with Store(store_path) as store, store.hold("r") as lease:
+        store_path.rename(store_path.with_suffix(".moved"))  # a trip to the store would fail now
+        lease.confirm()  # the heartbeat is fresh: trusted
+
+
+@pytest.mark.slow
+def test_a_paused_process_taken_over_asks_again_only_its_requests_in_flight(tmp_path: Path) -> None:
+    repeats = interruptions.paused_then_taken_over(tmp_path)
+    assert repeats.in_flight <= 1 and repeats.unstored == 0  # a backend that sends one at a time
+    assert repeats.asked_again <= repeats.in_flight, repeats
+
+
+@pytest.mark.slow
+def test_a_paused_joined_process_asks_again_only_its_requests_in_flight(tmp_path: Path) -> None:
+    repeats = interruptions.joined_then_paused(tmp_path)
+    assert repeats.asked_again <= repeats.in_flight <= 1, repeats
+
+
+# -- what `kaoshi runs` says of a run whose holder is paused ---------------------------------------------
+def _runs_json(store_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    from kaoshi.cli.main import main
+
+    assert main(["runs", "--store", str(store_path), "--format", "json"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    return dict(row)
+
+
+def test_runs_shows_a_run_held_by_a_silent_process_not_interrupted(
+    store_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kaoshi.cli.inspect_cmds import _shown_status
+
+    _plant_lease(store_path, "r", pid=os.getpid(), heartbeat_age_s=0.0, claimed=SAMPLE_IDS[:3])
+    kaoshi.evaluate("sample", RecordingModel(), run_name="r", store=store_path, join=True)
+    with sqlite3.connect(store_path) as db:
+        db.execute("UPDATE run_owners SET pid=?", (_dead_pid(),))  # the joined process has exited
+    row = _runs_json(store_path, capsys)
+    assert (row["status"], row.get("holder")) == ("running", None)  # 'other' still answers its three
+    with sqlite3.connect(store_path) as db:
+        db.execute("UPDATE leases SET heartbeat_at = heartbeat_at - 3600")  # alive, silent: paused
+    row = _runs_json(store_path, capsys)
+    assert row["status"] == "held"
+    holder = (
+        rf"pid {os.getpid()} on host {re.escape(HOST)}, no heartbeat for 36\d\d s \(paused or unresponsive\)"
+    )
+    assert re.fullmatch(holder, str(row["holder"])), row
+    assert re.fullmatch(rf"held {len(SAMPLE_IDS) - 3}/{len(SAMPLE_IDS)} by {holder}", _shown_status(row))
+    with sqlite3.connect(store_path) as db:
+        db.execute("UPDATE leases SET pid=?", (_dead_pid(),))  # it died without letting go
+    assert _runs_json(store_path, capsys)["status"] == "interrupted"

@@ -4,16 +4,22 @@ damaged pages. No accepted answer is dropped silently, and nothing that is not o
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+import kaoshi
+from kaoshi.models import GenerateRequest, Model, ModelOptions, ModelOutput
 from kaoshi.store import Store, StoreError
+from tests import interruptions
 from tests.test_store import SPEC, sample
 
 _HOLD_LOCK = """
@@ -256,3 +262,140 @@ def test_a_damaged_store_is_named_with_the_way_to_recover_it(store_path: Path) -
         f"`sqlite3 {store_path} .recover | sqlite3 {rescued}` (an sqlite3 from sqlite.org: some Linux builds "
         f"lack .recover) and pass --store {rescued}"
     )
+
+
+# -- a full disk ------------------------------------------------------------------------------------------
+class _DiskFullAfter:
+    """A store connection whose sample writes fail as on a full disk once `room` of them were written."""
+
+    def __init__(self, db: sqlite3.Connection, room: int) -> None:
+        self._db, self.room = db, room
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        if sql.startswith("INSERT OR REPLACE INTO samples"):
+            if self.room == 0:
+                raise sqlite3.OperationalError("database or disk is full")
+            self.room -= 1
+        return self._db.execute(sql, params)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+class _BatchModel(Model):
+    """Answers a whole chunk at once (like a local model's batch): every request of it is paid for before
+    the first answer is stored."""
+
+    default_batch_size = 16
+
+    def __init__(self) -> None:
+        super().__init__("batch", ModelOptions())
+        self.asked: list[str] = []
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        batch = list(requests)
+        self.asked += [r.id for r in batch]
+        for request in batch:
+            yield ModelOutput(request.id, text=f"答案：{request.choices[0] if request.choices else '文本'}")
+
+
+def test_a_full_disk_says_how_many_answers_it_lost(store_path: Path) -> None:
+    model = _BatchModel()
+    store = Store(store_path)
+    store._writes._db = _DiskFullAfter(store._writes._db, room=3)  # type: ignore[assignment]
+    with pytest.raises(StoreError) as during:
+        kaoshi.evaluate("sample", model, run_name="r", store=store)
+    with pytest.raises(StoreError) as closing:
+        store.close()
+    lost = len(model.asked) - 3  # paid for, and not in the store
+    assert (len(model.asked), lost) == (16, 13)
+    assert str(during.value) == (
+        f"{store_path}: cannot write (database or disk is full); {lost} answer(s) not written yet are kept "
+        "in memory and written by the next write or on close"
+    )
+    assert str(closing.value) == (
+        f"{store_path}: cannot write (database or disk is full); {lost} answer(s) could not be written and "
+        "are lost (the same command, run again, asks again)"
+    )
+    assert len(stored_ids(store_path)) == 3
+
+
+# -- a store on a read-only file system ---------------------------------------------------------------------
+_READ_ONLY_COMMANDS = r"""
+import json, subprocess, sys
+results = []
+for argv in json.loads(sys.argv[1]):
+    done = subprocess.run([sys.executable, "-m", "kaoshi.cli.main", *argv], capture_output=True, text=True)
+    results.append([done.returncode, done.stdout, done.stderr])
+print(json.dumps(results))
+"""
+
+
+def on_read_only_mount(folder: Path, commands: list[list[str]]) -> list[tuple[int, str, str]]:
+    """Run kaoshi commands with `folder` mounted read-only (EROFS), in a user and mount namespace of
+    their own (`unshare -rm`); skipped where the system allows none."""
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rm", "true"]).returncode != 0:
+        pytest.skip("needs unshare -rm (user and mount namespaces) to mount a folder read-only")
+    mount = 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$1" -c "$2" "$3"'
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mount, str(folder), sys.executable, _READ_ONLY_COMMANDS,
+         json.dumps(commands)],
+        capture_output=True, text=True, env=interruptions.env(), timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [(code, out, err) for code, out, err in json.loads(done.stdout)]
+
+
+@pytest.mark.slow
+def test_a_store_on_a_read_only_file_system_is_read_and_checked(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "shared" / "store.sqlite", 3)  # closed: every row in the file, no -wal
+    reading = [
+        ["runs", "--store", str(store), "--format", "json"],
+        ["samples", "r", "--store", str(store), "--format", "jsonl"],
+        ["report", "r", "--store", str(store), "--format", "json"],
+        ["store", "check", "--store", str(store)],
+    ]
+    writing = [
+        "run",
+        "--benchmark",
+        "sample",
+        "--model",
+        "constant:A",
+        "--run-name",
+        "new",
+        "--store",
+        str(store),
+    ]
+    *results, written = on_read_only_mount(store.parent, [*reading, writing])
+    note = f"{store}: read as the file holds it (its folder is read-only, so SQLite's -shm cannot be made)\n"
+    for (code, _, err), argv in zip(results, reading, strict=True):
+        assert (code, err) == (0, note), argv  # read, and one line says how
+    runs, samples, _, checked = (out for _, out, _ in results)
+    assert json.loads(runs)[0]["samples"] == 3 and len(samples.splitlines()) == 3
+    assert checked.startswith(f"{store}: ok\n  schema version 1; 1 run(s), 3 sample(s)")
+    assert written[0] == 2
+    assert f"{store} is open read-only (it is on a read-only file system): cannot write to it" in written[2]
+    assert sorted(p.name for p in store.parent.iterdir()) == ["store.sqlite"]
+
+
+_LEAVE_ROWS_IN_THE_WAL = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA wal_autocheckpoint=0")
+db.execute("DELETE FROM samples WHERE question_id = 'q0'")
+os._exit(0)  # killed: the -wal keeps the delete, the file does not have it
+"""
+
+
+@pytest.mark.slow
+def test_a_read_only_store_whose_wal_holds_rows_is_read_with_them(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "shared" / "store.sqlite", 3)
+    subprocess.run([sys.executable, "-c", _LEAVE_ROWS_IN_THE_WAL, str(store)], check=True)
+    Path(f"{store}-shm").unlink()  # copied without it, say: a read-only folder cannot make it again
+    assert Path(f"{store}-wal").stat().st_size > 0
+    [(code, out, err)] = on_read_only_mount(
+        store.parent, [["samples", "r", "--store", str(store), "--format", "jsonl"]]
+    )
+    assert code == 0, err
+    assert [json.loads(line)["id"] for line in out.splitlines()] == ["q1", "q2"]  # the -wal's delete is seen
+    assert "read from a copy in memory" in err

@@ -122,6 +122,7 @@ class RunInfo:
             "done": self.coverage.short,
             "accuracy": self.accuracy,
             "status": self.run.status,
+            "holder": self.run.holder,
             "created": dt.datetime.fromtimestamp(self.run.created_at).isoformat(timespec="seconds"),
         }
 

@@ -80,9 +80,12 @@ def runs_command(args: argparse.Namespace) -> int:
 
 
 def _shown_status(row: dict[str, Any]) -> str:
-    """`finished`, `running`, or `interrupted 12/40` (answered of asked: how far it got)."""
+    """`finished`, `running`, `interrupted 12/40` (answered of asked: how far it got), or `held 12/40 by pid
+    4242 on host h, no heartbeat for 75 s (paused or unresponsive)`."""
     if row["status"] == RunStatus.INTERRUPTED:
         return f"{row['status']} {row['answered']}/{row['questions']}"
+    if row["status"] == RunStatus.HELD:
+        return f"{row['status']} {row['answered']}/{row['questions']} by {row['holder']}"
     return str(row["status"])
 
 

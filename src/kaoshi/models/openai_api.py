@@ -270,7 +270,7 @@ class OpenAIModel(Model):
             async with aiohttp.ClientSession(connector=connector, timeout=timeout) as client:
 
                 async def one(request: Any) -> None:
-                    async with slots:
+                    try:
                         try:
                             output = await call(client, request)
                         except FinalFailure as exc:
@@ -278,8 +278,21 @@ class OpenAIModel(Model):
                         output = self._redacted(output)
                         self.stats.failures += output.error is not None
                         results.put(output)
+                    finally:
+                        slots.release()
 
-                await asyncio.gather(*(one(r) for r in requests))
+                # A request is taken only once a slot is free: a run that may send no more (its gate,
+                # kaoshi.models.gating) stops here, and what is in flight still comes back.
+                sending: list[asyncio.Task[None]] = []
+                taken = iter(requests)
+                while True:
+                    await slots.acquire()
+                    request = next(taken, None)
+                    if request is None:
+                        slots.release()
+                        break
+                    sending.append(asyncio.ensure_future(one(request)))
+                await asyncio.gather(*sending)
 
         def worker() -> None:
             try:

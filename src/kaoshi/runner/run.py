@@ -12,9 +12,11 @@ from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, 
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
 from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
+from kaoshi.runner.gate import RequestGate
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
 from kaoshi.runner.shards import in_shard
+from kaoshi.store.errors import StoreError
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
@@ -77,7 +79,9 @@ def execute_run(
 
     lease: this process's lease of the run (Store.hold), taken by the caller before the model loads; without
     one the run takes its own, refusing a run another live process executes. Each chunk's questions are
-    claimed just before they are asked, so processes joined on one run never ask a question twice."""
+    claimed just before they are asked, so processes joined on one run never ask a question twice; each
+    request is sent only while the lease is still this process's (after a pause another may have taken
+    it over), so a stop costs at most the requests in flight."""
     if spec.method not in METHODS:
         raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
     _check_capabilities(model, exam, Method(spec.method))
@@ -134,15 +138,31 @@ class _ClaimingAsker:
         return skipped
 
     def _ask_chunk(self, chunk: list[PendingQuestion]) -> None:
-        for pending_question, output in _ask(self.model, chunk, self.spec, self.template):
+        """Ask and store a chunk. A write the store refuses (a full disk, a lock held past the wait) stops
+        the sending; the answers already in flight still come back and are kept with it, so that the
+        error counts every answer paid for and not written. A lease taken over stops it the same way."""
+        gate = RequestGate(self.lease)
+        refused: StoreError | None = None
+        for pending_question, output in _ask(self.model, chunk, self.spec, self.template, gate):
             sample = build_sample(pending_question, output, self.spec)
-            if self.extractor is not None and sample.status == SampleStatus.UNPARSED:
+            if refused is None and self.extractor is not None and sample.status == SampleStatus.UNPARSED:
                 sample = rescue_unparsed(self.extractor, [(pending_question.question, sample)], self.spec)[0]
-            self.store.add_sample(self.name, sample)
-            self.asked += 1
-            self.errors += sample.status == SampleStatus.ERROR
-            if self.on_sample is not None:
-                self.on_sample(sample)
+            try:
+                self.store.add_sample(self.name, sample)  # after a refusal: kept in memory with the rest
+            except StoreError as exc:
+                refused = exc
+                gate.close(exc)
+                continue
+            if refused is None:
+                self.asked += 1
+                self.errors += sample.status == SampleStatus.ERROR
+                if self.on_sample is not None:
+                    self.on_sample(sample)
+        if refused is not None:
+            self.store.flush()  # a StoreError counting what is still unwritten, or every answer written
+            raise refused
+        if gate.stopped is not None:
+            raise gate.stopped
 
 
 def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:
@@ -160,9 +180,10 @@ def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[Pendin
 
 
 def _ask(
-    model: Model, chunk: list[PendingQuestion], spec: RunSpec, template: Template
+    model: Model, chunk: list[PendingQuestion], spec: RunSpec, template: Template, gate: RequestGate
 ) -> Iterator[tuple[PendingQuestion, ModelOutput]]:
-    """Send a chunk: log-likelihood for the questions the method ranks, generation for the others."""
+    """Send a chunk: log-likelihood for the questions the method ranks, generation for the others; each
+    request through the gate, as the backend takes it."""
     by_id = {p.question.id: p for p in chunk}
     scored: list[PendingQuestion] = []
     generated: list[PendingQuestion] = []
@@ -180,18 +201,22 @@ def _ask(
                     "log-likelihood; use --method generate",
                 ),
             )
+    scored_requests = gate.requests([_loglik_request(p, template) for p in scored])
+    generated_requests = gate.requests([_generate_request(p, spec) for p in generated])
     streams: list[Iterator[ModelOutput]] = []
     if scored:
-        streams.append(model.loglikelihood([_loglik_request(p, template) for p in scored]))
+        streams.append(model.loglikelihood(scored_requests))
     if generated:
-        streams.append(model.generate([_generate_request(p, spec) for p in generated]))
-    seen = {p.question.id for p in chunk if p not in scored and p not in generated}
+        streams.append(model.generate(generated_requests))
+    sent = {p.question.id for p in scored} | {p.question.id for p in generated}
+    seen = {p.question.id for p in chunk} - sent  # answered above, without a request
     for stream in streams:
         for output in stream:
             if output.id in by_id and output.id not in seen:
                 seen.add(output.id)
                 yield by_id[output.id], output
-    for missing in (p for p in chunk if p.question.id not in seen):
+    withheld = scored_requests.withheld | generated_requests.withheld  # never sent: nothing to report
+    for missing in (p for p in chunk if p.question.id not in seen and p.question.id not in withheld):
         yield (
             missing,
             ModelOutput(missing.question.id, error="the backend returned no output for this request"),

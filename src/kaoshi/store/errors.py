@@ -24,6 +24,7 @@ def _error_name(exc: sqlite3.Error) -> str:
         ("malformed", "SQLITE_CORRUPT"),
         ("file is not a database", "SQLITE_NOTADB"),
         ("readonly database", "SQLITE_READONLY"),
+        ("unable to open database file", "SQLITE_CANTOPEN"),
     ):
         if words in text:
             return guessed
@@ -45,6 +46,11 @@ def is_not_a_database(exc: sqlite3.Error) -> bool:
 
 def is_read_only(exc: sqlite3.Error) -> bool:
     return _error_name(exc).startswith("SQLITE_READONLY")
+
+
+def is_cannot_open(exc: sqlite3.Error) -> bool:
+    """A file SQLite cannot open: on a read-only file system, the -shm of a WAL store it cannot make."""
+    return _error_name(exc).startswith("SQLITE_CANTOPEN")
 
 
 def recover_hint(path: Path) -> str:

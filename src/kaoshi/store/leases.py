@@ -20,9 +20,13 @@ from kaoshi.store.opening import connect
 from kaoshi.store.writes import wait_out_locks
 
 # A holder refreshes its heartbeat this often; one silent for STALE_AFTER_S is taken for dead (a process
-# stopped that long, e.g. a suspended laptop, finds its lease taken over and stops at its next claim).
+# stopped that long, e.g. a suspended laptop, finds its lease taken over and stops before its next request).
 HEARTBEAT_S = 5.0
 STALE_AFTER_S = 60.0
+# Before each request a holder trusts its last heartbeat for this share of STALE_AFTER_S; past it (it was
+# paused, or the store stayed locked) it asks the store whether the lease is still its own. The margin
+# between the two covers clocks that differ between hosts.
+TRUSTED_SHARE = 0.5
 
 _log = logging.getLogger("kaoshi")
 T = TypeVar("T")
@@ -52,7 +56,11 @@ class LeaseHolder:
     heartbeat_at: float
 
     def gone(self, now: float) -> bool:
-        return now - self.heartbeat_at > STALE_AFTER_S or owner_gone(self.pid, self.host)
+        return self.silent(now) or owner_gone(self.pid, self.host)
+
+    def silent(self, now: float) -> bool:
+        """No heartbeat for longer than a lease lasts: dead, or paused (another process may take over)."""
+        return now - self.heartbeat_at > STALE_AFTER_S
 
     def describe(self, now: float) -> str:
         """'pid 4242 on host h since 07:31:05 (heartbeat 3 s ago)'."""
@@ -61,6 +69,11 @@ class LeaseHolder:
         since = time.strftime(shown, started)
         ago = max(0.0, now - self.heartbeat_at)
         return f"pid {self.pid} on host {self.host} since {since} (heartbeat {ago:.0f} s ago)"
+
+    def describe_silence(self, now: float) -> str:
+        """'pid 4242 on host h, no heartbeat for 75 s (paused or unresponsive)'."""
+        ago = max(0.0, now - self.heartbeat_at)
+        return f"pid {self.pid} on host {self.host}, no heartbeat for {ago:.0f} s (paused or unresponsive)"
 
 
 class Lease:
@@ -71,6 +84,11 @@ class Lease:
     def claim(self, question_ids: Sequence[str]) -> set[str]:
         """Claim the questions nobody has claimed; the ones now this process's to ask."""
         return set(question_ids)
+
+    def confirm(self) -> None:
+        """Before a request is sent: a StoreError when another process has taken the lease over (this one
+        was paused past STALE_AFTER_S), so that it asks nothing the other asks. Cheap while the heartbeat
+        is fresh; safe from any thread."""
 
     def reap(self) -> None:
         """Release the leases and claims of holders that died (their questions can be asked again)."""
@@ -99,6 +117,9 @@ class SharedLease(Lease):
         self.run = run
         self.holder = uuid.uuid4().hex
         self._lock_wait_s = lock_wait_s
+        # time.time() of the last heartbeat this process wrote (wall clock: it runs on through a suspend)
+        self._beaten_at = 0.0
+        self._lost = False
         with naming_the_file(path):
             self._db = connect(path, read_only=False)
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -113,6 +134,23 @@ class SharedLease(Lease):
 
     def claim(self, question_ids: Sequence[str]) -> set[str]:
         return self._transaction(lambda: self._claim(question_ids), "no question was claimed")
+
+    def confirm(self) -> None:
+        if not self._lost and time.time() - self._beaten_at < TRUSTED_SHARE * STALE_AFTER_S:
+            return
+        if not self._lost:
+            # the heartbeat is overdue: beat now, which finds the lease gone if it was taken over
+            db = connect(self.path, read_only=False)  # this thread's own: a backend may send from another
+            try:
+                with naming_the_file(self.path):
+                    wait_out_locks(
+                        self.path, lambda: self._write_heartbeat(db), time.monotonic(), self._lock_wait_s,
+                        what="no request is sent until it is known whether the lease is still this process's",
+                    )  # fmt: skip
+            finally:
+                db.close()
+        if self._lost:
+            raise self._taken_over()
 
     def reap(self) -> None:
         self._transaction(lambda: self._reap(time.time()), "nothing was released")
@@ -148,6 +186,7 @@ class SharedLease(Lease):
             "INSERT INTO leases (run, holder, pid, host, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)",
             (self.run, self.holder, os.getpid(), socket.gethostname(), now, now),
         )
+        self._beaten_at = now
         return dead
 
     def _reap(self, now: float) -> tuple[LeaseHolder, ...]:
@@ -166,11 +205,8 @@ class SharedLease(Lease):
             "SELECT 1 FROM leases WHERE run=? AND holder=?", (self.run, self.holder)
         ).fetchone()
         if held is None:
-            raise StoreError(
-                f"run {self.run!r}: this process's lease was taken over after {STALE_AFTER_S:.0f} s without "
-                "a heartbeat (was it suspended?); stopped so that no question is asked twice: run the same "
-                "command with --join to go on"
-            )
+            self._lost = True
+            raise self._taken_over()
         now = time.time()
         claimed = set()
         for question_id in question_ids:
@@ -181,6 +217,24 @@ class SharedLease(Lease):
             if cursor.rowcount == 1:
                 claimed.add(question_id)
         return claimed
+
+    def _taken_over(self) -> StoreError:
+        return StoreError(
+            f"run {self.run!r}: this process's lease was taken over after {STALE_AFTER_S:.0f} s without "
+            "a heartbeat (was it suspended?); stopped so that no question is asked twice: run the same "
+            "command with --join to go on"
+        )
+
+    def _write_heartbeat(self, db: sqlite3.Connection) -> None:
+        """Refresh the heartbeat (autocommit); a lease no longer in the store was taken over."""
+        now = time.time()
+        cursor = db.execute(
+            "UPDATE leases SET heartbeat_at=? WHERE run=? AND holder=?", (now, self.run, self.holder)
+        )
+        if cursor.rowcount == 0:
+            self._lost = True
+        else:
+            self._beaten_at = max(self._beaten_at, now)
 
     def _release(self) -> None:
         self._db.execute("DELETE FROM claims WHERE run=? AND holder=?", (self.run, self.holder))
@@ -216,12 +270,9 @@ class SharedLease(Lease):
     def _heartbeat(self) -> None:
         db = connect(self.path, read_only=False)  # a connection is not to be shared between threads
         try:
-            while not self._stop.wait(HEARTBEAT_S):
+            while not self._stop.wait(HEARTBEAT_S) and not self._lost:
                 try:
-                    db.execute(
-                        "UPDATE leases SET heartbeat_at=? WHERE run=? AND holder=?",
-                        (time.time(), self.run, self.holder),
-                    )
+                    self._write_heartbeat(db)
                 except sqlite3.Error as exc:  # locked for a moment: the next beat is well within the timeout
                     _log.debug("lease heartbeat of run %r skipped: %s", self.run, exc)
         finally:

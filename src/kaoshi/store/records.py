@@ -128,6 +128,9 @@ def run_method(spec: RunSpec) -> Method:
 
 class RunStatus(str, enum.Enum):
     RUNNING = "running"  # its process is still running (or ran on another host, or before owners were kept)
+    # its lease is held by a process that is alive but silent past the lease's life (paused, stopped in a
+    # debugger, unresponsive): another process taking the run over asks its claimed questions
+    HELD = "held"
     INTERRUPTED = "interrupted"  # stopped before the end: Ctrl-C, crash or kill (resuming finishes it)
     FINISHED = "finished"
 
@@ -140,6 +143,7 @@ class RunRecord:
     created_at: float
     finished_at: float | None
     n_samples: int
+    holder: str | None = None  # a HELD run's silent holder: 'pid 4242 on host h, no heartbeat for 75 s'
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from kaoshi.data.model import gold_from_json, gold_to_json
 from kaoshi.store.errors import StoreError, naming_the_file
-from kaoshi.store.leases import Lease, SharedLease, owner_gone
+from kaoshi.store.leases import Lease, LeaseHolder, SharedLease, owner_gone
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
 from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus
 from kaoshi.store.schema import (
@@ -68,7 +68,11 @@ class Store:
         self._read_only_reason: str | None = "opened for reading" if read_only else None
         if self._read_only_reason is None and exists and not is_writable(self.path):
             # reading commands still work on a store shared read-only; writes say why they cannot
-            self._read_only_reason = "no permission to write it or its folder"
+            self._read_only_reason = (
+                "it is on a read-only file system"
+                if _on_read_only_file_system(self.path)
+                else "no permission to write it or its folder"
+            )
         if not self.read_only and not in_memory:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock_wait_s = lock_wait_s
@@ -120,6 +124,11 @@ class Store:
         finally:
             self._writes.discard()
             self._db.close()
+
+    def flush(self) -> None:
+        """Commit the writes still queued, waiting out another process's lock within the lock wait; a
+        StoreError says how many answers wait in memory."""
+        self._writes.flush()
 
     def __enter__(self) -> Store:
         return self
@@ -200,7 +209,7 @@ class Store:
 
     def find_run(self, name: str) -> RunRecord | None:
         rows = self._query(_RUN_QUERY + " WHERE name=?", (name,))
-        return _run_from_row(rows[0]) if rows else None
+        return _run_from_row(rows[0], self._lease_holders(name)) if rows else None
 
     def get_run(self, name: str) -> RunRecord:
         found = self.find_run(name)
@@ -211,7 +220,17 @@ class Store:
 
     def runs(self) -> list[RunRecord]:
         rows = self._query(_RUN_QUERY + " ORDER BY created_at")
-        return [_run_from_row(row) for row in rows]
+        holders = self._lease_holders()
+        return [_run_from_row(row, holders) for row in rows]
+
+    def _lease_holders(self, run: str | None = None) -> dict[str, list[LeaseHolder]]:
+        """The processes holding each run's lease (of one run, or of all)."""
+        query = "SELECT run, holder, pid, host, started_at, heartbeat_at FROM leases"
+        rows = self._query(query + " WHERE run=?", (run,)) if run is not None else self._query(query)
+        found: dict[str, list[LeaseHolder]] = {}
+        for name, *holder in rows:
+            found.setdefault(name, []).append(LeaseHolder(*holder))
+        return found
 
     # -- samples ------------------------------------------------------------------------------------------
     def finished_ids(self, run: str) -> set[str]:
@@ -294,6 +313,13 @@ class Store:
             return self._db.execute(sql, params).fetchall()
 
 
+def _on_read_only_file_system(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # statvfs is POSIX only
+        return False
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -310,11 +336,30 @@ _RUN_QUERY = (
 )
 
 
-def _run_from_row(row: tuple[Any, ...]) -> RunRecord:
+def _run_from_row(row: tuple[Any, ...], holders: dict[str, list[LeaseHolder]]) -> RunRecord:
     name, spec, status, created_at, finished_at, n_samples, pid, host = row
-    if status == RunStatus.RUNNING.value and owner_gone(pid, host):
-        status = RunStatus.INTERRUPTED.value  # killed or crashed without a chance to say so
-    return RunRecord(name, RunSpec.from_json(json.loads(spec)), status, created_at, finished_at, n_samples)
+    status, holder = _live_status(status, holders.get(name, []), pid, host)
+    return RunRecord(
+        name, RunSpec.from_json(json.loads(spec)), status, created_at, finished_at, n_samples, holder
+    )
+
+
+def _live_status(
+    stored: str, holders: list[LeaseHolder], pid: int | None, host: str | None
+) -> tuple[str, str | None]:
+    """A run's status from its processes: running while a holder of its lease beats; held (naming it)
+    while one is alive but silent; interrupted once every holder, or the process that opened it, died."""
+    if stored == RunStatus.FINISHED.value:
+        return stored, None
+    now = time.time()
+    alive = [h for h in holders if not owner_gone(h.pid, h.host)]
+    if any(not h.silent(now) for h in alive):
+        return RunStatus.RUNNING.value, None  # a process joined on the run goes on after another left
+    if alive:
+        return RunStatus.HELD.value, alive[0].describe_silence(now)
+    if holders or (stored == RunStatus.RUNNING.value and owner_gone(pid, host)):
+        return RunStatus.INTERRUPTED.value, None  # killed or crashed without a chance to say so
+    return stored, None
 
 
 def _sample_values(sample: SampleRecord) -> tuple[Any, ...]:
