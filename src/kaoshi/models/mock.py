@@ -1,7 +1,8 @@
 """The scripted mock backend: returns chosen outputs from a JSONL file, one line per question id.
 
 Line format: {"id": "<question id>", "response": "<text>", "logprobs": {"A": -0.1, ...}, "delay": 0.05}
-(`response` for generation, `logprobs` for log-likelihood, `delay` seconds of simulated latency).
+(`response` for generation, `logprobs` for log-likelihood, `delay` seconds of simulated latency;
+`"truncated": true` answers as a reply cut off at the token budget).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class ScriptedOutput:
     response: str | None
     logprobs: dict[str, float] | None
     delay: float
+    truncated: bool = False
 
 
 def read_script(path: Path) -> dict[str, ScriptedOutput]:
@@ -73,7 +75,10 @@ def _parse_line(record: Any) -> tuple[str, ScriptedOutput]:
     delay = record.get("delay", 0)
     if isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0:
         raise InputError("delay|must be a number of seconds >= 0")
-    return str(question_id), ScriptedOutput(response, logprobs, float(delay))
+    truncated = record.get("truncated", False)
+    if not isinstance(truncated, bool):
+        raise InputError("truncated|must be true or false")
+    return str(question_id), ScriptedOutput(response, logprobs, float(delay), truncated)
 
 
 class MockModel(Model):
@@ -107,7 +112,9 @@ class MockModel(Model):
             elif found.response is None:
                 yield ModelOutput(request.id, error=f"mock line for {request.id!r} has no 'response'")
             else:
-                yield ModelOutput(request.id, text=found.response, latency_s=found.delay)
+                yield ModelOutput(
+                    request.id, text=found.response, latency_s=found.delay, truncated=found.truncated
+                )
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
         for request in requests:

@@ -40,6 +40,7 @@ class Tally:
     accuracy = correct / checked, over the objective answers only. points / max_points: over every
     sample that has a score; scored counts those, so the points always cover the graded answers.
     f1_qualbench: the QualBench paper's F1 over the checked answers (`summarize` sets it per group).
+    truncated: graded answers the backend cut off at the token budget (finish_reason "length").
     """
 
     n: int = 0
@@ -54,6 +55,7 @@ class Tally:
     points: float = 0.0
     max_points: float = 0.0
     f1_qualbench: float | None = None
+    truncated: int = 0
 
     @property
     def checked(self) -> int:
@@ -83,6 +85,7 @@ class Tally:
             scored=self.scored + has_score,
             points=self.points + (sample.score or 0.0 if has_score else 0.0),
             max_points=self.max_points + (sample.points if has_score else 0.0),
+            truncated=self.truncated + (sample.truncated and (is_checked or is_judged)),
         )
 
     @property
@@ -111,6 +114,7 @@ class Tally:
             "scored": self.scored,
             "points": self.points,
             "max_points": self.max_points,
+            "truncated": self.truncated,
         }
 
 

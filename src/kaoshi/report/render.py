@@ -104,6 +104,9 @@ def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
         rows.append(("points earned / available", overall.points / overall.max_points, True))
     rows.append(("unparsed rate", rate(overall.unparsed, overall.checked), False))
     rows.append(("ambiguous rate", rate(overall.ambiguous, overall.checked), False))
+    if overall.truncated:  # shown where a backend said so: the budget was too small for these answers
+        label = f"cut off by the token budget ({overall.truncated} of {overall.graded} graded answers)"
+        rows.append((label, rate(overall.truncated, overall.graded), False))
     rows.append((ERROR_RATE, rate(overall.errors, overall.n), False))
     return rows
 

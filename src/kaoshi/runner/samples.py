@@ -47,6 +47,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         tokens_in=output.tokens_in,
         tokens_out=output.tokens_out,
         error=error,
+        truncated=output.truncated,
     )
     if error is not None:
         return record

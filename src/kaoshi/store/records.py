@@ -171,6 +171,7 @@ class SampleRecord:
     tokens_in: int | None = None
     tokens_out: int | None = None
     error: str | None = None
+    truncated: bool = False  # the reply stopped at the token budget (finish_reason "length"), not by choice
 
     def to_json(self) -> dict[str, Any]:
         """The sample as `kaoshi samples --format jsonl` writes it (answers as text, e.g. `AC`, `正确`)."""
@@ -188,6 +189,7 @@ class SampleRecord:
             "subject": self.subject,
             "category": self.category,
             "error": self.error,
+            "truncated": self.truncated,
             "shots": self.shots,
             "extracted_by": self.extracted_by,
             "latency_s": self.latency_s,

@@ -71,6 +71,7 @@ TABLES: dict[str, str] = {
     tokens_in INTEGER,
     tokens_out INTEGER,
     error TEXT,
+    truncated INTEGER NOT NULL DEFAULT 0,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )""",
@@ -85,6 +86,12 @@ TABLES: dict[str, str] = {
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id, grader)
 )""",
+}
+# Columns that later kaoshi versions added to a table every store has: opening a store for writing adds them
+# (their default for the rows already there); a store opened read-only reads that default instead. The
+# schema version stays, since a kaoshi from before them reads a store that has them unchanged.
+ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "samples": (("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),),
 }
 # Every kaoshi store since the first has these; the other tables came later.
 _FIRST_TABLES = frozenset({"meta", "runs", "samples"})
@@ -129,12 +136,18 @@ def create_missing_tables(db: sqlite3.Connection) -> None:
     never left half made. Writes nothing when nothing is missing (opening a store takes no write lock)."""
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     missing = [ddl for name, ddl in TABLES.items() if name not in tables]
+    columns = [
+        f"ALTER TABLE {table} ADD COLUMN {name} {ddl}"
+        for table in ADDED_COLUMNS
+        if table in tables
+        for name, ddl, _ in missing_columns(db, table)
+    ]
     needs_version = "meta" not in tables or not _has_version_row(db)
-    if not missing and not needs_version:
+    if not missing and not columns and not needs_version:
         return
     db.execute("BEGIN IMMEDIATE")
     try:
-        for ddl in missing:
+        for ddl in [*missing, *columns]:
             db.execute(ddl)
         if needs_version:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -147,6 +160,18 @@ def create_missing_tables(db: sqlite3.Connection) -> None:
 
 def _has_version_row(db: sqlite3.Connection) -> bool:
     return db.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is not None
+
+
+def missing_columns(db: sqlite3.Connection, table: str) -> list[tuple[str, str, str]]:
+    """The ADDED_COLUMNS of `table` that this store's table lacks (name, definition, value read instead)."""
+    have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    return [column for column in ADDED_COLUMNS.get(table, ()) if column[0] not in have]
+
+
+def select_list(db: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> str:
+    """`columns` for a SELECT on `table`, a column the store predates read as its default ('0 AS x')."""
+    defaults = {name: value for name, _, value in missing_columns(db, table)}
+    return ", ".join(f"{defaults[c]} AS {c}" if c in defaults else c for c in columns)
 
 
 def add_reading_stand_ins(db: sqlite3.Connection) -> None:

@@ -19,6 +19,7 @@ from kaoshi.store.schema import (
     SCHEMA_VERSION,
     add_reading_stand_ins,
     create_missing_tables,
+    select_list,
     stored_schema_version,
 )
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, WriteQueue, wait_out_locks
@@ -49,6 +50,7 @@ _SAMPLE_COLUMNS = (
     "tokens_in",
     "tokens_out",
     "error",
+    "truncated",
 )
 
 
@@ -81,6 +83,8 @@ class Store:
         self._writes = WriteQueue(self._db, self.path, lock_wait_s)
         try:
             self._prepare()
+            with naming_the_file(self.path):
+                self._sample_select = select_list(self._db, "samples", _SAMPLE_COLUMNS)
         except BaseException:
             self._db.close()
             raise
@@ -296,7 +300,7 @@ class Store:
         return list(self.iter_samples(run))
 
     def iter_samples(self, run: str) -> Iterator[SampleRecord]:
-        query = f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM samples WHERE run=? ORDER BY position"
+        query = f"SELECT {self._sample_select} FROM samples WHERE run=? ORDER BY position"
         with naming_the_file(self.path):
             for row in self._db.execute(query, (run,)):
                 yield _sample_from_row(row)
@@ -387,6 +391,7 @@ def _sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.tokens_in,
         sample.tokens_out,
         sample.error,
+        int(sample.truncated),
     )
 
 
@@ -397,4 +402,5 @@ def _sample_from_row(row: tuple[Any, ...]) -> SampleRecord:
     values["question"] = _loads(values["question"])
     values["logprobs"] = _loads(values["logprobs"])
     values["correct"] = None if values["correct"] is None else bool(values["correct"])
+    values["truncated"] = bool(values["truncated"])
     return SampleRecord(**values)
