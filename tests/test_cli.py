@@ -553,7 +553,16 @@ def test_ctrl_c_marks_the_run_interrupted(tmp_path: Path, store_path: Path) -> N
         "--store",
         str(store_path),
     )
-    process = subprocess.Popen(args, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # A shell that starts the suite in the background (`make test &`) makes its children ignore SIGINT, and
+    # Python keeps an ignored SIGINT ignored: the child gets Ctrl-C's default, as a terminal gives it.
+    process = subprocess.Popen(
+        args,
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     _wait_for_samples(store_path, 5)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
