@@ -52,8 +52,10 @@ def test_retries_then_success_and_final_errors() -> None:
         "qdead": ["503"] * 10,
         "q400": ["400"],
     }
-    with FakeOpenAI(faults=faults, hang_s=2.0) as server:
-        model = model_for(server, timeout_s=0.5, max_retries=3)
+    # A 1 s timeout against a 5 s hang: wide enough that an ordinary reply on a loaded machine is never
+    # timed out (and retried) by mistake, which would change the counts below.
+    with FakeOpenAI(faults=faults, hang_s=5.0) as server:
+        model = model_for(server, timeout_s=1.0, max_retries=3)
         started = time.monotonic()
         outputs = {o.id: o for o in model.generate([chat(k, k) for k in faults])}
         elapsed = time.monotonic() - started
