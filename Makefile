@@ -7,7 +7,7 @@ PIP    := $(BIN)/python -m pip
 TORCH  := torch==2.13.0
 STORE  ?= kaoshi_runs/demo.sqlite
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,12 +53,16 @@ demo: $(VENV)/.models
 test: $(VENV)/.dev $(VENV)/.system
 	$(BIN)/python -m pytest -q
 
+# The inner loop: unit tests and each benchmark's own, no real model, no subprocess-heavy scenario.
+test-fast: $(VENV)/.dev
+	$(BIN)/python -m pytest -q tests/unit tests/benchmarks -m "not model and not slow"
+
 lint: $(VENV)/.dev
-	$(BIN)/ruff check src tests docs $(wildcard benchmarks)
-	$(BIN)/ruff format --check src tests docs $(wildcard benchmarks)
+	$(BIN)/ruff check src tests docs $(wildcard speed)
+	$(BIN)/ruff format --check src tests docs $(wildcard speed)
 	$(BIN)/mypy
 
-BENCHMARKS := benchmarks/generate_speed.py benchmarks/mock_overhead.py benchmarks/api_throughput.py benchmarks/loglik_vs_lmeval.py benchmarks/bootstrap_speed.py benchmarks/judge_throughput.py benchmarks/vote_speed.py benchmarks/finetune_cost.py benchmarks/cli_start.py benchmarks/scale_out.py
+BENCHMARKS := speed/generate_speed.py speed/mock_overhead.py speed/api_throughput.py speed/loglik_vs_lmeval.py speed/bootstrap_speed.py speed/judge_throughput.py speed/vote_speed.py speed/finetune_cost.py speed/cli_start.py speed/scale_out.py
 
 bench: $(VENV)/.dev
 	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import kaoshi
-from kaoshi.data import load_exam
+from kaoshi.benchmarks import load_exam
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -33,12 +33,12 @@ from typing import Any
 import pytest
 
 import kaoshi
-from kaoshi.data import load_exam
-from kaoshi.data.agieval_rows import AGIEVAL_TASKS
+from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks.agieval.rows import AGIEVAL_TASKS
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.model import Exam, Question, QuestionType
-from kaoshi.prompts import RenderOptions, get_template
-from kaoshi.scoring import extract_answer, grade_answer
+from kaoshi.prompts import RenderOptions
+from kaoshi.qtypes import extract_answer, grade_answer
 from tests.realdata.conftest import official_code, repository
 
 # AGIEval's code has escapes Python warns about ('\\$' in a plain string) when it is compiled.

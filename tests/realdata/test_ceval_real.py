@@ -31,11 +31,12 @@ from types import ModuleType, SimpleNamespace
 import pandas as pd  # before the official code, which would otherwise be the one to load it
 import pytest
 
-from kaoshi.benchmarks.fineval import FINEVAL_STYLE
-from kaoshi.data.ceval import CEVAL_STYLE, CevalStyle, load_ceval_layout
+from kaoshi.benchmarks import get_template
+from kaoshi.benchmarks.ceval.loader import CEVAL_STYLE, CevalStyle, load_ceval_layout
+from kaoshi.benchmarks.ceval.prompts import CEVAL_NAMES, FINEVAL_NAMES
+from kaoshi.benchmarks.fineval.benchmark import FINEVAL_STYLE
 from kaoshi.data.model import Exam, Question
-from kaoshi.prompts import RenderOptions, get_template
-from kaoshi.prompts.ceval import CEVAL_NAMES, FINEVAL_NAMES
+from kaoshi.prompts import RenderOptions
 from tests.realdata.compare import RecordingChat, as_dicts, first_differences, stand_ins
 from tests.realdata.conftest import official_code, repository
 

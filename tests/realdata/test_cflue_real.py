@@ -32,10 +32,10 @@ from typing import Any
 
 import pytest
 
-from kaoshi.data import load_exam
+from kaoshi.benchmarks import default_template_name, get_template, load_exam
 from kaoshi.data.model import Exam
-from kaoshi.prompts import RenderOptions, default_template_name, get_template
-from kaoshi.scoring import extract_answer, grade_answer
+from kaoshi.prompts import RenderOptions
+from kaoshi.qtypes import extract_answer, grade_answer
 from tests.realdata.conftest import official_code, repository
 
 KNOWLEDGE = Path("data/knowledge/knowledge.json")

@@ -22,10 +22,10 @@ from typing import Any
 import pandas as pd  # before the official code, which would otherwise be the one to load it
 import pytest
 
-from kaoshi.data import load_exam
-from kaoshi.data.cmmlu_subjects import CMMLU_SUBJECTS
+from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks.cmmlu.subjects import CMMLU_SUBJECTS
 from kaoshi.data.model import Exam, Question
-from kaoshi.prompts import RenderOptions, get_template, render_fitting
+from kaoshi.prompts import RenderOptions, render_fitting
 from tests.realdata.compare import RecordingChat, as_dicts, first_differences, stand_ins
 from tests.realdata.conftest import official_code, repository
 

@@ -34,9 +34,10 @@ from typing import Any
 import pytest
 
 import kaoshi
-from kaoshi.data import QuestionType, load_exam
+from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks.gaokao.loader import GLUED_OPTION, NO_OPTION_TEXT
+from kaoshi.data import QuestionType
 from kaoshi.data.collect import LoadResult
-from kaoshi.data.gaokao import GLUED_OPTION, NO_OPTION_TEXT
 from kaoshi.data.model import Exam, Question
 from tests.realdata.conftest import official_code, repository
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from kaoshi.benchmarks import load_exam
 from kaoshi.cli.main import main
-from kaoshi.data import load_exam
 from tests.realdata.conftest import repository
 
 # (benchmark, repository, path inside it, split, official count, warnings expected: a pattern each)

@@ -1,4 +1,11 @@
-"""Correlation coefficients with Fisher-z confidence intervals, and Kendall's tau-b."""
+"""Correlation coefficients with Fisher-z confidence intervals, and Kendall's tau-b.
+
+Computed here rather than by scipy.stats, though tests/unit/test_agreement.py checks them against it: scipy's
+pearsonr, spearmanr and kendalltau agree to about 1e-15, but that last bit changes printed reports. Small
+samples of integer scores often have a coefficient exactly half-way between two printed values (tau-b =
+-3/16 prints -0.188 here and -0.187 from scipy; rho = -7/16 likewise), or exactly 0 (-0.000 against
+0.000). scipy also has no interval for Spearman's rho (variance 1.06 / (n - 3)), and it is an optional
+dependency (the subjective extra)."""
 
 from __future__ import annotations
 
@@ -6,8 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kaoshi.analysis.stats import Z_95
 from kaoshi.errors import InputError
-from kaoshi.report.stats import Z_95
 
 
 @dataclass(frozen=True)

@@ -33,20 +33,21 @@ _EXPORTS = {
     "ModelOptions": "kaoshi.models.base",
     "RenderedPrompt": "kaoshi.api.prompts",
     "RescoreOutcome": "kaoshi.runner.rescore",
+    "RunConfig": "kaoshi.runner.config",
     "RunInfo": "kaoshi.api.summary",
     "RunInterrupted": "kaoshi.api.evaluation",
     "RunOptions": "kaoshi.runner.prepare",
     "RunRecord": "kaoshi.store",
     "RunSpec": "kaoshi.store",
     "RunStatus": "kaoshi.store",
-    "RunSummary": "kaoshi.report.aggregate",
+    "RunSummary": "kaoshi.results.aggregate",
     "SampleRecord": "kaoshi.store",
     "SampleStatus": "kaoshi.store",
     "SplitFiles": "kaoshi.api.exam_files",
     "Store": "kaoshi.store",
     "StoreCheck": "kaoshi.api.store_tools",
     "StoreError": "kaoshi.store",
-    "Tally": "kaoshi.report.aggregate",
+    "Tally": "kaoshi.results.aggregate",
     "UnknownName": "kaoshi.errors",
     "Vote": "kaoshi.api.studies",
     "agreement": "kaoshi.api.grading_agreement",
@@ -160,15 +161,18 @@ if TYPE_CHECKING:
         ModelError,
         ModelOptions,
     )
-    from kaoshi.report.aggregate import (
-        RunSummary,
-        Tally,
-    )
     from kaoshi.report.agreement import (
         AgreementReport,
     )
     from kaoshi.report.leaderboard import (
         Board,
+    )
+    from kaoshi.results.aggregate import (
+        RunSummary,
+        Tally,
+    )
+    from kaoshi.runner.config import (
+        RunConfig,
     )
     from kaoshi.runner.judge import (
         JudgeOutcome,
@@ -232,6 +236,7 @@ __all__ = [
     "ModelOptions",
     "RenderedPrompt",
     "RescoreOutcome",
+    "RunConfig",
     "RunInfo",
     "RunInterrupted",
     "RunOptions",

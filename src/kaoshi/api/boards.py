@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import Board, build_board
 from kaoshi.runner.judge import load_graded
@@ -26,4 +27,4 @@ def leaderboard(
     if not by_benchmark:
         wanted = f" on benchmark {benchmark!r}" if benchmark else ""
         raise InputError(f"no runs{wanted} in the store")
-    return [build_board(name, by_benchmark[name]) for name in sorted(by_benchmark)]
+    return [build_board(name, by_benchmark[name], leaderboard_layout(name)) for name in sorted(by_benchmark)]

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kaoshi.api.summary import StoreLike, read_run
+from kaoshi.benchmarks import load_exam as load_benchmark
 from kaoshi.data import LoadResult
-from kaoshi.data import load_exam as load_benchmark
 from kaoshi.data.model import Exam
 from kaoshi.models.base import Model, ModelOptions
 from kaoshi.models.function import FunctionModel
 from kaoshi.models.registry import default_chat_before_load, resolve_model
-from kaoshi.report.aggregate import RunSummary
-from kaoshi.runner.prepare import PreparedRun, RunOptions, check_before_load, prepare_run
+from kaoshi.results.aggregate import RunSummary
+from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig
+from kaoshi.runner.prepare import PreparedRun, check_before_load, prepare_run
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
-from kaoshi.runner.shards import parse_shard
 from kaoshi.store import RunSpec, SampleRecord, Store
 from kaoshi.store.leases import Lease
 
@@ -69,7 +69,7 @@ class EvalResult:
     def __repr__(self) -> str:
         accuracy = "n/a" if self.accuracy is None else f"{100 * self.accuracy:.1f}%"
         return (
-            f"EvalResult(name={self.name!r}, model={self.spec.model!r}, method={self.spec.method!r}, "
+            f"EvalResult(name={self.name!r}, model={self.spec.model!r}, method={self.spec.method.value!r}, "
             f"samples={len(self.samples)}, errors={self.errors}, accuracy={accuracy})"
         )
 
@@ -77,34 +77,15 @@ class EvalResult:
 def evaluate(
     exam: Exam | LoadResult | str,
     model: ModelLike,
+    config: RunConfig | None = None,
     *,
-    method: str = "generate",
-    prompt: str | None = None,
-    shots: int | None = None,
-    chat: bool | None = None,
-    system: str | None = None,
-    exemplars: Sequence[str] = (),
-    exemplars_file: str | Path | None = None,
-    limit: int | None = None,
-    shuffle_options: int | None = None,
-    seed: int = 0,
-    max_new_tokens: int | None = None,
-    max_new_tokens_open: int | None = None,
-    batch_size: int | None = None,
-    multi_policy: str | None = None,
-    partial_credit: float = 0.5,
-    standard_scores: Mapping[str, float] | None = None,
-    llm_extractor: str | None = None,
-    adapter: str | Path | None = None,
-    allow_overlap: bool = False,
-    shard: str | tuple[int, int] | None = None,
     run_name: str | None = None,
     store: StoreLike = None,
     join: bool = False,
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     notify: Callable[[str], None] | None = None,
-    **backend: Any,
+    **overrides: Any,
 ) -> EvalResult:
     """Evaluate `model` on `exam` into a store, resuming a run of the same name; the options are those of
     `kaoshi run` (the same options record the same run spec, so either resumes the other's runs).
@@ -113,60 +94,43 @@ def evaluate(
     model: a spec string ("smollm2", "hf:ID", "openai:MODEL", "random", ...), a `kaoshi.models.Model`
         (`kaoshi.models.from_transformers(model, tokenizer)` for weights already in memory), or a callable
         prompt -> answer text. A model evaluate loads is closed at the end; one passed in is left open.
+    config: the run's options (`kaoshi.RunConfig`: method, prompt, shots, limit, seed, max_new_tokens,
+        ..., and `backend`, the `kaoshi.models.ModelOptions`); default: `kaoshi run`'s defaults.
+    **overrides: options by name, over `config`'s: a RunConfig field (`method="loglik"`, `shard="2/8"`,
+        `limit=10`), or a backend's setting (ModelOptions fields: device, dtype, base_url, concurrency,
+        requests_per_minute, timeout_s, max_retries, max_length, ...); TypeError for any other name.
     store: a path, an open `kaoshi.store.Store`, or None for an in-memory store (gone with the result).
-    **backend: the backend's settings (`kaoshi.models.ModelOptions` fields: device, dtype, base_url,
-        concurrency, requests_per_minute, timeout_s, max_retries, max_length, ...).
-    shard: "I/N" evaluates only shard I of N of the questions (a job array); `kaoshi.merge` joins them.
+    run_name: default <exam>-<split>-<model>-<method>-<N>shot; the same name resumes.
     join: when another live process is executing the run (otherwise a StoreError naming it), work beside
         it, asking only the questions nobody has claimed; the run is finished by whichever ends last.
     notify: receives warnings and notes as lines (default: the `kaoshi` logger).
     Ctrl-C raises RunInterrupted once the answers so far are saved.
     """
+    options = (config or RunConfig()).override(**overrides)
     if isinstance(exam, str):
         exam = load_benchmark(exam)
     if isinstance(exam, LoadResult):
         exam = exam.exam
-    options = RunOptions(
-        method=method,
-        prompt=prompt,
-        shots=shots,
-        chat=chat,
-        system=system,
-        exemplars=tuple(exemplars),
-        exemplars_file=Path(exemplars_file) if exemplars_file is not None else None,
-        limit=limit,
-        shuffle_options=shuffle_options,
-        seed=seed,
-        max_new_tokens=max_new_tokens,
-        max_new_tokens_open=max_new_tokens_open,
-        multi_policy=multi_policy,
-        partial_credit=partial_credit,
-        standard_scores=dict(standard_scores or {}),
-        llm_extractor=llm_extractor,
-        adapter=Path(adapter) if adapter is not None else None,
-        allow_overlap=allow_overlap,
-        shard=parse_shard(shard) if isinstance(shard, str) else shard,
-    )
     if isinstance(model, Model):
         # A loaded model runs as it was loaded; the spec records its own settings, so say so rather than
         # record options it never used.
         ignored = [
-            *backend,
-            *(["adapter"] if adapter is not None else []),
-            *(["batch_size"] if batch_size else []),
+            *(name for name in BACKEND_OPTIONS if name in overrides or _set_on_backend(options, name)),
+            *(["adapter"] if options.adapter is not None else []),
+            *(["batch_size"] if options.batch_size else []),
         ]
         if ignored:
             raise TypeError(
                 f"{', '.join(ignored)} would not reach a model already loaded: "
                 "pass them to kaoshi.load_model (or from_transformers) instead"
             )
-        if seed != model.options.seed:
-            raise TypeError(f"seed={seed}, but the model was loaded with seed {model.options.seed}")
+        if options.seed != model.options.seed:
+            raise TypeError(f"seed={options.seed}, but the model was loaded with seed {model.options.seed}")
         model_options = model.options
         if model.options.adapter:
-            options = replace(options, adapter=Path(model.options.adapter), allow_overlap=allow_overlap)
+            options = replace(options, adapter=Path(model.options.adapter))
     else:
-        model_options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=options.adapter)
+        model_options = options.model_options()
     return evaluate_prepared(
         exam,
         model,
@@ -192,20 +156,29 @@ def load_model(spec: str, *, seed: int = 0, batch_size: int | None = None, **bac
 def backend_options(
     backend: Mapping[str, Any], *, seed: int, batch_size: int | None, adapter: Path | None
 ) -> ModelOptions:
-    """ModelOptions from evaluate's backend keywords; TypeError naming an unknown one."""
-    known = {f.name for f in fields(ModelOptions)} - {"seed", "batch_size", "adapter"}
-    unknown = sorted(set(backend) - known)
+    """ModelOptions from backend keywords (load_model's, judge's); TypeError naming an unknown one."""
+    unknown = sorted(set(backend) - set(BACKEND_OPTIONS))
     if unknown:
-        raise TypeError(f"unknown option {unknown[0]!r} (backend options: {', '.join(sorted(known))})")
+        raise TypeError(
+            f"unknown option {unknown[0]!r} (backend options: {', '.join(sorted(BACKEND_OPTIONS))})"
+        )
     return ModelOptions(
         seed=seed, batch_size=batch_size, adapter=str(adapter) if adapter is not None else None, **backend
     )
 
 
+def _set_on_backend(config: RunConfig, name: str) -> bool:
+    """Whether the config's backend setting `name` is other than the default."""
+    return bool(getattr(config.backend, name) != getattr(_DEFAULT_BACKEND, name))
+
+
+_DEFAULT_BACKEND = ModelOptions()
+
+
 def evaluate_prepared(
     exam: Exam,
     model: ModelLike,
-    options: RunOptions,
+    options: RunConfig,
     model_options: ModelOptions,
     *,
     run_name: str | None,

@@ -6,9 +6,9 @@ import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from kaoshi.benchmarks import load_exam as load_result
+from kaoshi.benchmarks.loading import OnInvalid
 from kaoshi.data import Exam, LoadResult
-from kaoshi.data import load_exam as load_result
-from kaoshi.data.loaders import OnInvalid
 
 _log = logging.getLogger("kaoshi")
 

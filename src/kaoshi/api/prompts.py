@@ -9,7 +9,8 @@ from pathlib import Path
 
 from kaoshi.data import Exam
 from kaoshi.prompts import Prompt
-from kaoshi.runner.prepare import RunOptions, prompt_setup
+from kaoshi.runner.config import RunConfig
+from kaoshi.runner.prepare import prompt_setup
 
 _log = logging.getLogger("kaoshi")
 
@@ -38,7 +39,7 @@ def render_prompt(
 ) -> RenderedPrompt:
     """The prompt `kaoshi.evaluate` would send for one question with these options (a run's own context
     window may drop exemplars that do not fit; this shows them all)."""
-    options = RunOptions(
+    options = RunConfig(
         prompt=prompt,
         shots=shots,
         system=system,

@@ -8,7 +8,7 @@ from kaoshi.api.evaluation import ModelLike, as_model
 from kaoshi.api.summary import StoreLike, open_store
 from kaoshi.models.base import ModelOptions
 from kaoshi.models.registry import resolve_model
-from kaoshi.runner.prepare import RunOptions
+from kaoshi.runner.config import RunConfig
 from kaoshi.runner.rescore import RescoreOutcome, rescore_run
 
 
@@ -28,7 +28,7 @@ def rescore(
     llm_extractor: None keeps the run's own (its stored replies are read again, no call); False reads
     with the rules only; a model spec, Model or callable is asked about the answers the rules leave
     unparsed (a spec it loads is closed at the end)."""
-    RunOptions(
+    RunConfig(
         multi_policy=multi_policy, partial_credit=0.5 if partial_credit is None else partial_credit
     ).check()
     changes: dict[str, object] = {}

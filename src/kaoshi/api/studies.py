@@ -20,9 +20,9 @@ from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.summary import StoreLike, open_store
 from kaoshi.errors import InputError
-from kaoshi.report.aggregate import summarize as tally_samples
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.paired import PairedRow, grouped_rows, outcomes_of
+from kaoshi.results.aggregate import summarize as tally_samples
 from kaoshi.runner.vote import VoteOutcome, vote_runs
 from kaoshi.store import Coverage, RunRecord, run_coverage
 from kaoshi.store.pairing import conflict_warning, graded, pair_questions

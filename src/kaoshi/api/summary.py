@@ -10,9 +10,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import UnknownName
-from kaoshi.report.aggregate import GROUP_KEYS, RunSummary
-from kaoshi.report.aggregate import summarize as tally_samples
+from kaoshi.results.aggregate import GROUP_KEYS, RunSummary
+from kaoshi.results.aggregate import summarize as tally_samples
 from kaoshi.runner.judge import load_graded
 from kaoshi.store import (
     Coverage,
@@ -51,7 +52,9 @@ class LoadedRun:
         chosen = self.samples if samples is None else samples
         keys = tuple(GROUP_KEYS) if by is None else by
         summary = tally_samples(self.run.name, chosen, keys, standards)
-        return replace(summary, grader=self.grader)
+        benchmark = find_benchmark(self.run.spec.benchmark)
+        measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
+        return replace(measured, grader=self.grader)
 
 
 def open_store(
@@ -149,8 +152,6 @@ def stored_samples(run: str, *, store: StoreLike = None, status: str | None = No
 def export_run(run: str, exporter: str, out: str | Path, *, store: StoreLike = None) -> tuple[str, ...]:
     """Write the file another tool takes (`kaoshi export EXPORTER RUN -o OUT`, e.g. ceval-submission);
     the lines to tell the user (what was written, warnings)."""
-    from kaoshi.benchmarks import benchmark_names, get_benchmark
-
     found = {e.name: e for name in benchmark_names() for e in get_benchmark(name).exporters}
     if exporter not in found:
         raise UnknownName(f"unknown export {exporter!r} (known: {', '.join(sorted(found)) or 'none'})")

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.layout import DomainLayout, LeaderboardLayout
+from kaoshi.prompts.base import Template
+from kaoshi.results.layout import DomainLayout, LeaderboardLayout
+from kaoshi.results.metric import Metric
 
 if TYPE_CHECKING:
     from kaoshi.data.collect import LoadResult
@@ -68,3 +70,8 @@ class Benchmark:
     size: str = ""
     licence: str = ""
     published: PublishedCheck | None = None  # what was checked on the benchmark's own files
+    # Chinese subject or domain names -> the English ones its paper uses (plots without a Chinese font)
+    english_names: Mapping[str, str] = field(default_factory=dict)
+    # its own prompt templates, found by name like kaoshi's generic ones
+    templates: tuple[Template, ...] = ()
+    metrics: tuple[Metric, ...] = ()  # its own numbers in `kaoshi report` (kaoshi.results.metric)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.summary import load_run
+from kaoshi.benchmarks import english_names
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report import GROUP_KEYS, RunSummary
 from kaoshi.report.html import Figure, ReportRun, build_html
@@ -73,7 +74,7 @@ def _figures(summaries: Sequence[RunSummary], key: str) -> tuple[list[Figure], s
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                figure = draw(summaries, key, kind)
+                figure = draw(summaries, key, kind, english_names())
                 figures.append(Figure(f"accuracy by {key} ({kind})", png_bytes(figure)))
             notes += [str(w.message) for w in caught]
         except PlotError as exc:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from kaoshi.api import RunConfig
 from kaoshi.api.judging import judge
 from kaoshi.api.vocabulary import JUDGE_MODES
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
+from kaoshi.cli.config_options import add_config_options
 from kaoshi.cli.run_cmd import add_backend_options, backend_keywords
 
 
@@ -24,8 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--second-judge", help="debate: the second judge (default: the first)")
     parser.add_argument("--max-new-tokens", type=int, default=512, help="judge reply budget")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
+    add_config_options(parser, RunConfig, only=("seed", "batch_size"))  # the judges' load, as a run's model's
     add_backend_options(parser)
     add_store_option(parser)
     parser.set_defaults(handler=judge_command)

@@ -10,8 +10,8 @@ import traceback
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import kaoshi
 from kaoshi.cli.store_option import add_store_option
+from kaoshi.version import __version__
 
 
 class Command(NamedTuple):
@@ -83,7 +83,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kaoshi", description="Measure how well large language models pass Chinese exams."
     )
-    parser.add_argument("--version", action="version", version=f"kaoshi {kaoshi.__version__}")
+    parser.add_argument("--version", action="version", version=f"kaoshi {__version__}")
     add_store_option(parser, top_level=True)
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of an internal error (to report it)"
@@ -116,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     args = build_parser(arguments).parse_args(arguments)
     # here, not at the top: it imports the data, store and model packages (most of `kaoshi --help`'s
-    # time); the command's module has imported it already
+    # time); the command's module has imported it already.
+    # Late import: `kaoshi --help` stays fast.
     from kaoshi.cli.common import BAD_INPUT_ERRORS, EXIT_BAD_INPUT, EXIT_FAILURE, eprint
 
     try:

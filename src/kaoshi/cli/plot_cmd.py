@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from kaoshi.api.summary import summarize
+from kaoshi.benchmarks import english_names
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report import GROUP_KEYS
 from kaoshi.report.plot import PLOT_KINDS, draw, natural_grouping, save_figure
@@ -29,7 +30,7 @@ def plot_command(args: argparse.Namespace) -> int:
     store = existing_store_path(args)
     # with the judge's grades and the standard scores, as `kaoshi report` shows them
     summaries = [summarize(name, store=store, by=[args.by] if args.by else None) for name in args.runs]
-    figure = draw(summaries, args.by or natural_grouping(summaries), args.kind)
+    figure = draw(summaries, args.by or natural_grouping(summaries), args.kind, english_names())
     save_figure(figure, args.output)
     eprint(f"wrote {args.output}")
     return 0

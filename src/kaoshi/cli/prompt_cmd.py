@@ -7,7 +7,7 @@ import json
 
 from kaoshi.api.prompts import render_prompt
 from kaoshi.cli.common import eprint
-from kaoshi.cli.run_cmd import add_load_options, add_prompt_options, exemplar_ids, load_from_args
+from kaoshi.cli.run_cmd import add_load_options, add_prompt_options, load_from_args
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +34,7 @@ def show_command(args: argparse.Namespace) -> int:
         shots=args.shots,
         chat=bool(args.chat),
         system=args.system,
-        exemplars=exemplar_ids(args),
+        exemplars=args.exemplars,  # a tuple of ids: --exemplars is parsed by its RunConfig field
         exemplars_file=args.exemplars_file,
         notify=eprint,
     )

@@ -9,7 +9,7 @@ from kaoshi.api.summary import load_run
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_scoring_options
 from kaoshi.report import render_summary
-from kaoshi.report.aggregate import summarize as tally_samples
+from kaoshi.results.aggregate import summarize as tally_samples
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,22 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from kaoshi.api import LoadResult, ModelOptions, RunOptions, SampleRecord, load_exam_result, parse_shard
+from kaoshi.api import LoadResult, ModelOptions, RunConfig, SampleRecord, load_exam_result
 from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
 from kaoshi.api.exams import load_notes
-from kaoshi.api.vocabulary import METHODS, MULTI_POLICIES, TEMPLATES
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
+from kaoshi.cli.config_options import add_config_options, config_values, read_config
 from kaoshi.errors import InputError
 from kaoshi.report import render_summary
-from kaoshi.report.aggregate import summarize as tally_samples
-from kaoshi.report.standard import parse_standard_scores
+from kaoshi.results.aggregate import summarize as tally_samples
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
@@ -36,151 +34,33 @@ def add_load_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clean", action="store_true", help="QualBench: apply the authors' cleaning rule")
 
 
+# The option groups other commands share; each option is generated from its RunConfig / ModelOptions field.
+PROMPT_OPTIONS = ("prompt", "shots", "chat", "system", "exemplars", "exemplars_file")
+SCORING_OPTIONS = ("multi_policy", "partial_credit")
+
+
 def add_prompt_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--prompt", help="template name or file:PATH.j2 (default: the benchmark's own)")
-    parser.add_argument(
-        "--shots", type=int, help="solved exemplars from the dev pool (default: the template's)"
-    )
-    parser.add_argument(
-        "--chat",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="send chat messages (--chat) or plain text (--no-chat); default: the backend's",
-    )
-    parser.add_argument("--system", help="a system prompt (chat) or text before the prompt (completion)")
-    parser.add_argument("--exemplars", help="comma-separated question ids to use as the solved exemplars")
-    parser.add_argument(
-        "--exemplars-file",
-        type=Path,
-        metavar="FILE",
-        help="solved exemplars from a kaoshi JSONL file, for any template (its hash is in the run spec)",
-    )
+    add_config_options(parser, RunConfig, only=PROMPT_OPTIONS)
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, *, unset: Literal["exam", "source run"]) -> None:
     """--multi-policy and --partial-credit; `unset` says what an option left out means: the exam's own
     rule (kaoshi run), or the value the source run recorded (kaoshi rescore)."""
-    from_source = unset == "source run"
-    parser.add_argument(
-        "--multi-policy",
-        choices=MULTI_POLICIES,
-        default=None,
-        help=(
-            "multiple choice: exact set, partial credit for a correct subset, or per-option F1 (default: "
-            + (
-                "the source run's)"
-                if from_source
-                else "the benchmark's own rule, gaokao-bench: partial; else exact)"
-            )
-        ),
-    )
-    parser.add_argument(
-        "--partial-credit",
-        type=float,
-        default=None if from_source else 0.5,
-        help="share of the points a correct subset earns (partial; default: "
-        + ("the source run's)" if from_source else "0.5)"),
-    )
+    shown = "the source run's" if unset == "source run" else None
+    add_config_options(parser, RunConfig, only=SCORING_OPTIONS, unset=shown)
 
 
 def add_standard_score_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--standard-score",
-        metavar="SUBJECT=N,...",
-        type=standard_scores_arg,
-        help="scale each subject's points to a standard score (overrides the exam file's standard_scores)",
-    )
-
-
-def standard_scores_arg(text: str) -> dict[str, float]:
-    try:
-        return parse_standard_scores(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def shard_arg(text: str) -> tuple[int, int]:
-    try:
-        return parse_shard(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    add_config_options(parser, RunConfig, only=("standard_scores",))
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("backends")
-    group.add_argument(
-        "--base-url",
-        action="append",
-        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com); repeat it to spread "
-        "requests over several servers",
-    )
-    group.add_argument(
-        "--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key"
-    )
-    group.add_argument("--concurrency", type=int, default=8, help="API requests in flight at once")
-    group.add_argument("--rpm", type=float, help="at most this many API requests per minute")
-    group.add_argument("--timeout", type=float, default=120.0, help="seconds before an API request times out")
-    group.add_argument("--max-retries", type=int, default=6, help="retries of a failed API request")
-    group.add_argument(
-        "--max-wait",
-        type=float,
-        metavar="SECONDS",
-        help="the longest wait a server's Retry-After may ask for (default: --timeout x --max-retries)",
-    )
-    group.add_argument(
-        "--max-reply-chars",
-        type=int,
-        default=500_000,
-        help="the longest API reply text kept; a longer one is an error sample (default 500,000)",
-    )
-    group.add_argument("--device", default="auto", help="hf: auto, cpu, cuda, cuda:1 ...")
-    group.add_argument("--dtype", default="auto", help="hf/vllm: auto, float32, bfloat16, float16")
-    group.add_argument("--max-length", type=int, help="context window override (tokens)")
-    group.add_argument(
-        "--trust-remote-code", action="store_true", help="hf/vllm: run the model repo's own code"
-    )
-    group.add_argument("--tensor-parallel-size", type=int, default=1, help="vllm: GPUs per model")
-    scale = parser.add_argument_group("data parallelism (Ray: pip install 'kaoshi[ray]')")
-    scale.add_argument("--ray", action="store_true", help="run the backend in Ray actors")
-    scale.add_argument("--replicas", type=int, default=1, help="backend replicas, one Ray actor each")
-    scale.add_argument("--gpus-per-replica", type=float, default=0, help="GPUs each replica holds")
-    scale.add_argument("--ray-address", help="join this Ray cluster (e.g. auto, ray://head:10001)")
+    add_config_options(parser, ModelOptions)
 
 
 def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
     """The backend options as `kaoshi.evaluate` / `kaoshi.judge` take them (ModelOptions fields)."""
-    return {
-        "base_url": None
-        if not args.base_url
-        else args.base_url[0]
-        if len(args.base_url) == 1
-        else tuple(args.base_url),
-        "api_key_env": args.api_key_env,
-        "concurrency": args.concurrency,
-        "requests_per_minute": args.rpm,
-        "timeout_s": args.timeout,
-        "max_retries": args.max_retries,
-        "max_wait_s": args.max_wait,
-        "max_reply_chars": args.max_reply_chars,
-        "device": args.device,
-        "dtype": args.dtype,
-        "trust_remote_code": args.trust_remote_code,
-        "max_length": args.max_length,
-        "tensor_parallel_size": args.tensor_parallel_size,
-        "ray": args.ray,
-        "replicas": args.replicas,
-        "gpus_per_replica": args.gpus_per_replica,
-        "ray_address": args.ray_address,
-    }
-
-
-def model_options(args: argparse.Namespace) -> ModelOptions:
-    adapter = str(args.adapter) if args.adapter is not None else None
-    return ModelOptions(seed=args.seed, batch_size=args.batch_size, adapter=adapter, **backend_keywords(args))
-
-
-def exemplar_ids(args: argparse.Namespace) -> tuple[str, ...]:
-    return tuple(i.strip() for i in args.exemplars.split(",") if i.strip()) if args.exemplars else ()
+    return config_values(ModelOptions, args)
 
 
 def load_from_args(args: argparse.Namespace) -> LoadResult:
@@ -218,51 +98,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="hf:ID_OR_FOLDER, gguf:FILE, smollm2, openai:MODEL (--base-url), llamacpp:FILE, vllm:ID, "
         "random, constant:X, mock:FILE, py:MODULE:CLASS[:ARG]",
     )
-    parser.add_argument("--method", choices=METHODS, default="generate")
-    add_prompt_options(parser)
-    parser.add_argument("--limit", type=int, help="evaluate only the first N questions")
-    parser.add_argument(
-        "--shuffle-options",
-        type=int,
-        metavar="SEED",
-        help="permute each choice question's options (contamination check; see kaoshi contamination)",
-    )
-    parser.add_argument(
-        "--shard",
-        metavar="I/N",
-        type=shard_arg,
-        help="evaluate only shard I of N of the questions (by question id; join with kaoshi merge)",
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--max-new-tokens",
-        type=int,
-        metavar="N",
-        help=f"new tokens for every generated answer (default: the prompt's own budget: {budget_help()})",
-    )
-    parser.add_argument(
-        "--max-new-tokens-open",
-        type=int,
-        metavar="N",
-        help="new tokens for open (subjective) answers (default: --max-new-tokens, else the protocol's)",
-    )
-    parser.add_argument("--batch-size", type=int, help="requests per model call (default: the backend's)")
-    add_scoring_options(parser, unset="exam")
-    add_standard_score_option(parser)
-    add_backend_options(parser)
-    parser.add_argument(
-        "--llm-extractor",
-        metavar="SPEC",
-        help="a model that reads answers the rules leave unparsed (off by default)",
-    )
-    parser.add_argument(
-        "--adapter", type=Path, help="a LoRA adapter folder from kaoshi finetune (hf, gguf, smollm2 models)"
-    )
-    parser.add_argument(
-        "--allow-overlap",
-        action="store_true",
-        help="evaluate even questions the adapter was trained on (recorded in the run spec)",
-    )
+    add_config_options(parser, RunConfig)  # every run option (backends' too), from RunConfig's fields
     parser.add_argument(
         "--run-name", help="default: <exam>-<split>-<model>-<method>-<N>shot; the same name resumes"
     )
@@ -281,41 +117,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run_command)
 
 
-def budget_help() -> str:
-    """Each built-in prompt's generation budget, for `run --help`."""
-    by_budget: dict[str, list[str]] = {}
-    for name, template in TEMPLATES.items():
-        by_budget.setdefault(template.budget.describe(), []).append(name)
-    return "; ".join(f"{', '.join(names)}: {budget}" for budget, names in by_budget.items())
-
-
-def run_options(args: argparse.Namespace) -> RunOptions:
-    return RunOptions(
-        method=args.method,
-        prompt=args.prompt,
-        shots=args.shots,
-        chat=args.chat,
-        system=args.system,
-        exemplars=exemplar_ids(args),
-        exemplars_file=args.exemplars_file,
-        limit=args.limit,
-        shuffle_options=args.shuffle_options,
-        seed=args.seed,
-        max_new_tokens=args.max_new_tokens,
-        max_new_tokens_open=args.max_new_tokens_open,
-        multi_policy=args.multi_policy,
-        partial_credit=args.partial_credit,
-        standard_scores=args.standard_score or {},
-        llm_extractor=args.llm_extractor,
-        adapter=args.adapter,
-        allow_overlap=args.allow_overlap,
-        shard=args.shard,
-    )
-
-
 def run_command(args: argparse.Namespace) -> int:
-    options = run_options(args)
-    options.check()  # before the exam loads
+    config = read_config(RunConfig, args)  # a bad backend value stops here, before the exam loads
+    config.check()
     result = load_from_args(args)
     report_load(result)
     try:
@@ -323,8 +127,8 @@ def run_command(args: argparse.Namespace) -> int:
             evaluated = evaluate_prepared(
                 result.exam,
                 args.model,
-                options,
-                model_options(args),
+                config,
+                config.model_options(),
                 run_name=args.run_name,
                 store=store_path(args),
                 notify=eprint,

@@ -1,12 +1,11 @@
-"""Exams and questions: the data model and the loaders for real benchmark formats."""
+"""Exams and questions: the data model and generic reading of files (each benchmark's loader is in its
+package, kaoshi.benchmarks.<name>; kaoshi.benchmarks.load_exam picks one)."""
 
 from kaoshi.data.collect import Dropped, LoadResult
 from kaoshi.data.errors import DataError, RowError
-from kaoshi.data.loaders import BENCHMARKS, detect_benchmark, load_exam, sample_exam_path
 from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, format_gold
 
 __all__ = [
-    "BENCHMARKS",
     "DataError",
     "Dropped",
     "Exam",
@@ -16,8 +15,5 @@ __all__ = [
     "QuestionType",
     "RowError",
     "Source",
-    "detect_benchmark",
     "format_gold",
-    "load_exam",
-    "sample_exam_path",
 ]

@@ -6,7 +6,6 @@ import re
 from collections.abc import Sequence
 
 from kaoshi.data.errors import FieldError
-from kaoshi.data.model import QuestionType
 from kaoshi.data.options import normalize_letter
 
 _TRUE = {"正确", "对", "是", "√", "✓", "✔", "true", "t", "yes", "y", "1"}
@@ -62,14 +61,3 @@ def parse_reference_answer(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise FieldError("answer", "an open question needs a non-empty reference answer")
     return value.strip()
-
-
-def parse_letters(value: object, qtype: QuestionType) -> frozenset[str]:
-    """The gold letters of a choice question, parsed as its type parses a gold answer (kaoshi.qtypes)."""
-    # Imported here: the kinds are built from this module's parsers.
-    from kaoshi.qtypes import kind_of
-
-    gold = kind_of(qtype).parse_gold(value)
-    if not isinstance(gold, frozenset):
-        raise TypeError(f"{qtype.value} answers are not option letters")
-    return gold

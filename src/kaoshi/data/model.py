@@ -24,7 +24,7 @@ class QuestionType(str, enum.Enum):
 
     SINGLE = "single"  # 单选题
     MULTI = "multi"  # 多选题
-    JUDGE = "judge"  # 判断题
+    TRUE_FALSE = "judge"  # 判断题 (stored as "judge", as files and stores have always named it)
     OPEN = "open"  # 主观题
     CLOZE = "cloze"  # 填空题: reference text, blanks separated by ';'
     # Several sub-questions sharing one text (完形填空, 七选五, 阅读理解): one letter per sub-question,
@@ -34,17 +34,18 @@ class QuestionType(str, enum.Enum):
     @property
     def is_choice(self) -> bool:
         """Whether questions of this type show lettered options."""
-        # Imported here: the kinds sit above the data model, which they are built on.
-        from kaoshi.qtypes import kind_of
-
-        return kind_of(self).has_options
+        return self.value in _SHOWS_OPTIONS
 
     @property
     def is_objective(self) -> bool:
         """Whether answers of this type are checked against the gold answer by rules (not judged)."""
-        from kaoshi.qtypes import kind_of
+        return self.value not in _JUDGED
 
-        return kind_of(self).objective
+
+# Two facts of each type that the data model needs itself; the kinds (kaoshi.qtypes), built on this module,
+# state the same and are refused when they do not agree (kaoshi.qtypes.registry.register).
+_SHOWS_OPTIONS = frozenset({"single", "multi"})  # multi_question keeps its options inside the text
+_JUDGED = frozenset({"open"})  # graded by an LLM judge, not by rules
 
 
 _TYPE_ALIASES: dict[str, QuestionType] = {
@@ -55,10 +56,10 @@ _TYPE_ALIASES: dict[str, QuestionType] = {
     "multiple": QuestionType.MULTI,
     "多选题": QuestionType.MULTI,
     "多选": QuestionType.MULTI,
-    "judge": QuestionType.JUDGE,
-    "true_false": QuestionType.JUDGE,
-    "判断题": QuestionType.JUDGE,
-    "判断": QuestionType.JUDGE,
+    "judge": QuestionType.TRUE_FALSE,
+    "true_false": QuestionType.TRUE_FALSE,
+    "判断题": QuestionType.TRUE_FALSE,
+    "判断": QuestionType.TRUE_FALSE,
     "open": QuestionType.OPEN,
     "subjective": QuestionType.OPEN,
     "主观题": QuestionType.OPEN,

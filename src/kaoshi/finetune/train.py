@@ -18,8 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import kaoshi
-from kaoshi.data import load_exam
+from kaoshi.benchmarks import get_template, load_exam
 from kaoshi.data.model import Exam, Question
 from kaoshi.data.split import content_key
 from kaoshi.errors import InputError
@@ -28,7 +27,7 @@ from kaoshi.finetune.examples import IGNORE, TrainingExample, build_examples, pa
 from kaoshi.finetune.lora import LoraSettings, lora_config
 from kaoshi.models.base import ModelError, ModelOptions
 from kaoshi.models.hf import load_causal_lm
-from kaoshi.prompts import get_template
+from kaoshi.version import __version__
 
 CHECKPOINTS = "checkpoints"
 KEEP_CHECKPOINTS = 2
@@ -237,7 +236,7 @@ def _write_manifest(
     trained = [q for q in questions if q.answer is not None]
     manifest = {
         "kind": "kaoshi-adapter",
-        "kaoshi_version": kaoshi.__version__,
+        "kaoshi_version": __version__,
         "base": model_spec,
         "model_type": model_type,
         "train": {

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from kaoshi.option_fields import cli
 
 Message = tuple[str, str]  # (role, content)
+# The help sections of the backend options (kaoshi run, kaoshi judge).
+_BACKENDS = "backends"
+_RAY = "data parallelism (Ray: pip install 'kaoshi[ray]')"
 
 
 class ModelError(Exception):
@@ -63,34 +68,95 @@ class ModelOutput:
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Run-level settings a backend may use; each backend reads the ones that concern it."""
+    """Run-level settings a backend may use; each backend reads the ones that concern it.
+
+    A field with `cli(...)` metadata is the `kaoshi run` / `kaoshi judge` option of that name (generated
+    from it); seed, batch_size and adapter are the run's own options (kaoshi.RunConfig)."""
 
     seed: int = 0
     batch_size: int | None = None
     # HTTP APIs
-    base_url: str | tuple[str, ...] | None = None  # several: requests spread over them (models/endpoints.py)
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 8
-    requests_per_minute: float | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 6
-    max_wait_s: float | None = None  # the longest Retry-After honoured (None: timeout_s x max_retries)
+    # several: requests spread over them (models/endpoints.py)
+    base_url: str | tuple[str, ...] | None = field(
+        default=None,
+        metadata=cli(
+            "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL or api.openai.com); repeat it to spread "
+            "requests over several servers",
+            action="append",
+            collect=lambda urls: None if not urls else urls[0] if len(urls) == 1 else tuple(urls),
+            group=_BACKENDS,
+        ),
+    )
+    api_key_env: str = field(
+        default="OPENAI_API_KEY", metadata=cli("environment variable holding the API key", group=_BACKENDS)
+    )
+    concurrency: int = field(
+        default=8, metadata=cli("API requests in flight at once", type=int, group=_BACKENDS)
+    )
+    requests_per_minute: float | None = field(
+        default=None,
+        metadata=cli("at most this many API requests per minute", flag="--rpm", type=float, group=_BACKENDS),
+    )
+    timeout_s: float = field(
+        default=120.0,
+        metadata=cli(
+            "seconds before an API request times out", flag="--timeout", type=float, group=_BACKENDS
+        ),
+    )
+    max_retries: int = field(
+        default=6, metadata=cli("retries of a failed API request", type=int, group=_BACKENDS)
+    )
+    # the longest Retry-After honoured (None: timeout_s x max_retries)
+    max_wait_s: float | None = field(
+        default=None,
+        metadata=cli(
+            "the longest wait a server's Retry-After may ask for (default: --timeout x --max-retries)",
+            flag="--max-wait",
+            type=float,
+            metavar="SECONDS",
+            group=_BACKENDS,
+        ),
+    )
     # The longest reply text kept; a longer one is an error sample, and a body is read no further than
     # 32 bytes per character (openai_transport.REPLY_BYTES_PER_CHAR). 500,000 characters are about
     # 125,000 tokens of English (4 characters a token), beyond the longest output APIs offer today.
-    max_reply_chars: int = 500_000
+    max_reply_chars: int = field(
+        default=500_000,
+        metadata=cli(
+            "the longest API reply text kept; a longer one is an error sample (default 500,000)",
+            type=int,
+            group=_BACKENDS,
+        ),
+    )
     # local weights
-    device: str = "auto"
-    dtype: str = "auto"
-    trust_remote_code: bool = False
-    max_length: int | None = None  # context window override
-    tensor_parallel_size: int = 1
+    device: str = field(default="auto", metadata=cli("hf: auto, cpu, cuda, cuda:1 ...", group=_BACKENDS))
+    dtype: str = field(
+        default="auto", metadata=cli("hf/vllm: auto, float32, bfloat16, float16", group=_BACKENDS)
+    )
+    max_length: int | None = field(
+        default=None, metadata=cli("context window override (tokens)", type=int, group=_BACKENDS)
+    )
+    trust_remote_code: bool = field(
+        default=False,
+        metadata=cli("hf/vllm: run the model repo's own code", action="store_true", group=_BACKENDS),
+    )
+    tensor_parallel_size: int = field(
+        default=1, metadata=cli("vllm: GPUs per model", type=int, group=_BACKENDS)
+    )
     adapter: str | None = None  # a LoRA adapter folder (kaoshi finetune) applied to hf/gguf/smollm2 models
     # Data parallelism on Ray (models/ray_replicas.py): replicas of the backend, each with its GPUs.
-    ray: bool = False
-    replicas: int = 1
-    gpus_per_replica: float = 0
-    ray_address: str | None = None
+    ray: bool = field(
+        default=False, metadata=cli("run the backend in Ray actors", action="store_true", group=_RAY)
+    )
+    replicas: int = field(
+        default=1, metadata=cli("backend replicas, one Ray actor each", type=int, group=_RAY)
+    )
+    gpus_per_replica: float = field(
+        default=0, metadata=cli("GPUs each replica holds", type=float, group=_RAY)
+    )
+    ray_address: str | None = field(
+        default=None, metadata=cli("join this Ray cluster (e.g. auto, ray://head:10001)", group=_RAY)
+    )
 
     @property
     def on_ray(self) -> bool:

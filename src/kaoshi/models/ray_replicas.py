@@ -36,6 +36,10 @@ from kaoshi.models.gating import GatedRequests
 UNITS_PER_REPLICA = 4  # the runner's chunk: units for every replica, so that few idle at a chunk's end
 AHEAD = 1  # outputs a replica may give before the driver reads them (Ray's generator backpressure)
 
+# What makes a replica's backend from its spec and options (kaoshi.models.registry.resolve_model, given by
+# the registry, which makes RayReplicas).
+LoadBackend = Callable[[str, ModelOptions], Model]
+
 
 def _import_ray() -> Any:
     try:
@@ -49,10 +53,8 @@ class _Replica:
     """One backend replica inside a Ray actor (made remote in RayReplicas, so Ray stays optional). Its
     threads: one answers a unit at a time (the next waits its turn), another takes `stop` meanwhile."""
 
-    def __init__(self, spec: str, options: ModelOptions) -> None:
-        from kaoshi.models.registry import resolve_model
-
-        self.model = resolve_model(spec, options)
+    def __init__(self, spec: str, options: ModelOptions, load_backend: LoadBackend) -> None:
+        self.model = load_backend(spec, options)
         self._answering = threading.Lock()  # one unit at a time: a backend is not shared between threads
         self._stopped: set[int] = set()
 
@@ -98,7 +100,8 @@ def _always() -> bool:
 
 
 class RayReplicas(Model):
-    """`replicas` Ray actors of the backend `spec`, each with `gpus_per_replica` GPUs (0: CPU only)."""
+    """`replicas` Ray actors of the backend `spec`, each with `gpus_per_replica` GPUs (0: CPU only), made
+    by `load_backend` inside its actor."""
 
     name = "ray"
 
@@ -108,6 +111,7 @@ class RayReplicas(Model):
         options: ModelOptions,
         replicas: int,
         *,
+        load_backend: LoadBackend,
         gpus_per_replica: float = 0,
         cpus_per_replica: float = 1,
         address: str | None = None,
@@ -124,7 +128,7 @@ class RayReplicas(Model):
         actor_class = ray.remote(num_cpus=cpus_per_replica, num_gpus=gpus_per_replica, max_concurrency=3)(
             _Replica
         )
-        self.actors = [actor_class.remote(spec, options) for _ in range(replicas)]
+        self.actors = [actor_class.remote(spec, options, load_backend) for _ in range(replicas)]
         try:
             described = ray.get([actor.describe.remote() for actor in self.actors])
         except ray.exceptions.RayError as exc:

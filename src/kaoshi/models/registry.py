@@ -6,6 +6,7 @@ import importlib
 from dataclasses import replace
 
 from kaoshi.models.base import Model, ModelError, ModelOptions
+from kaoshi.models.ray_replicas import RayReplicas
 
 # name -> "module:Class"; a backend's heavy dependencies are imported only when it is chosen.
 BACKENDS: dict[str, str] = {
@@ -38,14 +39,13 @@ def resolve_model(spec: str, options: ModelOptions | None = None) -> Model:
     (a subclass of kaoshi.models.Model) and passes it the spec ARG."""
     options = options or ModelOptions()
     if options.on_ray:
-        from kaoshi.models.ray_replicas import RayReplicas
-
         # Each replica loads the backend itself, as one process would (no Ray inside a replica).
         local = replace(options, ray=False, replicas=1, ray_address=None)
         return RayReplicas(
             spec,
             local,
             options.replicas,
+            load_backend=resolve_model,
             gpus_per_replica=options.gpus_per_replica,
             address=options.ray_address,
         )

@@ -2,11 +2,9 @@
 
 from kaoshi.prompts.base import Fits, Message, Prompt, RenderOptions, Template, render_fitting
 from kaoshi.prompts.candidates import answer_candidates, candidate_answer
-from kaoshi.prompts.registry import BENCHMARK_DEFAULTS, TEMPLATES, default_template_name, get_template
+from kaoshi.prompts.registry import register_template, registered_templates, unregister_template
 
 __all__ = [
-    "BENCHMARK_DEFAULTS",
-    "TEMPLATES",
     "Fits",
     "Message",
     "Prompt",
@@ -14,7 +12,8 @@ __all__ = [
     "Template",
     "answer_candidates",
     "candidate_answer",
-    "default_template_name",
-    "get_template",
+    "register_template",
+    "registered_templates",
     "render_fitting",
+    "unregister_template",
 ]

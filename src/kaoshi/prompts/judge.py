@@ -11,7 +11,21 @@ from kaoshi.errors import InputError
 
 JUDGE_MODES = ("careful", "general", "debate", "gaokao")
 GAOKAO_MODE = "gaokao"
+# The version of the judge prompts before versions were recorded: grades stored without one are this.
 JUDGE_PROMPT_VERSION = 1
+# Each mode's prompt version, stored with every grade it makes (debate: its careful first prompt and its
+# second judge's prompt together). Raise a mode's number when its wording changes (the shared parts too):
+# a version after the first is part of the grader's name (kaoshi.runner.judge.JudgeSetup.grader), so
+# grades from two versions of a prompt are two graders and never mix.
+JUDGE_PROMPT_VERSIONS: dict[str, int] = {"careful": 1, "general": 1, "debate": 1, GAOKAO_MODE: 1}
+
+
+def judge_prompt_version(mode: str) -> int:
+    """The version of `mode`'s prompts; InputError for an unknown mode."""
+    if mode not in JUDGE_PROMPT_VERSIONS:
+        raise InputError(f"unknown judge mode {mode!r} (choose from {', '.join(JUDGE_MODES)})")
+    return JUDGE_PROMPT_VERSIONS[mode]
+
 
 _INTRO = (
     "你是一名严谨的阅卷老师。下面给出一道主观题、答案1（标准答案，视为完全正确，得10分）和答案2（考生答案）。"

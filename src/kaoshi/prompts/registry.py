@@ -1,85 +1,53 @@
-"""Built-in templates by name, user template files, and each benchmark's default."""
+"""Prompt templates by name: kaoshi's generic ones, those a program registers, and user template files.
+
+A benchmark's own templates live in its package (kaoshi.benchmarks.<name>); kaoshi.benchmarks.get_template
+looks in all of them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from kaoshi.benchmarks.registry import benchmark_names, find_benchmark
 from kaoshi.data.model import Exam
-from kaoshi.errors import UnknownName
-from kaoshi.prompts.agieval import AGIEVAL
+from kaoshi.errors import InputError, UnknownName
 from kaoshi.prompts.base import Template
-from kaoshi.prompts.ceval import CEVAL_ANSWER_ONLY, CEVAL_COT, FINEVAL_ANSWER_ONLY, FINEVAL_COT
-from kaoshi.prompts.cflue import CFLUE_KAOSHI
-from kaoshi.prompts.cflue_official import CFLUE
-from kaoshi.prompts.cmexam import CMEXAM
-from kaoshi.prompts.cmmlu import CMMLU_ANSWER_ONLY, CMMLU_COT
-from kaoshi.prompts.gaokao import GAOKAO, GAOKAO_KAOSHI
+from kaoshi.prompts.exam_style import LHMKE
 from kaoshi.prompts.plain import PlainTemplate
-from kaoshi.prompts.qualbench import LHMKE, QUALBENCH_KAOSHI, QUALBENCH_KAOSHI_EXPERT, QUALBENCH_ZERO
-from kaoshi.prompts.qualbench_paper import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
 from kaoshi.prompts.user import UserTemplate
 
-TEMPLATES: dict[str, Template] = {
-    t.name: t
-    for t in (
-        PlainTemplate(),
-        CEVAL_ANSWER_ONLY,
-        CEVAL_COT,
-        QUALBENCH_PAPER,
-        QUALBENCH_PAPER_EXPERT,
-        QUALBENCH_KAOSHI,
-        QUALBENCH_KAOSHI_EXPERT,
-        QUALBENCH_ZERO,
-        LHMKE,
-        CMMLU_ANSWER_ONLY,
-        CMMLU_COT,
-        FINEVAL_ANSWER_ONLY,
-        FINEVAL_COT,
-        CFLUE,
-        CFLUE_KAOSHI,
-        CMEXAM,
-        AGIEVAL,
-        GAOKAO,
-        GAOKAO_KAOSHI,
-    )
-}
+CORE_TEMPLATES: dict[str, Template] = {t.name: t for t in (PlainTemplate(), LHMKE)}
+_registered: dict[str, Template] = {}
 
 
-class _BenchmarkDefaults(Mapping[str, str]):
-    """Each known benchmark's default template name, as its entry in the benchmark registry says."""
-
-    def __getitem__(self, benchmark: str) -> str:
-        found = find_benchmark(benchmark)
-        if found is None:
-            raise KeyError(benchmark)
-        return found.default_prompt
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(benchmark_names())
-
-    def __len__(self) -> int:
-        return len(benchmark_names())
+def register_template(template: Template, *, replace: bool = False) -> Template:
+    """Make `template` known by its name to `kaoshi run --prompt` and kaoshi.benchmarks.get_template."""
+    name = getattr(template, "name", "")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("a template needs a name")
+    if not replace and (name in _registered or name in CORE_TEMPLATES):
+        raise InputError(f"template {name!r} is already known (replace=True to take it over)")
+    _registered[name] = template
+    return template
 
 
-BENCHMARK_DEFAULTS: Mapping[str, str] = _BenchmarkDefaults()
+def unregister_template(name: str) -> None:
+    """Forget a template register_template added."""
+    if _registered.pop(name, None) is None:
+        raise UnknownName(f"no template {name!r} was registered")
 
 
-def default_template_name(benchmark: str) -> str:
-    """The template a run on `benchmark` uses without --prompt ('default' for a benchmark kaoshi does not
-    know, e.g. a run stored by a plugin that is not loaded)."""
-    return BENCHMARK_DEFAULTS.get(benchmark, "default")
+def registered_templates() -> dict[str, Template]:
+    """kaoshi's generic templates, then those registered, by name (a registered one replaces a generic)."""
+    return {**CORE_TEMPLATES, **_registered}
 
 
-def get_template(name: str) -> Template:
-    """A built-in template, or `file:PATH` (also a bare path ending in .j2 / .jinja) for a user template."""
-    if name in TEMPLATES:
-        return TEMPLATES[name]
-    path = name.removeprefix("file:")
-    if name.startswith("file:") or path.endswith((".j2", ".jinja", ".jinja2")):
-        return UserTemplate.load(Path(path))
-    raise UnknownName(f"unknown prompt {name!r} (built in: {', '.join(sorted(TEMPLATES))}; or file:PATH.j2)")
+def is_template_file(name: str) -> bool:
+    return name.startswith("file:") or name.endswith((".j2", ".jinja", ".jinja2"))
+
+
+def load_template_file(name: str) -> Template:
+    """A user template: `file:PATH` (also a bare path ending in .j2 / .jinja)."""
+    return UserTemplate.load(Path(name.removeprefix("file:")))
 
 
 def exemplars_for_run(

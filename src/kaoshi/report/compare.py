@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from kaoshi.report.aggregate import RunSummary
+from kaoshi.analysis.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.render import (
     ERROR_RATE,
     compared_on,
@@ -20,8 +20,8 @@ from kaoshi.report.render import (
     not_compared,
     percent,
 )
-from kaoshi.report.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.tables import TextTable, mark_best, render_tables
+from kaoshi.results.aggregate import RunSummary
 from kaoshi.store.coverage import Coverage, run_coverage
 from kaoshi.store.pairing import Pairing, pair_questions
 from kaoshi.store.records import RunRecord, SampleRecord

@@ -19,15 +19,15 @@ from typing import Any
 
 import jinja2
 
-import kaoshi
 from kaoshi.data.model import format_gold
 from kaoshi.prompts.base import Prompt
 from kaoshi.qtypes import kind_of
-from kaoshi.report.aggregate import RunSummary
 from kaoshi.report.compare import compare_to_baseline, comparison_tables
 from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
+from kaoshi.results.aggregate import RunSummary
 from kaoshi.store.records import GradeRecord, RunRecord, SampleRecord
+from kaoshi.version import __version__
 
 _JSON_ESCAPES = {
     ord("<"): "\\u003c",
@@ -148,7 +148,7 @@ def build_html(
     }
     return template.render(
         title=title,
-        version=kaoshi.__version__,
+        version=__version__,
         generated=dt.datetime.now().isoformat(timespec="seconds"),
         store=store,
         runs=[r.record for r in runs],

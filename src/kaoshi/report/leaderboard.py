@@ -8,13 +8,14 @@ how many that is; each run's `questions` cell gives its own coverage and says wh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from kaoshi.benchmarks import DomainLayout, LeaderboardLayout, find_benchmark
-from kaoshi.report.aggregate import OBJECTIVE, SUBJECTIVE, RunSummary, summarize
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.render import percent
 from kaoshi.report.tables import TextTable, mark_best
+from kaoshi.results.aggregate import RunSummary, summarize
+from kaoshi.results.layout import DomainLayout, LeaderboardLayout
+from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 from kaoshi.store.records import RunRecord, SampleRecord
@@ -38,6 +39,7 @@ class Board:
     benchmark: str
     entries: tuple[Entry, ...]
     compared: ComparedRuns
+    layout: LeaderboardLayout = field(default_factory=DomainLayout)  # the benchmark's columns
 
     def to_json(self, table: TextTable) -> dict[str, object]:
         order = [row[0] for row in table.rows]
@@ -51,8 +53,13 @@ class Board:
         }
 
 
-def build_board(benchmark: str, loaded: Sequence[tuple[RunRecord, list[SampleRecord], str | None]]) -> Board:
-    """`loaded`: each run with its samples (open answers graded) and the grader whose grades count."""
+def build_board(
+    benchmark: str,
+    loaded: Sequence[tuple[RunRecord, list[SampleRecord], str | None]],
+    layout: LeaderboardLayout | None = None,
+) -> Board:
+    """`loaded`: each run with its samples (open answers graded) and the grader whose grades count;
+    `layout`: the benchmark's columns (kaoshi.benchmarks.leaderboard_layout; default one per domain)."""
     compared = compare_runs(
         [(run, samples) for run, samples, _ in loaded],
         # the run's standard scores too, as `kaoshi report` and `kaoshi.summarize` count its points
@@ -64,14 +71,7 @@ def build_board(benchmark: str, loaded: Sequence[tuple[RunRecord, list[SampleRec
             loaded, compared.summaries, compared.coverage, strict=True
         )
     )
-    return Board(benchmark, entries, compared)
-
-
-def leaderboard_layout(benchmark: str) -> LeaderboardLayout:
-    """The benchmark's own layout; a column per domain for a benchmark kaoshi does not know (a run stored
-    by a plugin that is not loaded)."""
-    found = find_benchmark(benchmark)
-    return found.leaderboard if found is not None else DomainLayout()
+    return Board(benchmark, entries, compared, layout or DomainLayout())
 
 
 def _with_coverage(cell: str, coverage: tuple[int, int] | None) -> str:
@@ -98,7 +98,7 @@ def leaderboard_table(board: Board) -> TextTable:
     """Runs as rows, best in each column marked, sorted by the layout's headline number (C-Eval Average,
     or accuracy over questions) on the questions every run answered."""
     benchmark, entries, compared = board.benchmark, board.entries, board.compared
-    layout = leaderboard_layout(benchmark)
+    layout = board.layout
     columns = list(layout.columns([e.summary for e in entries]))
     values = [dict(layout.values(e.summary)) for e in entries]  # copies: the points columns go in too
     headline = layout.headline

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kaoshi.report.aggregate import GROUP_KEYS, UNKNOWN_GROUP
-from kaoshi.report.stats import BootstrapResult, paired_bootstrap
+from kaoshi.analysis.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.tables import TextTable, mark_best
+from kaoshi.results.aggregate import GROUP_KEYS
+from kaoshi.results.metrics import UNKNOWN_GROUP
 from kaoshi.store.pairing import Pairing, graded, pair_questions
 from kaoshi.store.records import SampleRecord
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 import io
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from kaoshi.errors import InputError
-from kaoshi.report.aggregate import UNKNOWN_GROUP, RunSummary
 from kaoshi.report.fonts import cjk_font_family, missing_font_message
+from kaoshi.results.aggregate import RunSummary
+from kaoshi.results.metrics import UNKNOWN_GROUP
 
 PLOT_KINDS = ("bar", "radar")
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
@@ -33,18 +35,12 @@ def _matplotlib() -> Any:
     return matplotlib
 
 
-def english_names() -> dict[str, str]:
-    """Chinese domain and subject names -> the English names the benchmarks' papers use."""
-    from kaoshi.data.ceval_subjects import CEVAL_SUBJECTS
-    from kaoshi.data.qualbench import QUALBENCH_DOMAINS
-
-    return {**{s.chinese: s.english for s in CEVAL_SUBJECTS.values()}, **QUALBENCH_DOMAINS}
-
-
-def ascii_labels(labels: Sequence[str], stand_in: str) -> tuple[list[str], dict[str, str]]:
-    """Labels a font without Chinese glyphs can draw: ASCII labels as they are, known Chinese names in
-    English, others as `{stand_in} N`; and the replaced label -> original mapping."""
-    english = english_names()
+def ascii_labels(
+    labels: Sequence[str], stand_in: str, english: Mapping[str, str] = MappingProxyType({})
+) -> tuple[list[str], dict[str, str]]:
+    """Labels a font without Chinese glyphs can draw: ASCII labels as they are, Chinese names `english`
+    knows in English (kaoshi.benchmarks.english_names: the names the benchmarks' papers use), others as
+    `{stand_in} N`; and the replaced label -> original mapping."""
     drawn: list[str] = []
     replaced: dict[str, str] = {}
     stand_ins = 0
@@ -62,12 +58,14 @@ def ascii_labels(labels: Sequence[str], stand_in: str) -> tuple[list[str], dict[
     return drawn, replaced
 
 
-def _drawable(names: Sequence[str], runs: Sequence[str], key: str, cjk: bool) -> tuple[list[str], list[str]]:
+def _drawable(
+    names: Sequence[str], runs: Sequence[str], key: str, cjk: bool, english: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
     """Group and run labels to draw: as they are with a CJK font, else ASCII and one warning."""
     if cjk:
         return list(names), list(runs)
-    group_labels, groups_replaced = ascii_labels(names, key)
-    run_labels, runs_replaced = ascii_labels(runs, "run")
+    group_labels, groups_replaced = ascii_labels(names, key, english)
+    run_labels, runs_replaced = ascii_labels(runs, "run", english)
     replaced = {**groups_replaced, **runs_replaced}
     mapping = "; ".join(f"{label} = {original}" for label, original in replaced.items())
     message = missing_font_message()
@@ -122,12 +120,17 @@ def _accuracy(summary: RunSummary, key: str, name: str) -> float | None:
 NO_ACCURACY = "n/a"  # drawn where a run has no checked answer in a group: not the same as 0%
 
 
-def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any:
+def bar_chart(
+    summaries: Sequence[RunSummary],
+    key: str,
+    title: str = "",
+    english: Mapping[str, str] = MappingProxyType({}),
+) -> Any:
     """One group of bars per `key` value, one bar per run, whiskers at the 95% Wilson interval. Each bar
     is labelled with its value, so 0% shows; a group a run has no accuracy in gets 'n/a', not a bar."""
     names = group_names(summaries, key)
     figure, axes, fonts = _figure(max(6.0, 1.2 * len(names) * max(1, len(summaries)) ** 0.5 + 2), 4.5)
-    labels, runs = _drawable(names, [s.run for s in summaries], key, cjk=len(fonts) > 1)
+    labels, runs = _drawable(names, [s.run for s in summaries], key, len(fonts) > 1, english)
     width = 0.8 / len(summaries)
     for i, summary in enumerate(summaries):
         heights, low, high = [], [], []
@@ -153,7 +156,12 @@ def bar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any
     return figure
 
 
-def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> Any:
+def radar_chart(
+    summaries: Sequence[RunSummary],
+    key: str,
+    title: str = "",
+    english: Mapping[str, str] = MappingProxyType({}),
+) -> Any:
     """Each run's accuracy profile over the `key` values on a polar chart (needs three or more). A value
     no run has an accuracy in (e.g. ungraded open answers) is left out and named under the chart, never
     drawn as 0%; a run without an accuracy where others have one leaves a gap in its line."""
@@ -167,7 +175,7 @@ def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> A
             f"the runs have {len(names)}{without}"
         )
     figure, axes, fonts = _figure(6.0, 6.0, polar=True)
-    all_labels, runs = _drawable(every, [s.run for s in summaries], key, cjk=len(fonts) > 1)
+    all_labels, runs = _drawable(every, [s.run for s in summaries], key, len(fonts) > 1, english)
     label_of = dict(zip(every, all_labels, strict=True))
     labels = [label_of[n] for n in names]
     axes.set_theta_offset(math.pi / 2)  # first value at the top, then clockwise, as papers draw them
@@ -189,11 +197,14 @@ def radar_chart(summaries: Sequence[RunSummary], key: str, title: str = "") -> A
     return figure
 
 
-def draw(summaries: Sequence[RunSummary], key: str, kind: str) -> Any:
+def draw(
+    summaries: Sequence[RunSummary], key: str, kind: str, english: Mapping[str, str] = MappingProxyType({})
+) -> Any:
+    """A bar or radar chart; `english` names Chinese labels for a font without Chinese glyphs."""
     if kind == "bar":
-        return bar_chart(summaries, key)
+        return bar_chart(summaries, key, english=english)
     if kind == "radar":
-        return radar_chart(summaries, key)
+        return radar_chart(summaries, key, english=english)
     raise PlotError(f"unknown plot kind {kind!r} (choose from {', '.join(PLOT_KINDS)})")
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from kaoshi.data.ceval_subjects import CEVAL_CATEGORIES
-from kaoshi.report.aggregate import RunSummary, Tally
-from kaoshi.report.metrics import CEVAL_AVERAGE
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
+from kaoshi.results.aggregate import RunSummary, Tally
+from kaoshi.results.metrics import CATEGORY_ORDER, CEVAL_AVERAGE
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 
@@ -112,8 +111,8 @@ def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
 
 
 def ceval_columns(summary: RunSummary) -> list[str]:
-    known = [c for c in CEVAL_CATEGORIES if c in summary.category_averages]
-    others = sorted(c for c in summary.category_averages if c not in CEVAL_CATEGORIES and c != CEVAL_AVERAGE)
+    known = [c for c in CATEGORY_ORDER if c in summary.category_averages]
+    others = sorted(c for c in summary.category_averages if c not in CATEGORY_ORDER and c != CEVAL_AVERAGE)
     return [*known, *others, CEVAL_AVERAGE]
 
 
@@ -132,6 +131,14 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
             [[label, percent(value)] for label, value, _ in metric_rows(summary)],
         )
     )
+    if summary.measurements:
+        tables.append(
+            TextTable(
+                f"{summary.run} — the benchmark's own metrics",
+                ("metric", "value"),
+                [[m.label, m.text] for m in summary.measurements],
+            )
+        )
     if summary.has_subjective:
         tables.append(parts_table(summary))
     if summary.category_averages:

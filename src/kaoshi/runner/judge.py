@@ -13,10 +13,17 @@ from typing import Any
 
 from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model, ModelOutput
-from kaoshi.prompts.judge import GAOKAO_MODE, debate_prompt, gaokao_judge_prompt, judge_prompt
+from kaoshi.prompts.judge import (
+    GAOKAO_MODE,
+    JUDGE_PROMPT_VERSION,
+    debate_prompt,
+    gaokao_judge_prompt,
+    judge_prompt,
+    judge_prompt_version,
+)
 from kaoshi.qtypes import kind_of
 from kaoshi.scoring.judge_parse import parse_judge_score
-from kaoshi.store.records import GradeRecord, SampleRecord, SampleStatus
+from kaoshi.store.records import GradeRecord, GradeStatus, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
 DEBATE_SUFFIX = "::debate"
@@ -33,11 +40,21 @@ class JudgeSetup:
     max_new_tokens: int = 512
 
     @property
+    def prompt_version(self) -> int:
+        """The version of this mode's judge prompts (kaoshi.prompts.judge), stored with each grade."""
+        return judge_prompt_version(self.mode)
+
+    @property
     def grader(self) -> str:
-        """The name grades are stored under, e.g. `careful:openai:gpt-4o` or `debate:a+b`."""
+        """The name grades are stored under, e.g. `careful:openai:gpt-4o` or `debate:a+b`. A prompt version
+        after the first is part of it (`careful@v2:openai:gpt-4o`): grades made with two versions of a
+        prompt are two graders, and the names of the first version's graders stay as they were."""
+        mode = self.mode
+        if self.prompt_version != JUDGE_PROMPT_VERSION:
+            mode = f"{mode}@v{self.prompt_version}"
         if self.mode == "debate":
-            return f"debate:{self.judge}+{self.second_judge or self.judge}"
-        return f"{self.mode}:{self.judge}"
+            return f"{mode}:{self.judge}+{self.second_judge or self.judge}"
+        return f"{mode}:{self.judge}"
 
 
 @dataclass(frozen=True)
@@ -75,7 +92,7 @@ def _todo(
     unfinished debates are still to grade."""
     stored = store.grades(run, grader)
     samples = judgeable(store.iter_samples(run))
-    done = {q for q, g in stored.items() if g.status in ("ok", "unparsed")}
+    done = {q for q, g in stored.items() if g.status in (GradeStatus.OK, GradeStatus.UNPARSED)}
     return [s for s in samples if s.question_id not in done], samples, stored
 
 
@@ -105,7 +122,7 @@ def _round(judge: str, prompt: str, output: ModelOutput, item_points: float | No
         "reply": output.text,
         "error": output.error,
         "score": parsed.score if parsed else None,
-        "status": "error" if parsed is None else parsed.status,
+        "status": GradeStatus.ERROR.value if parsed is None else parsed.status,
     }
     if item_points is not None and record["score"] is not None:
         awarded = float(record["score"])
@@ -115,13 +132,17 @@ def _round(judge: str, prompt: str, output: ModelOutput, item_points: float | No
     return record
 
 
-def _grade(sample: SampleRecord, grader: str, rounds: list[dict[str, Any]], status: str) -> GradeRecord:
+def _grade(sample: SampleRecord, setup: JudgeSetup, rounds: list[dict[str, Any]]) -> GradeRecord:
+    """The grade the last round gives (its status, "ok" / "unparsed" / "error", is the grade's)."""
     final = rounds[-1]
-    score = final["score"] if status == "ok" else None
+    status = GradeStatus(final["status"])
+    score = final["score"] if status is GradeStatus.OK else None
     points = None if score is None else sample.points * score / 10
     if score is not None and "points_awarded" in final:
         points = min(float(final["points_awarded"]), sample.points)  # exact, not through the 0-10 scale
-    return GradeRecord(sample.question_id, grader, status, score, points, tuple(rounds))
+    return GradeRecord(
+        sample.question_id, setup.grader, status, score, points, tuple(rounds), setup.prompt_version
+    )
 
 
 def _first_prompt(mode: str, sample: SampleRecord) -> str:
@@ -151,14 +172,14 @@ def judge_run(
 
     def keep(grade: GradeRecord) -> None:
         store.add_grade(run, grade)
-        if grade.status != "partial":
+        if grade.status is not GradeStatus.PARTIAL:
             grades.append(grade)
             if on_grade is not None:
                 on_grade(grade)
 
     # Round one: skipped for debates whose first round is already stored.
     first_rounds: dict[str, dict[str, Any]] = {
-        q: dict(g.rounds[0]) for q, g in stored.items() if g.status == "partial" and q in by_id
+        q: dict(g.rounds[0]) for q, g in stored.items() if g.status is GradeStatus.PARTIAL and q in by_id
     }
     prompts = {s.question_id: _first_prompt(setup.mode, s) for s in todo if s.question_id not in first_rounds}
     requests = [
@@ -168,11 +189,12 @@ def judge_run(
         sample = by_id[output.id]
         scale = sample.points if setup.mode == GAOKAO_MODE else None
         round_one = _round(setup.judge, prompts[output.id], output, scale)
-        if setup.mode != "debate" or round_one["status"] == "error":
-            keep(_grade(sample, grader, [round_one], round_one["status"]))
+        if setup.mode != "debate" or round_one["status"] == GradeStatus.ERROR:
+            keep(_grade(sample, setup, [round_one]))
         else:
             first_rounds[output.id] = round_one
-            keep(GradeRecord(output.id, grader, "partial", None, None, (round_one,)))
+            version = setup.prompt_version
+            keep(GradeRecord(output.id, grader, GradeStatus.PARTIAL, None, None, (round_one,), version))
     if setup.mode == "debate" and first_rounds:
         judge_two = second or first
         name_two = setup.second_judge or setup.judge
@@ -194,12 +216,12 @@ def judge_run(
             question_id = output.id.removesuffix(DEBATE_SUFFIX)
             round_two = _round(name_two, second_prompts[question_id], output)
             rounds = [first_rounds[question_id], round_two]
-            keep(_grade(by_id[question_id], grader, rounds, round_two["status"]))
+            keep(_grade(by_id[question_id], setup, rounds))
     return JudgeOutcome(
         grader,
-        graded=sum(g.status == "ok" for g in grades),
-        unparsed=sum(g.status == "unparsed" for g in grades),
-        errors=sum(g.status == "error" for g in grades),
+        graded=sum(g.status is GradeStatus.OK for g in grades),
+        unparsed=sum(g.status is GradeStatus.UNPARSED for g in grades),
+        errors=sum(g.status is GradeStatus.ERROR for g in grades),
         already=len(samples) - len(todo),
         seconds=time.perf_counter() - started,
     )

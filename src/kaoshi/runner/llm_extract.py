@@ -9,9 +9,8 @@ from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model
 from kaoshi.prompts import answer_candidates
 from kaoshi.prompts.plain import format_body
-from kaoshi.qtypes import kind_of
+from kaoshi.qtypes import extract_answer, kind_of
 from kaoshi.runner.samples import grade_for
-from kaoshi.scoring.extract import extract_answer
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 
 NO_ANSWER = "无"
@@ -69,7 +68,7 @@ def apply_extractor_reply(
     grade = grade_for(question, extraction.answer, spec)
     return replace(
         updated,
-        status=SampleStatus.OK.value,
+        status=SampleStatus.OK,
         answer=extraction.answer,
         correct=grade.correct,
         score=grade.points,

@@ -6,81 +6,32 @@ spec (and so resume the same run) whichever way a run is started."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-import kaoshi
-from kaoshi.data.loaders import load_exemplars
+from kaoshi.benchmarks import default_template_name, get_template
+from kaoshi.benchmarks.loading import load_exemplars
 from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.errors import InputError
+from kaoshi.finetune.adapter import check_overlap, run_record
 from kaoshi.models.base import ModelOptions
 from kaoshi.models.secrets import strip_credentials
-from kaoshi.prompts import RenderOptions, Template, default_template_name, get_template
+from kaoshi.prompts import RenderOptions, Template
 from kaoshi.prompts.registry import exemplars_for_run
-from kaoshi.runner.run import METHODS
+from kaoshi.runner.config import RunConfig
 from kaoshi.runner.shards import shard_count, shard_name
-from kaoshi.scoring import MULTI_POLICIES
-from kaoshi.store.records import RunSpec
+from kaoshi.scoring.grade import MultiPolicy
+from kaoshi.store.records import Method, RunSpec
 from kaoshi.store.sqlite import Store
+from kaoshi.version import __version__
 
 Notify = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """What `kaoshi run` takes besides the exam and the model (each field is the option of that name).
-
-    max_new_tokens / max_new_tokens_open: None keeps the prompt's own budget (`run --help` lists them).
-    exemplars: question ids pinned as the solved exemplars; exemplars_file: a kaoshi JSONL file of them.
-    shuffle_options: a seed that permutes each choice question's options (contamination check).
-    standard_scores: subject -> standard score, over the exam file's own.
-    multi_policy: None takes the exam's own rule (GAOKAO-Bench: partial), else exact.
-    """
-
-    method: str = "generate"
-    prompt: str | None = None
-    shots: int | None = None
-    chat: bool | None = None
-    system: str | None = None
-    exemplars: tuple[str, ...] = ()
-    exemplars_file: Path | None = None
-    limit: int | None = None
-    shuffle_options: int | None = None
-    seed: int = 0
-    max_new_tokens: int | None = None
-    max_new_tokens_open: int | None = None
-    multi_policy: str | None = None
-    partial_credit: float = 0.5
-    standard_scores: Mapping[str, float] = field(default_factory=dict)
-    llm_extractor: str | None = None
-    adapter: Path | None = None
-    allow_overlap: bool = False
-    shard: tuple[int, int] | None = None  # (I, N): only shard I of N of the questions (kaoshi merge)
-
-    def check(self) -> None:
-        """ValueError naming the option when a value cannot be used."""
-        if self.method not in METHODS:
-            raise InputError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
-        if self.limit is not None and self.limit <= 0:
-            raise InputError("--limit must be > 0")
-        if self.shots is not None and self.shots < 0:
-            raise InputError("--shots must be >= 0")
-        if self.multi_policy is not None and self.multi_policy not in MULTI_POLICIES:
-            raise InputError(
-                f"unknown multi policy {self.multi_policy!r} (known: {', '.join(MULTI_POLICIES)})"
-            )
-        if not 0 <= self.partial_credit <= 1:
-            raise InputError("--partial-credit must be between 0 and 1")
-        for name in ("max_new_tokens", "max_new_tokens_open"):
-            value = getattr(self, name)
-            if value is not None and value <= 0:
-                raise InputError(f"--{name.replace('_', '-')} must be > 0")
-        if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
-            raise InputError(f"--shard must be I/N with 1 <= I <= N, got {self.shard[0]}/{self.shard[1]}")
-        if self.allow_overlap and self.adapter is None:
-            raise InputError("--allow-overlap is for runs with --adapter")
+# The run's options are kaoshi.runner.config.RunConfig; RunOptions, their earlier name, stays for code that
+# imports it.
+RunOptions = RunConfig
 
 
 @dataclass(frozen=True)
@@ -110,7 +61,7 @@ class PromptSetup:
         return RenderOptions(self.shots, chat, system, self.exemplars)
 
 
-def prompt_setup(exam: Exam, options: RunOptions, notify: Notify) -> PromptSetup:
+def prompt_setup(exam: Exam, options: RunConfig, notify: Notify) -> PromptSetup:
     """The template (options.prompt, else the benchmark's own), shots and exemplars for `exam`."""
     if options.shots is not None and options.shots < 0:
         raise InputError("--shots must be >= 0")
@@ -162,7 +113,7 @@ def recorded_base_url(base_url: str | tuple[str, ...] | None) -> str | list[str]
 def prepare_run(
     exam: Exam,
     model: str,
-    options: RunOptions,
+    options: RunConfig,
     model_options: ModelOptions,
     *,
     chat: bool | None,
@@ -200,7 +151,7 @@ def prepare_run(
         prompt_version=template.version,
         shots=shots,
         model=model,
-        method=options.method,
+        method=Method.parse(options.method),
         seed=options.seed,
         limit=options.limit,
         max_new_tokens=objective_tokens,
@@ -213,12 +164,14 @@ def prepare_run(
         exemplars_file=setup.exemplars_digest,
         llm_extractor=options.llm_extractor,
         model_settings=settings,
-        multi_policy=options.multi_policy or str(exam.metadata.get("multi_policy", "exact")),
+        multi_policy=MultiPolicy.parse(
+            options.multi_policy or str(exam.metadata.get("multi_policy", "exact"))
+        ),
         partial_credit=options.partial_credit,
         shuffle_seed=options.shuffle_options,
         adapter=adapter,
         standard_scores={**exam.metadata.get("standard_scores", {}), **options.standard_scores},
-        kaoshi_version=kaoshi.__version__,
+        kaoshi_version=__version__,
         shard=None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",
         shard_questions=asked,
     )
@@ -230,9 +183,8 @@ def prepare_run(
     return PreparedRun(name, exam, template, spec, chat_known=chat is not None)
 
 
-def adapter_record(options: RunOptions, model: str, exam: Exam, notify: Notify) -> dict[str, object]:
+def adapter_record(options: RunConfig, model: str, exam: Exam, notify: Notify) -> dict[str, object]:
     """Check the adapter against the model and the evaluated questions; what the run spec records."""
-    from kaoshi.finetune.adapter import check_overlap, run_record
 
     assert options.adapter is not None
     if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):

@@ -82,9 +82,9 @@ def execute_run(
     claimed just before they are asked, so processes joined on one run never ask a question twice; each
     request is sent only while the lease is still this process's (after a pause another may have taken
     it over), so a stop costs at most the requests in flight."""
-    if spec.method not in METHODS:
-        raise CapabilityError(f"unknown method {spec.method!r} (known: {', '.join(METHODS)})")
-    _check_capabilities(model, exam, Method(spec.method))
+    if spec.method not in MODEL_METHODS:
+        raise CapabilityError(f"unknown method {spec.method.value!r} (known: {', '.join(METHODS)})")
+    _check_capabilities(model, exam, spec.method)
     held: AbstractContextManager[Lease] = store.hold(name) if lease is None else nullcontext(lease)
     with held as current:
         # Every prompt is rendered before the run is written, so a run refused for a reason known before

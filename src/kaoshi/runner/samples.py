@@ -10,9 +10,9 @@ from kaoshi.data.model import Gold, Question
 from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOutput
 from kaoshi.prompts import Prompt
-from kaoshi.qtypes import kind_of
-from kaoshi.scoring.extract import Extraction, extract_answer
-from kaoshi.scoring.grade import MULTI_POLICIES, Grade, grade_answer
+from kaoshi.qtypes import extract_answer, grade_answer, kind_of
+from kaoshi.scoring.extract import Extraction
+from kaoshi.scoring.grade import Grade
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus, run_method
 
 
@@ -39,7 +39,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         question=question.content(),
         prompt=pending.prompt.text,
         shots=pending.prompt.shots,
-        status=SampleStatus.ERROR.value,
+        status=SampleStatus.ERROR,
         response=output.text,
         # NaN or infinity would make the stored JSON invalid for other readers; the error names the value.
         logprobs=None if bad_logprobs else output.logprobs,
@@ -75,11 +75,11 @@ def score_record(
     """Extraction and grading of one output under the run's method and scoring policy."""
     reading = read_output(question, output, run_method(spec), echo)
     extraction = reading.extraction
-    answered = SampleStatus(extraction.status) is SampleStatus.OK
-    grade = grade_for(question, extraction.answer if answered else None, spec)
+    status = SampleStatus(extraction.status)
+    grade = grade_for(question, extraction.answer if status is SampleStatus.OK else None, spec)
     return replace(
         record,
-        status=extraction.status,
+        status=status,
         answer=extraction.answer,
         correct=grade.correct,
         score=grade.points,
@@ -88,8 +88,9 @@ def score_record(
 
 
 def grade_for(question: Question, answer: Gold, spec: RunSpec) -> Grade:
-    policy = spec.multi_policy if spec.multi_policy in MULTI_POLICIES else "exact"
-    return grade_answer(question, answer, policy, spec.partial_credit)
+    """The grade of `answer` under the run's multiple-choice policy (a spec holds a known one: an unknown
+    stored policy is refused when the run is read)."""
+    return grade_answer(question, answer, spec.multi_policy, spec.partial_credit)
 
 
 @dataclass(frozen=True)

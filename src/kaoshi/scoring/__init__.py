@@ -1,12 +1,12 @@
-"""Scoring: answer extraction and grading."""
+"""Scoring: the rules that read answers from replies and grade them, pure functions of text and values;
+kaoshi.qtypes picks the rules for each question type (extract_answer, grade_answer)."""
 
-from kaoshi.scoring.extract import Extraction, Status, clean_output, extract_answer, strip_reasoning
+from kaoshi.scoring.extract import Extraction, Status, clean_output, strip_reasoning
 from kaoshi.scoring.grade import (
     MULTI_POLICIES,
     Grade,
     GradingPolicy,
     MultiPolicy,
-    grade_answer,
     grade_exact,
     multi_credit,
 )
@@ -19,8 +19,6 @@ __all__ = [
     "MultiPolicy",
     "Status",
     "clean_output",
-    "extract_answer",
-    "grade_answer",
     "grade_exact",
     "multi_credit",
     "strip_reasoning",

@@ -273,13 +273,3 @@ def extract_judge(text: str) -> Extraction:
 # -- open answers ------------------------------------------------------------------------------------------
 def extract_open(text: str) -> Extraction:
     return Extraction(text, "ok" if text else "unparsed")
-
-
-# -- entry point -------------------------------------------------------------------------------------------
-def extract_answer(question: Question, text: str, prompt: str | None = None) -> Extraction:
-    """Read the answer of `question` from a model's reply the way its type reads one (`prompt`, when
-    given, is stripped if echoed)."""
-    # Imported here: the kinds are built from this module's extractors.
-    from kaoshi.qtypes import kind_of
-
-    return kind_of(question.type).extract(question, text, prompt)

@@ -14,12 +14,30 @@ types are here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from kaoshi.data.model import Gold, Question
+from kaoshi.enums import TextEnum
+from kaoshi.errors import InputError
 
-MultiPolicy = Literal["exact", "partial", "f1"]
-MULTI_POLICIES: tuple[MultiPolicy, ...] = ("exact", "partial", "f1")
+
+class MultiPolicy(TextEnum):
+    """How a multiple-choice answer earns points (recorded in the run spec as its value)."""
+
+    EXACT = "exact"
+    PARTIAL = "partial"
+    F1 = "f1"
+
+    @classmethod
+    def parse(cls, value: str) -> MultiPolicy:
+        """The policy named `value`; InputError listing the known ones otherwise."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise InputError(f"unknown multi policy {value!r} (known: {cls.known()})") from None
+
+
+# The values, for option choices and messages (plain strings, so argparse shows them as they are).
+MULTI_POLICIES: tuple[str, ...] = tuple(policy.value for policy in MultiPolicy)
 
 
 @dataclass(frozen=True)
@@ -34,23 +52,15 @@ class Grade:
 class GradingPolicy:
     """What a run's answers earn beyond exact equality: the multiple-choice policy and its partial credit."""
 
-    multi: MultiPolicy = "exact"
+    multi: MultiPolicy = MultiPolicy.EXACT
     partial_credit: float = 0.5
+
+    def __post_init__(self) -> None:
+        # a policy given by its value ("partial") is the member; an unknown one is refused, never exact
+        object.__setattr__(self, "multi", MultiPolicy.parse(self.multi))
 
 
 UNGRADED = Grade(None, None)
-
-
-def grade_answer(
-    question: Question, answer: Gold, policy: MultiPolicy = "exact", partial_credit: float = 0.5
-) -> Grade:
-    """Grade `answer` the way the question's type grades (ungraded when there is no gold answer)."""
-    # Imported here: the kinds are built from this module's rules.
-    from kaoshi.qtypes import kind_of
-
-    if question.answer is None:
-        return UNGRADED
-    return kind_of(question.type).grade(question, answer, GradingPolicy(policy, partial_credit))
 
 
 def grade_exact(question: Question, answer: Gold, policy: GradingPolicy) -> Grade:
@@ -65,9 +75,9 @@ def multi_credit(
     """The fraction of a multiple-choice question's points that `chosen` earns under `policy`."""
     if chosen == gold:
         return 1.0
-    if policy == "partial":
+    if policy == MultiPolicy.PARTIAL:
         return partial_credit if chosen and chosen < gold else 0.0
-    if policy == "f1":
+    if policy == MultiPolicy.F1:
         hits = len(chosen & gold)
         if not hits:
             return 0.0

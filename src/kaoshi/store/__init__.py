@@ -7,6 +7,7 @@ from kaoshi.store.coverage import Coverage, run_coverage
 from kaoshi.store.pairing import Pairing, pair_questions, question_fingerprint
 from kaoshi.store.records import (
     GradeRecord,
+    GradeStatus,
     Method,
     RunRecord,
     RunSpec,
@@ -48,6 +49,7 @@ __all__ = [
     "DEFAULT_STORE",
     "Coverage",
     "GradeRecord",
+    "GradeStatus",
     "Method",
     "Pairing",
     "RunRecord",

@@ -83,6 +83,7 @@ TABLES: dict[str, str] = {
     score REAL,
     points REAL,
     rounds TEXT NOT NULL,
+    prompt_version INTEGER NOT NULL DEFAULT 1,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id, grader)
 )""",
@@ -92,6 +93,8 @@ TABLES: dict[str, str] = {
 # schema version stays, since a kaoshi from before them reads a store that has them unchanged.
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "samples": (("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),),
+    # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
+    "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),
 }
 # Every kaoshi store since the first has these; the other tables came later.
 _FIRST_TABLES = frozenset({"meta", "runs", "samples"})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import time
@@ -10,11 +9,27 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kaoshi.data.model import gold_from_json, gold_to_json
 from kaoshi.store.errors import StoreError, naming_the_file
-from kaoshi.store.leases import Lease, LeaseHolder, SharedLease, owner_gone
+from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
-from kaoshi.store.records import GradeRecord, RunRecord, RunSpec, RunStatus, SampleRecord, SampleStatus
+from kaoshi.store.records import (
+    GradeRecord,
+    RunRecord,
+    RunSpec,
+    RunStatus,
+    SampleRecord,
+    SampleStatus,
+)
+from kaoshi.store.rows import (
+    GRADE_COLUMNS,
+    RUN_QUERY,
+    SAMPLE_COLUMNS,
+    dumps,
+    grade_from_row,
+    run_from_row,
+    sample_from_row,
+    sample_values,
+)
 from kaoshi.store.schema import (
     SCHEMA_VERSION,
     add_reading_stand_ins,
@@ -25,33 +40,6 @@ from kaoshi.store.schema import (
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, WriteQueue, wait_out_locks
 
 __all__ = ["DEFAULT_LOCK_WAIT_S", "SCHEMA_VERSION", "Store", "StoreError"]
-
-_SAMPLE_COLUMNS = (
-    "question_id",
-    "position",
-    "qtype",
-    "gold",
-    "points",
-    "subject",
-    "domain",
-    "category",
-    "question",
-    "prompt",
-    "status",
-    "shots",
-    "extracted_by",
-    "extractor_response",
-    "response",
-    "logprobs",
-    "answer",
-    "correct",
-    "score",
-    "latency_s",
-    "tokens_in",
-    "tokens_out",
-    "error",
-    "truncated",
-)
 
 
 class Store:
@@ -84,7 +72,8 @@ class Store:
         try:
             self._prepare()
             with naming_the_file(self.path):
-                self._sample_select = select_list(self._db, "samples", _SAMPLE_COLUMNS)
+                self._sample_select = select_list(self._db, "samples", SAMPLE_COLUMNS)
+                self._grade_select = select_list(self._db, "grades", GRADE_COLUMNS)
         except BaseException:
             self._db.close()
             raise
@@ -171,7 +160,7 @@ class Store:
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 name,
-                _dumps(spec.to_json()),
+                dumps(spec.to_json()),
                 spec.benchmark,
                 spec.model,
                 spec.fingerprint,
@@ -212,8 +201,8 @@ class Store:
         )
 
     def find_run(self, name: str) -> RunRecord | None:
-        rows = self._query(_RUN_QUERY + " WHERE name=?", (name,))
-        return _run_from_row(rows[0], self._lease_holders(name)) if rows else None
+        rows = self._query(RUN_QUERY + " WHERE name=?", (name,))
+        return run_from_row(rows[0], self._lease_holders(name), self.path) if rows else None
 
     def get_run(self, name: str) -> RunRecord:
         found = self.find_run(name)
@@ -223,9 +212,9 @@ class Store:
         return found
 
     def runs(self) -> list[RunRecord]:
-        rows = self._query(_RUN_QUERY + " ORDER BY created_at")
+        rows = self._query(RUN_QUERY + " ORDER BY created_at")
         holders = self._lease_holders()
-        return [_run_from_row(row, holders) for row in rows]
+        return [run_from_row(row, holders, self.path) for row in rows]
 
     def _lease_holders(self, run: str | None = None) -> dict[str, list[LeaseHolder]]:
         """The processes holding each run's lease (of one run, or of all)."""
@@ -251,10 +240,10 @@ class Store:
     def add_sample(self, run: str, sample: SampleRecord) -> None:
         """Write one sample and commit it; a later write for the same question replaces it. When the store
         stays locked past the lock wait: StoreError, the sample kept for the next write or close."""
-        values = _sample_values(sample)
+        values = sample_values(sample)
         placeholders = ", ".join("?" for _ in range(len(values) + 2))
         self._write(
-            f"INSERT OR REPLACE INTO samples (run, {', '.join(_SAMPLE_COLUMNS)}, created_at) "
+            f"INSERT OR REPLACE INTO samples (run, {', '.join(SAMPLE_COLUMNS)}, created_at) "
             f"VALUES ({placeholders})",
             (run, *values, time.time()),
             answer=True,
@@ -266,7 +255,7 @@ class Store:
         grade by the same grader replaces it."""
         self._write(
             "INSERT OR REPLACE INTO grades (run, question_id, grader, status, score, points, rounds, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "prompt_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run,
                 grade.question_id,
@@ -274,20 +263,16 @@ class Store:
                 grade.status,
                 grade.score,
                 grade.points,
-                _dumps(list(grade.rounds)),
+                dumps(list(grade.rounds)),
+                grade.prompt_version,
                 time.time(),
             ),
             answer=True,
         )
 
     def grades(self, run: str, grader: str) -> dict[str, GradeRecord]:
-        rows = self._query(
-            "SELECT question_id, grader, status, score, points, rounds FROM grades WHERE run=? AND grader=?",
-            (run, grader),
-        )
-        return {
-            row[0]: GradeRecord(row[0], row[1], row[2], row[3], row[4], tuple(_loads(row[5]))) for row in rows
-        }
+        rows = self._query(f"SELECT {self._grade_select} FROM grades WHERE run=? AND grader=?", (run, grader))
+        return {row[0]: grade_from_row(row, self.path, run) for row in rows}
 
     def graders(self, run: str) -> list[str]:
         """The graders that have graded this run, oldest first."""
@@ -303,7 +288,7 @@ class Store:
         query = f"SELECT {self._sample_select} FROM samples WHERE run=? ORDER BY position"
         with naming_the_file(self.path):
             for row in self._db.execute(query, (run,)):
-                yield _sample_from_row(row)
+                yield sample_from_row(row, self.path, run)
 
     # -- the connection -----------------------------------------------------------------------------------
     def _write(self, sql: str, params: tuple[Any, ...], *, answer: bool = False) -> None:
@@ -322,85 +307,3 @@ def _on_read_only_file_system(path: Path) -> bool:
         return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
     except (OSError, AttributeError):  # statvfs is POSIX only
         return False
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def _loads(value: str | None) -> Any:
-    return None if value is None else json.loads(value)
-
-
-_RUN_QUERY = (
-    "SELECT name, spec, status, created_at, finished_at, "
-    "(SELECT COUNT(*) FROM samples WHERE run=runs.name), "
-    "(SELECT pid FROM run_owners WHERE run=runs.name), (SELECT host FROM run_owners WHERE run=runs.name) "
-    "FROM runs"
-)
-
-
-def _run_from_row(row: tuple[Any, ...], holders: dict[str, list[LeaseHolder]]) -> RunRecord:
-    name, spec, status, created_at, finished_at, n_samples, pid, host = row
-    status, holder = _live_status(status, holders.get(name, []), pid, host)
-    return RunRecord(
-        name, RunSpec.from_json(json.loads(spec)), status, created_at, finished_at, n_samples, holder
-    )
-
-
-def _live_status(
-    stored: str, holders: list[LeaseHolder], pid: int | None, host: str | None
-) -> tuple[str, str | None]:
-    """A run's status from its processes: running while a holder of its lease beats; held (naming it)
-    while one is alive but silent; interrupted once every holder, or the process that opened it, died."""
-    if stored == RunStatus.FINISHED.value:
-        return stored, None
-    now = time.time()
-    alive = [h for h in holders if not owner_gone(h.pid, h.host)]
-    if any(not h.silent(now) for h in alive):
-        return RunStatus.RUNNING.value, None  # a process joined on the run goes on after another left
-    if alive:
-        return RunStatus.HELD.value, alive[0].describe_silence(now)
-    if holders or (stored == RunStatus.RUNNING.value and owner_gone(pid, host)):
-        return RunStatus.INTERRUPTED.value, None  # killed or crashed without a chance to say so
-    return stored, None
-
-
-def _sample_values(sample: SampleRecord) -> tuple[Any, ...]:
-    return (
-        sample.question_id,
-        sample.position,
-        sample.qtype,
-        _dumps(gold_to_json(sample.gold)),
-        sample.points,
-        sample.subject,
-        sample.domain,
-        sample.category,
-        _dumps(sample.question),
-        sample.prompt,
-        sample.status,
-        sample.shots,
-        sample.extracted_by,
-        sample.extractor_response,
-        sample.response,
-        None if sample.logprobs is None else _dumps(sample.logprobs),
-        _dumps(gold_to_json(sample.answer)),
-        None if sample.correct is None else int(sample.correct),
-        sample.score,
-        sample.latency_s,
-        sample.tokens_in,
-        sample.tokens_out,
-        sample.error,
-        int(sample.truncated),
-    )
-
-
-def _sample_from_row(row: tuple[Any, ...]) -> SampleRecord:
-    values = dict(zip(_SAMPLE_COLUMNS, row, strict=True))
-    values["gold"] = gold_from_json(_loads(values["gold"]))
-    values["answer"] = gold_from_json(_loads(values["answer"]))
-    values["question"] = _loads(values["question"])
-    values["logprobs"] = _loads(values["logprobs"])
-    values["correct"] = None if values["correct"] is None else bool(values["correct"])
-    values["truncated"] = bool(values["truncated"])
-    return SampleRecord(**values)

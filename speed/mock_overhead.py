@@ -1,0 +1,104 @@
+"""kaoshi's own overhead: 17,000 questions (QualBench's size) through the scripted mock backend with the
+store on — loading, prompting, extraction, scoring and one committed SQLite row per sample.
+
+Prints questions per second and peak memory. Run: .venv/bin/python speed/mock_overhead.py
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.models import ModelOptions, resolve_model
+from kaoshi.runner import execute_run
+from kaoshi.store import RunSpec, Store
+
+N_QUESTIONS = int(__import__("os").environ.get("KAOSHI_BENCH_N", "17000"))
+DOMAINS = ("安全生产", "消防安全", "建筑工程", "经济金融", "石油天然气", "银行保险")
+
+
+def write_exam_and_script(folder: Path) -> tuple[Path, Path]:
+    """A QualBench-layout JSON array and a mock script answering every question, in varied styles."""
+    rng = random.Random(0)
+    rows, script = [], []
+    styles = (
+        "答案：{a}\n解析：根据相关规定。",
+        "{a}",
+        "经过分析，正确答案是{a}。",
+        "<think>先想一想</think>答案：{a}",
+    )
+    for i in range(N_QUESTIONS):
+        kind = ("单选题", "多选题", "判断题")[i % 3]
+        if kind == "判断题":
+            question, answer = f"第{i}题：施工现场应当设置安全警示标志。", rng.choice(["正确", "错误"])
+        else:
+            options = "\n".join(f"{letter}．选项{letter}{i}" for letter in "ABCD")
+            question = f"第{i}题：下列关于安全生产管理的说法，正确的是（）。\n{options}"
+            answer = rng.choice("ABCD") if kind == "单选题" else "".join(sorted(rng.sample("ABCD", 2)))
+        rows.append(
+            {
+                "idx": i,
+                "question_type": kind,
+                "domain": DOMAINS[i % 6],
+                "question": question,
+                "answer": answer,
+                "explanation": "略",
+            }
+        )
+        script.append({"id": str(i), "response": rng.choice(styles).format(a=answer)})
+    exam_path, script_path = folder / "QualBench.json", folder / "mock.jsonl"
+    exam_path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    script_path.write_text("\n".join(json.dumps(s, ensure_ascii=False) for s in script), encoding="utf-8")
+    return exam_path, script_path
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        exam_path, script_path = write_exam_and_script(folder)
+        started = time.perf_counter()
+        exam = load_exam("qualbench", exam_path).exam
+        loaded = time.perf_counter()
+        model = resolve_model(f"mock:{script_path}", ModelOptions())
+        template = get_template("qualbench")
+        spec = RunSpec(
+            benchmark="qualbench",
+            data=str(exam_path),
+            split=None,
+            fingerprint=exam.fingerprint,
+            n_questions=len(exam),
+            prompt=template.name,
+            prompt_version=template.version,
+            shots=1,
+            model=model.spec,
+            method="generate",
+            seed=0,
+            limit=None,
+            max_new_tokens=64,
+        )
+        with Store(folder / "store.sqlite") as store:
+            run_started = time.perf_counter()
+            outcome = execute_run(
+                name="overhead", exam=exam, spec=spec, model=model, template=template, store=store
+            )
+            elapsed = time.perf_counter() - run_started
+            correct = sum(bool(s.correct) for s in store.iter_samples("overhead"))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    assert outcome.new_samples == N_QUESTIONS and outcome.errors == 0
+    print(f"{N_QUESTIONS} questions (QualBench layout, 1-shot qualbench prompt, mock backend, SQLite store)")
+    print(f"  load + parse:       {loaded - started:6.2f} s")
+    rate = N_QUESTIONS / elapsed
+    print(f"  run (prompt, ask, extract, score, commit each): {elapsed:6.2f} s = {rate:,.0f} questions/s")
+    print(f"  correct (the script always answers right): {correct}/{N_QUESTIONS}")
+    print(f"  peak memory (max RSS): {peak:,.0f} MiB")
+    sys.exit(0 if correct == N_QUESTIONS else 1)
+
+
+if __name__ == "__main__":
+    main()

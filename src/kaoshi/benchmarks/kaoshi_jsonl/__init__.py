@@ -1,0 +1,1 @@
+"""kaoshi's own JSONL exam format: loader.py, benchmark.py (the catch-all reader of any file)."""

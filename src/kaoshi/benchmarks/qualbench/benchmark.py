@@ -1,0 +1,70 @@
+"""QualBench (EMNLP 2025): Chinese professional qualification exams in six domains."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS, load_qualbench, load_qualbench_hub
+from kaoshi.benchmarks.qualbench.paper_prompt import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
+from kaoshi.benchmarks.qualbench.prompts import (
+    QUALBENCH_KAOSHI,
+    QUALBENCH_KAOSHI_EXPERT,
+    QUALBENCH_ZERO,
+)
+from kaoshi.data.collect import LoadResult
+from kaoshi.data.errors import DataError
+from kaoshi.data.rawio import read_text
+
+QUALBENCH_HUB_ID = "mengze-hong/QualBench"
+# Field names only QualBench's files use; kaoshi's schema says type, explanation and id instead.
+_QUALBENCH_KEYS = {"question_type", "sub_domain", "explan", "idx"}
+
+
+def load(request: LoadRequest) -> LoadResult:
+    """QualBench.json or the shuffled JSONL from `request.data`, else the hub copy; one split, 'test'."""
+    if request.split not in (None, "test"):
+        raise DataError(f"QualBench has a single split ('test'), got {request.split!r}")
+    if request.data is None:
+        return load_qualbench_hub(QUALBENCH_HUB_ID)
+    return load_qualbench(request.data, clean=request.clean)
+
+
+def holds_qualbench(path: Path) -> bool:
+    """A .json file (QualBench.json is a JSON array), or JSONL whose first record has QualBench's fields."""
+    if path.is_dir():
+        return False
+    if path.suffix == ".json":
+        return True
+    for line in read_text(path).split("\n"):
+        if line.strip():
+            try:
+                first = json.loads(line)
+            except json.JSONDecodeError:
+                return False  # the kaoshi loader reports the bad line
+            return isinstance(first, dict) and bool(_QUALBENCH_KEYS & set(first))
+    return False
+
+
+QUALBENCH = Benchmark(
+    name="qualbench",
+    description="QualBench: 17,316 questions from Chinese professional qualification exams, six domains",
+    load=load,
+    default_prompt="qualbench",
+    detect=holds_qualbench,
+    hub_id=QUALBENCH_HUB_ID,
+    categories=QUALBENCH_DOMAINS,
+    formats="QualBench.json (a JSON array) or its shuffled JSONL, or the hub",
+    splits=("test",),
+    size="17,316 questions in six domains",
+    licence="Apache-2.0 (the repository)",
+    templates=(
+        QUALBENCH_PAPER,
+        QUALBENCH_PAPER_EXPERT,
+        QUALBENCH_KAOSHI,
+        QUALBENCH_KAOSHI_EXPERT,
+        QUALBENCH_ZERO,
+    ),
+    english_names=QUALBENCH_DOMAINS,
+)

@@ -1,0 +1,1 @@
+"""The sample exam shipped with kaoshi (sample.jsonl, kaoshi's own questions of every type)."""

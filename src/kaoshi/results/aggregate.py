@@ -1,0 +1,277 @@
+"""Summaries of a run's samples: overall and grouped. Errors and ungraded answers never count as wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from kaoshi.analysis.stats import wilson_interval
+from kaoshi.data.model import format_gold
+from kaoshi.errors import InputError
+from kaoshi.qtypes import kind_of
+from kaoshi.results.metric import Measurement, Metric, measure_all
+from kaoshi.results.metrics import (
+    OBJECTIVE,
+    SUBJECTIVE,
+    UNKNOWN_GROUP,
+    category_averages,
+    macro_accuracy,
+    qualbench_f1,
+    weighted_f1,
+)
+from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
+from kaoshi.store.pairing import QuestionKey, question_key
+from kaoshi.store.records import SampleRecord, SampleStatus
+
+GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
+    "domain": lambda s: s.domain,
+    "type": lambda s: s.qtype,
+    "subject": lambda s: s.subject,
+    "category": lambda s: s.category,
+    "group": lambda s: s.question.get("group"),
+}
+
+
+def part_of(sample: SampleRecord) -> str:
+    """Objective (choice and true/false) or subjective (open) question."""
+    return OBJECTIVE if kind_of(sample.qtype).objective else SUBJECTIVE
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts over a set of samples.
+
+    graded: answers with a grade and no error: objective ones checked against the gold answer (unparsed
+    answers are graded, as wrong, because the model did answer) and open ones a judge has scored
+    (`judged`). An open answer whose judge reply was unparsed is ungraded and earns no points.
+    accuracy = correct / checked, over the objective answers only. points / max_points: over every
+    sample that has a score; scored counts those, so the points always cover the graded answers.
+    f1_qualbench: the QualBench paper's F1 over the checked answers (`summarize` sets it per group).
+    truncated: graded answers the backend cut off at the token budget (finish_reason "length").
+    """
+
+    n: int = 0
+    graded: int = 0
+    judged: int = 0
+    correct: int = 0
+    unparsed: int = 0
+    ambiguous: int = 0
+    errors: int = 0
+    ungraded: int = 0
+    scored: int = 0
+    points: float = 0.0
+    max_points: float = 0.0
+    f1_qualbench: float | None = None
+    truncated: int = 0
+
+    @property
+    def checked(self) -> int:
+        """Objective answers checked against the gold answer: the accuracy's denominator."""
+        return self.graded - self.judged
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.checked if self.checked else None
+
+    def add(self, sample: SampleRecord) -> Tally:
+        is_error = sample.status == SampleStatus.ERROR
+        is_checked = not is_error and sample.correct is not None
+        # An open answer has no `correct`; it is graded once a judge's score has been folded in.
+        is_judged = not is_error and sample.correct is None and sample.score is not None
+        is_ungraded = not is_error and not is_checked and not is_judged
+        has_score = not is_error and sample.score is not None
+        return Tally(
+            n=self.n + 1,
+            graded=self.graded + is_checked + is_judged,
+            judged=self.judged + is_judged,
+            correct=self.correct + bool(sample.correct),
+            unparsed=self.unparsed + (sample.status == SampleStatus.UNPARSED),
+            ambiguous=self.ambiguous + (sample.status == SampleStatus.AMBIGUOUS),
+            errors=self.errors + is_error,
+            ungraded=self.ungraded + is_ungraded,
+            scored=self.scored + has_score,
+            points=self.points + (sample.score or 0.0 if has_score else 0.0),
+            max_points=self.max_points + (sample.points if has_score else 0.0),
+            truncated=self.truncated + (sample.truncated and (is_checked or is_judged)),
+        )
+
+    @property
+    def points_rate(self) -> float | None:
+        """Points earned as a share of the points available over the scored samples."""
+        return self.points / self.max_points if self.max_points else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """95% Wilson interval of the accuracy."""
+        return wilson_interval(self.correct, self.checked) if self.checked else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "accuracy": self.accuracy,
+            "interval": list(self.interval) if self.interval else None,
+            "f1_qualbench": self.f1_qualbench,
+            "correct": self.correct,
+            "graded": self.graded,
+            "judged": self.judged,
+            "unparsed": self.unparsed,
+            "ambiguous": self.ambiguous,
+            "errors": self.errors,
+            "ungraded": self.ungraded,
+            "scored": self.scored,
+            "points": self.points,
+            "max_points": self.max_points,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run's tallies, overall and per grouping, with the metrics tables are made of.
+
+    outcomes: (question id, content fingerprint) -> 1.0 / 0.0 for every graded question, for paired
+    comparisons between runs (the same id holding another question never pairs).
+    parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
+    subject_parts: the same per subject (GAOKAO-Bench weighs each subject's two parts).
+    grader: whose grades of open answers were folded in (None: none).
+    """
+
+    run: str
+    overall: Tally
+    groups: dict[str, dict[str, Tally]]
+    macro: dict[str, float | None] = field(default_factory=dict)
+    weighted_f1: float | None = None
+    category_averages: dict[str, float] = field(default_factory=dict)
+    subject_points: list[SubjectPoints] = field(default_factory=list)
+    group_points: list[GroupPoints] = field(default_factory=list)
+    outcomes: dict[QuestionKey, float] = field(default_factory=dict, repr=False)
+    parts: dict[str, Tally] = field(default_factory=dict)
+    subject_parts: dict[str, dict[str, Tally]] = field(default_factory=dict)
+    grader: str | None = None  # whose grades of open answers count (None: no grades)
+    # the run's benchmark's own numbers (kaoshi.results.metric), measured by the API for a stored run
+    measurements: tuple[Measurement, ...] = ()
+
+    @property
+    def has_subjective(self) -> bool:
+        return SUBJECTIVE in self.parts
+
+    def without_unused_groups(self) -> RunSummary:
+        """The summary without the groupings the exam does not use (every sample in `(none)`)."""
+        return replace(self, groups={k: t for k, t in self.groups.items() if set(t) != {UNKNOWN_GROUP}})
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "run": self.run,
+            **self.overall.to_json(),
+            "macro_accuracy": self.macro,
+            "weighted_f1": self.weighted_f1,
+            "category_averages": self.category_averages,
+            "subject_points": [row.to_json() for row in self.subject_points],
+            "group_points": [row.to_json() for row in self.group_points],
+            "parts": {
+                name: {**tally.to_json(), "points_rate": tally.points_rate}
+                for name, tally in self.parts.items()
+            },
+            "groups": {
+                key: {name: tally.to_json() for name, tally in table.items()}
+                for key, table in self.groups.items()
+            },
+            "subject_parts": {
+                subject: {
+                    part: {**tally.to_json(), "points_rate": tally.points_rate}
+                    for part, tally in table.items()
+                }
+                for subject, table in self.subject_parts.items()
+            },
+            **({"graded_by": self.grader} if self.grader else {}),
+            **(
+                {"benchmark_metrics": {m.label: m.to_json() for m in self.measurements}}
+                if self.measurements
+                else {}
+            ),
+        }
+
+    def with_metrics(self, metrics: Iterable[Metric]) -> RunSummary:
+        """The summary with the measurements of a benchmark's `metrics` added."""
+        return replace(self, measurements=measure_all(metrics, self))
+
+
+def _answer_pair(sample: SampleRecord) -> tuple[str, str] | None:
+    """(gold, answer) as strings for a checked objective answer (unreadable: ""), else None."""
+    if sample.status == SampleStatus.ERROR or sample.correct is None:
+        return None
+    return format_gold(sample.gold), format_gold(sample.answer) if sample.answer is not None else ""
+
+
+def summarize(
+    run: str,
+    samples: Iterable[SampleRecord],
+    group_by: Iterable[str] = tuple(GROUP_KEYS),
+    standards: Mapping[str, float] | None = None,
+) -> RunSummary:
+    """Tally a run's samples. Macro accuracies are over subjects and domains whether or not they are
+    among `group_by`; `standards` (subject -> standard score) scales each subject's points."""
+    keys = list(group_by)
+    unknown = [k for k in keys if k not in GROUP_KEYS]
+    if unknown:
+        raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
+    samples = list(samples)
+    overall = Tally()
+    tallied = {*keys, "subject", "domain"}
+    groups: dict[str, dict[str, Tally]] = {key: {} for key in tallied}
+    category_of: dict[str, str] = {}
+    answer_pairs: list[tuple[str, str]] = []
+    # (grouping, group name) -> (gold, answer) pairs, for the F1 of each group
+    group_pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    outcomes: dict[QuestionKey, float] = {}
+    parts: dict[str, Tally] = {}
+    subject_parts: dict[str, dict[str, Tally]] = {}
+    for sample in samples:
+        overall = overall.add(sample)
+        part = part_of(sample)
+        parts[part] = parts.get(part, Tally()).add(sample)
+        if sample.subject:
+            by_part = subject_parts.setdefault(sample.subject, {})
+            by_part[part] = by_part.get(part, Tally()).add(sample)
+        pair = _answer_pair(sample)
+        for key in tallied:
+            name = GROUP_KEYS[key](sample)
+            if name is None:
+                if key not in keys:
+                    continue
+                name = UNKNOWN_GROUP
+            table = groups[key]
+            table[name] = table.get(name, Tally()).add(sample)
+            if pair is not None:
+                group_pairs.setdefault((key, name), []).append(pair)
+        if sample.subject and sample.category:
+            category_of[sample.subject] = sample.category
+        if pair is not None:
+            outcomes[question_key(sample)] = float(bool(sample.correct))
+            answer_pairs.append(pair)
+    groups = {
+        key: {
+            name: replace(t, f1_qualbench=qualbench_f1(group_pairs.get((key, name), [])))
+            for name, t in table.items()
+        }
+        for key, table in groups.items()
+    }
+    overall = replace(overall, f1_qualbench=qualbench_f1(answer_pairs))
+    named = {
+        key: {n: t for n, t in groups[key].items() if n != UNKNOWN_GROUP} for key in ("subject", "domain")
+    }
+    macro = {key: macro_accuracy(table) for key, table in named.items() if table}
+    subjects = subject_points(samples, standards or {})
+    return RunSummary(
+        run,
+        overall,
+        {key: dict(sorted(groups[key].items())) for key in keys},
+        macro=macro,
+        weighted_f1=weighted_f1(answer_pairs),
+        category_averages=category_averages(named["subject"], category_of) if category_of else {},
+        subject_points=subjects,
+        group_points=group_points(subjects),
+        outcomes=outcomes,
+        parts={name: parts[name] for name in (OBJECTIVE, SUBJECTIVE) if name in parts},
+        subject_parts=dict(sorted(subject_parts.items())),
+    )

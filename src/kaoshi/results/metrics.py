@@ -1,0 +1,96 @@
+"""Metrics beyond micro accuracy: macro means over groups, the C-Eval averages, weighted F1."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+CEVAL_AVERAGE = "Average"
+OBJECTIVE, SUBJECTIVE = "objective", "subjective"  # the parts of a mixed exam
+UNKNOWN_GROUP = "(none)"  # the group of a sample without a domain, subject or category
+# The order C-Eval prints its four categories in; CMMLU and M3KE name theirs the same, so category
+# averages are shown in this order, any other category after them alphabetically, then Average.
+CATEGORY_ORDER = ("STEM", "Social Science", "Humanities", "Other")
+
+
+class HasAccuracy(Protocol):
+    @property
+    def accuracy(self) -> float | None: ...
+
+
+def macro_accuracy(groups: Mapping[str, HasAccuracy]) -> float | None:
+    """Mean of the groups' accuracies, each group counting once whatever its size; None if none graded."""
+    values = [g.accuracy for g in groups.values() if g.accuracy is not None]
+    return sum(values) / len(values) if values else None
+
+
+def category_averages(
+    subjects: Mapping[str, HasAccuracy], category_of: Mapping[str, str]
+) -> dict[str, float]:
+    """The C-Eval convention: each category is the mean of its subjects' accuracies, and `Average` is
+    the mean over all subjects (not over the four category means, not over questions)."""
+    by_category: dict[str, list[float]] = {}
+    every: list[float] = []
+    for subject, tally in subjects.items():
+        if tally.accuracy is None:
+            continue
+        every.append(tally.accuracy)
+        category = category_of.get(subject)
+        if category:
+            by_category.setdefault(category, []).append(tally.accuracy)
+    result = {name: sum(v) / len(v) for name, v in by_category.items()}
+    if every:
+        result[CEVAL_AVERAGE] = sum(every) / len(every)
+    return result
+
+
+def _label_counts(pairs: Iterable[tuple[str, str]]) -> tuple[Counter[str], Counter[str], Counter[str]]:
+    """Per answer string: true positives, gold support and times predicted."""
+    true_positive: Counter[str] = Counter()
+    gold_count: Counter[str] = Counter()
+    predicted_count: Counter[str] = Counter()
+    for gold, predicted in pairs:
+        gold_count[gold] += 1
+        predicted_count[predicted] += 1
+        if gold == predicted:
+            true_positive[gold] += 1
+    return true_positive, gold_count, predicted_count
+
+
+def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
+    """F1 per gold answer string ("A", "ABD", "正确"), averaged weighted by how often each is the gold.
+
+    `pairs` are (gold, predicted); an unparsed prediction is "" and only ever counts against recall.
+    This is scikit-learn's `f1_score(average="weighted")` over answer strings, as QualBench reports it.
+    """
+    true_positive, gold_count, predicted_count = _label_counts(pairs)
+    total = sum(gold_count.values())
+    if not total:
+        return None
+    weighted = 0.0
+    for label, support in gold_count.items():
+        tp = true_positive[label]
+        denominator = support + predicted_count[label]  # 2tp + fp + fn
+        weighted += support * (2 * tp / denominator if denominator else 0.0)
+    return weighted / total
+
+
+def qualbench_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
+    """F1 as the QualBench paper computes it: 2PR/(P+R) of the weighted precision P and weighted recall R
+    over answer strings as labels (each gold label weighted by its support; a label never predicted has
+    precision 0). R equals accuracy. This is not `weighted_f1`, the support-weighted mean of per-label
+    F1s: on gold A,A,B,C,AB and predictions A,B,B,"",AB it is 0.6462 where `weighted_f1` gives 0.6."""
+    true_positive, gold_count, predicted_count = _label_counts(pairs)
+    total = sum(gold_count.values())
+    if not total:
+        return None
+    precision = (
+        sum(
+            support * (true_positive[label] / predicted_count[label] if predicted_count[label] else 0.0)
+            for label, support in gold_count.items()
+        )
+        / total
+    )
+    recall = sum(true_positive.values()) / total
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0

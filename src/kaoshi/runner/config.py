@@ -1,0 +1,225 @@
+"""RunConfig: every option of a run, written once. `kaoshi.evaluate(exam, model, config, **overrides)` takes
+it (or its fields by name), and `kaoshi run`'s options are generated from its fields' metadata
+(kaoshi/option_fields.py, kaoshi/cli/config_options.py): a field is an option of the same name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from kaoshi.benchmarks import TEMPLATES
+from kaoshi.errors import InputError
+from kaoshi.models.base import ModelOptions
+from kaoshi.option_fields import cli, nested
+from kaoshi.results.standard import parse_standard_scores
+from kaoshi.runner.run import METHODS
+from kaoshi.runner.shards import parse_shard
+from kaoshi.scoring import MULTI_POLICIES
+
+
+def budget_help() -> str:
+    """Each prompt's generation budget, for `run --help` (read when the help is made: a benchmark or
+    template registered later is listed too)."""
+    by_budget: dict[str, list[str]] = {}
+    for name, template in TEMPLATES.items():
+        by_budget.setdefault(template.budget.describe(), []).append(name)
+    return "; ".join(f"{', '.join(names)}: {budget}" for budget, names in by_budget.items())
+
+
+def _max_new_tokens_help() -> str:
+    return f"new tokens for every generated answer (default: the prompt's own budget: {budget_help()})"
+
+
+def comma_ids(text: str) -> tuple[str, ...]:
+    """ "a, b,c" as ("a", "b", "c")."""
+    return tuple(i.strip() for i in text.split(",") if i.strip())
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How a run is made, besides the exam and the model: each field is the `kaoshi run` option of that
+    name (its help is the field's metadata), and the same config records the same run spec.
+
+    backend: the backend's settings (kaoshi.models.ModelOptions: base_url, device, dtype, ...); its seed,
+    batch_size and adapter are this config's own fields. A path may be given as a str, exemplars as any
+    sequence and shard as "I/N"; they are stored as Path, tuple and (I, N).
+    """
+
+    method: str = field(default="generate", metadata=cli(choices=METHODS))
+    prompt: str | None = field(
+        default=None, metadata=cli("template name or file:PATH.j2 (default: the benchmark's own)")
+    )
+    shots: int | None = field(
+        default=None, metadata=cli("solved exemplars from the dev pool (default: the template's)", type=int)
+    )
+    chat: bool | None = field(
+        default=None,
+        metadata=cli(
+            "send chat messages (--chat) or plain text (--no-chat); default: the backend's",
+            action="negatable",
+        ),
+    )
+    system: str | None = field(
+        default=None, metadata=cli("a system prompt (chat) or text before the prompt (completion)")
+    )
+    # question ids pinned as the solved exemplars
+    exemplars: tuple[str, ...] = field(
+        default=(),
+        metadata=cli("comma-separated question ids to use as the solved exemplars", type=comma_ids),
+    )
+    exemplars_file: Path | None = field(
+        default=None,
+        metadata=cli(
+            "solved exemplars from a kaoshi JSONL file, for any template (its hash is in the run spec)",
+            type=Path,
+            metavar="FILE",
+        ),
+    )
+    limit: int | None = field(default=None, metadata=cli("evaluate only the first N questions", type=int))
+    # a seed that permutes each choice question's options
+    shuffle_options: int | None = field(
+        default=None,
+        metadata=cli(
+            "permute each choice question's options (contamination check; see kaoshi contamination)",
+            type=int,
+            metavar="SEED",
+        ),
+    )
+    # (I, N): only shard I of N of the questions (kaoshi merge)
+    shard: tuple[int, int] | None = field(
+        default=None,
+        metadata=cli(
+            "evaluate only shard I of N of the questions (by question id; join with kaoshi merge)",
+            parse=parse_shard,
+            metavar="I/N",
+        ),
+    )
+    seed: int = field(default=0, metadata=cli(type=int))
+    # None keeps the prompt's own budget
+    max_new_tokens: int | None = field(
+        default=None, metadata=cli(_max_new_tokens_help, type=int, metavar="N")
+    )
+    max_new_tokens_open: int | None = field(
+        default=None,
+        metadata=cli(
+            "new tokens for open (subjective) answers (default: --max-new-tokens, else the protocol's)",
+            type=int,
+            metavar="N",
+        ),
+    )
+    batch_size: int | None = field(
+        default=None, metadata=cli("requests per model call (default: the backend's)", type=int)
+    )
+    # None takes the exam's own rule (GAOKAO-Bench: partial), else exact
+    multi_policy: str | None = field(
+        default=None,
+        metadata=cli(
+            "multiple choice: exact set, partial credit for a correct subset, or per-option F1 "
+            "(default: {default})",
+            choices=MULTI_POLICIES,
+            default_help="the benchmark's own rule, gaokao-bench: partial; else exact",
+        ),
+    )
+    partial_credit: float = field(
+        default=0.5,
+        metadata=cli("share of the points a correct subset earns (partial; default: {default})", type=float),
+    )
+    # subject -> standard score, over the exam file's own
+    standard_scores: Mapping[str, float] = field(
+        default_factory=dict,
+        metadata=cli(
+            "scale each subject's points to a standard score (overrides the exam file's standard_scores)",
+            flag="--standard-score",
+            parse=parse_standard_scores,
+            metavar="SUBJECT=N,...",
+        ),
+    )
+    backend: ModelOptions = field(default_factory=ModelOptions, metadata=nested())
+    llm_extractor: str | None = field(
+        default=None,
+        metadata=cli("a model that reads answers the rules leave unparsed (off by default)", metavar="SPEC"),
+    )
+    adapter: Path | None = field(
+        default=None,
+        metadata=cli("a LoRA adapter folder from kaoshi finetune (hf, gguf, smollm2 models)", type=Path),
+    )
+    allow_overlap: bool = field(
+        default=False,
+        metadata=cli(
+            "evaluate even questions the adapter was trained on (recorded in the run spec)",
+            action="store_true",
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        given: Mapping[str, Any] = {
+            "exemplars": tuple(self.exemplars),
+            "exemplars_file": None if self.exemplars_file is None else Path(self.exemplars_file),
+            "adapter": None if self.adapter is None else Path(self.adapter),
+            "shard": parse_shard(self.shard) if isinstance(self.shard, str) else self.shard,
+            "standard_scores": dict(self.standard_scores or {}),
+        }
+        for name, value in given.items():
+            object.__setattr__(self, name, value)
+        if not isinstance(self.backend, ModelOptions):
+            raise TypeError(f"backend must be a kaoshi.models.ModelOptions, not {type(self.backend)}")
+        stray = [
+            name for name in _OWN_BACKEND_FIELDS if getattr(self.backend, name) != getattr(_NO_BACKEND, name)
+        ]
+        if stray:
+            raise TypeError(f"{', '.join(stray)}: set on the RunConfig, not on its backend")
+
+    def override(self, **overrides: Any) -> RunConfig:
+        """This config with some options changed: its own fields, or the backend's (ModelOptions) by name;
+        TypeError naming the known options for any other name."""
+        unknown = sorted(set(overrides) - set(RUN_OPTIONS) - set(BACKEND_OPTIONS))
+        if unknown:
+            raise TypeError(
+                f"unknown option {unknown[0]!r} (run options: {', '.join(sorted(RUN_OPTIONS))}; "
+                f"backend options: {', '.join(sorted(BACKEND_OPTIONS))})"
+            )
+        own = {name: value for name, value in overrides.items() if name in RUN_OPTIONS}
+        backend = {name: value for name, value in overrides.items() if name in BACKEND_OPTIONS}
+        if backend:
+            own["backend"] = replace(own.get("backend", self.backend), **backend)
+        return replace(self, **own) if own else self
+
+    def model_options(self) -> ModelOptions:
+        """The backend's settings with the run's seed, batch size and adapter: what the model is loaded
+        with."""
+        adapter = None if self.adapter is None else str(self.adapter)
+        return replace(self.backend, seed=self.seed, batch_size=self.batch_size, adapter=adapter)
+
+    def check(self) -> None:
+        """InputError naming the option when a value cannot be used (the backend's are checked when its
+        ModelOptions is made)."""
+        if self.method not in METHODS:
+            raise InputError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
+        if self.limit is not None and self.limit <= 0:
+            raise InputError("--limit must be > 0")
+        if self.shots is not None and self.shots < 0:
+            raise InputError("--shots must be >= 0")
+        if self.multi_policy is not None and self.multi_policy not in MULTI_POLICIES:
+            raise InputError(
+                f"unknown multi policy {self.multi_policy!r} (known: {', '.join(MULTI_POLICIES)})"
+            )
+        if not 0 <= self.partial_credit <= 1:
+            raise InputError("--partial-credit must be between 0 and 1")
+        for name in ("max_new_tokens", "max_new_tokens_open"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise InputError(f"--{name.replace('_', '-')} must be > 0")
+        if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
+            raise InputError(f"--shard must be I/N with 1 <= I <= N, got {self.shard[0]}/{self.shard[1]}")
+        if self.allow_overlap and self.adapter is None:
+            raise InputError("--allow-overlap is for runs with --adapter")
+
+
+# The names RunConfig.override (and so kaoshi.evaluate) takes: its own fields, and the backend's
+# ModelOptions fields but the three the run owns.
+RUN_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(RunConfig))
+_OWN_BACKEND_FIELDS = tuple(f.name for f in fields(ModelOptions) if f.name in RUN_OPTIONS)
+BACKEND_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(ModelOptions) if f.name not in RUN_OPTIONS)
+_NO_BACKEND = ModelOptions()

@@ -1,0 +1,167 @@
+"""Rows of the store as records and back: JSON columns, enum columns checked as they are read, and the
+status a run has from its lease holders."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kaoshi.data.model import gold_from_json, gold_to_json
+from kaoshi.enums import TextEnum
+from kaoshi.scoring.grade import MultiPolicy
+from kaoshi.store.errors import StoreError
+from kaoshi.store.leases import LeaseHolder, owner_gone
+from kaoshi.store.records import (
+    GradeRecord,
+    GradeStatus,
+    Method,
+    RunRecord,
+    RunSpec,
+    RunStatus,
+    SampleRecord,
+    SampleStatus,
+)
+
+SAMPLE_COLUMNS = (
+    "question_id",
+    "position",
+    "qtype",
+    "gold",
+    "points",
+    "subject",
+    "domain",
+    "category",
+    "question",
+    "prompt",
+    "status",
+    "shots",
+    "extracted_by",
+    "extractor_response",
+    "response",
+    "logprobs",
+    "answer",
+    "correct",
+    "score",
+    "latency_s",
+    "tokens_in",
+    "tokens_out",
+    "error",
+    "truncated",
+)
+GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
+
+RUN_QUERY = (
+    "SELECT name, spec, status, created_at, finished_at, "
+    "(SELECT COUNT(*) FROM samples WHERE run=runs.name), "
+    "(SELECT pid FROM run_owners WHERE run=runs.name), (SELECT host FROM run_owners WHERE run=runs.name) "
+    "FROM runs"
+)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def loads(value: str | None) -> Any:
+    return None if value is None else json.loads(value)
+
+
+Stored = TypeVar("Stored", bound=TextEnum)
+
+
+def stored(kind: type[Stored], value: Any, path: Path, row: str, column: str) -> Stored:
+    """A value read from the store as a member of `kind`. One that is none of them (a row written by a
+    newer kaoshi, another program or by hand) is a StoreError naming the store, the row and the value, and
+    listing the known values: never read as some default."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise StoreError(
+            f"{path}: {row}: unknown {column} {value!r} (known: {kind.known()}); was it written by a newer "
+            "kaoshi?"
+        ) from None
+
+
+def run_from_row(row: tuple[Any, ...], holders: dict[str, list[LeaseHolder]], path: Path) -> RunRecord:
+    name, spec, status, created_at, finished_at, n_samples, pid, host = row
+    where = f"table runs, run {name!r}"
+    values = json.loads(spec)
+    if "method" in values:
+        values["method"] = stored(Method, values["method"], path, where, "method (in its spec)")
+    if "multi_policy" in values:  # specs from before the policy was recorded are exact
+        values["multi_policy"] = stored(
+            MultiPolicy, values["multi_policy"], path, where, "multi_policy (in its spec)"
+        )
+    live, holder = live_status(
+        stored(RunStatus, status, path, where, "status"), holders.get(name, []), pid, host
+    )
+    return RunRecord(name, RunSpec.from_json(values), live, created_at, finished_at, n_samples, holder)
+
+
+def live_status(
+    stored: RunStatus, holders: list[LeaseHolder], pid: int | None, host: str | None
+) -> tuple[RunStatus, str | None]:
+    """A run's status from its processes: running while a holder of its lease beats; held (naming it)
+    while one is alive but silent; interrupted once every holder, or the process that opened it, died."""
+    if stored is RunStatus.FINISHED:
+        return stored, None
+    now = time.time()
+    alive = [h for h in holders if not owner_gone(h.pid, h.host)]
+    if any(not h.silent(now) for h in alive):
+        return RunStatus.RUNNING, None  # a process joined on the run goes on after another left
+    if alive:
+        return RunStatus.HELD, alive[0].describe_silence(now)
+    if holders or (stored is RunStatus.RUNNING and owner_gone(pid, host)):
+        return RunStatus.INTERRUPTED, None  # killed or crashed without a chance to say so
+    return stored, None
+
+
+def grade_from_row(row: tuple[Any, ...], path: Path, run: str) -> GradeRecord:
+    question_id, grader, status, score, points, rounds, prompt_version = row
+    where = f"table grades, run {run!r}, question {question_id!r}, grader {grader!r}"
+    status = stored(GradeStatus, status, path, where, "status")
+    return GradeRecord(question_id, grader, status, score, points, tuple(loads(rounds)), prompt_version)
+
+
+def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
+    return (
+        sample.question_id,
+        sample.position,
+        sample.qtype,
+        dumps(gold_to_json(sample.gold)),
+        sample.points,
+        sample.subject,
+        sample.domain,
+        sample.category,
+        dumps(sample.question),
+        sample.prompt,
+        sample.status,
+        sample.shots,
+        sample.extracted_by,
+        sample.extractor_response,
+        sample.response,
+        None if sample.logprobs is None else dumps(sample.logprobs),
+        dumps(gold_to_json(sample.answer)),
+        None if sample.correct is None else int(sample.correct),
+        sample.score,
+        sample.latency_s,
+        sample.tokens_in,
+        sample.tokens_out,
+        sample.error,
+        int(sample.truncated),
+    )
+
+
+def sample_from_row(row: tuple[Any, ...], path: Path, run: str) -> SampleRecord:
+    values = dict(zip(SAMPLE_COLUMNS, row, strict=True))
+    where = f"table samples, run {run!r}, question {values['question_id']!r}"
+    values["status"] = stored(SampleStatus, values["status"], path, where, "status")
+    values["gold"] = gold_from_json(loads(values["gold"]))
+    values["answer"] = gold_from_json(loads(values["answer"]))
+    values["question"] = loads(values["question"])
+    values["logprobs"] = loads(values["logprobs"])
+    values["correct"] = None if values["correct"] is None else bool(values["correct"])
+    values["truncated"] = bool(values["truncated"])
+    return SampleRecord(**values)

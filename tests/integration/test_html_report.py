@@ -1,0 +1,153 @@
+"""The HTML report in a real headless Chromium: loads cleanly, filters work, model output stays text."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kaoshi.benchmarks import load_exam
+from kaoshi.cli.main import main
+from kaoshi.report.html import embed_json
+from tests.support.files import write_jsonl
+from tests.support.runs import mock_script
+
+INJECTIONS = {
+    "s-safe-3": "<script>window.__pwned = 1</script>答案：B",
+    "s-safe-4": '<img src=x onerror="window.__pwned = 2">答案：D',
+    "s-fin-5": "</script><script>window.__pwned = 3</script>答案：A",
+    "s-it-1": '<svg onload="window.__pwned = 4"></svg><b>答案：A</b>',
+}
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+JUDGE_INJECTION = '评语：<img src=x onerror="window.__pwned=1">要点基本齐全。'
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "Chromium is needed for the browser test: `make test` installs Debian's chromium as root"
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
+    with sync_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def report(capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path) -> Path:
+    """Runs 'weak' and 'strong', plus 'evil' whose raw output tries to inject markup and scripts."""
+    exam = load_exam("sample").exam
+    script = mock_script(tmp_path / "evil.jsonl", {q.id for q in exam.questions})
+    rows = [line for line in script.read_text(encoding="utf-8").splitlines()]
+    import json
+
+    replaced = [
+        json.dumps({"id": r["id"], "response": INJECTIONS.get(r["id"], r["response"])}, ensure_ascii=False)
+        for r in map(json.loads, rows)
+    ]
+    write_jsonl(script, replaced)
+    store = str(two_runs)
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "sample",
+                "--model",
+                f"mock:{script}",
+                "--run-name",
+                "evil",
+                "--store",
+                store,
+            ]
+        )
+        == 0
+    )
+    # A judge whose explanation carries markup too; it grades every open answer 7/10.
+    judge_rows = [
+        {"id": q.id, "response": f"{JUDGE_INJECTION}\n答案1得分：10\n答案2得分：7"}
+        for q in exam.questions
+        if q.type.value == "open"
+    ]
+    judge = write_jsonl(tmp_path / "judge.jsonl", judge_rows)
+    assert main(["judge", "evil", "--judge", f"mock:{judge}", "--store", store]) == 0
+    out = tmp_path / "report.html"
+    assert main(["html", "evil", "weak", "strong", "-o", str(out), "--store", store]) == 0
+    capsys.readouterr()
+    return out
+
+
+def test_embedded_json_cannot_close_its_script_element() -> None:
+    text = embed_json({"response": "</script><script>alert(1)</script> & <!--"})
+    assert "<" not in text and ">" not in text and "&" not in text
+
+
+def test_report_in_a_real_browser(browser: Any, report: Path) -> None:
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.goto(report.as_uri())
+    page.wait_for_selector("#question-rows tr.item")
+
+    # No injected script or handler ran, and nothing was turned into an element.
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#questions img, #questions svg, #questions script, #questions b").count() == 0
+    assert page.locator("figure img").count() == 2  # our bar and radar plots
+
+    count = page.locator("#count")
+    assert count.text_content() == "44 question(s)"
+    page.select_option("#f-domain", "安全生产")
+    assert count.text_content() == "11 question(s)"
+    page.select_option("#f-result", "judged")
+    assert count.text_content() == "1 question(s)"  # the open question, graded by the judge
+    page.locator("tr.item[data-id='s-safe-10']").click()
+    judged = page.locator("tr.detail pre").all_text_contents()
+    assert any(text.startswith("7/10, ") for text in judged)  # final score and points
+    assert any(JUDGE_INJECTION in text for text in judged)  # the judge's reply, as text
+    page.locator("tr.item[data-id='s-safe-10']").click()
+    page.select_option("#f-result", "")
+    page.select_option("#f-domain", "")
+    page.fill("#f-search", "s-safe-4")
+    assert count.text_content() == "1 question(s)"
+
+    # The raw output shows as text, exactly as the model wrote it.
+    page.locator("tr.item[data-id='s-safe-4']").click()
+    shown = page.locator("tr.detail pre").all_text_contents()
+    assert INJECTIONS["s-safe-4"] in shown
+    assert any("高处作业" in text or "安全生产" in text or "方针" in text for text in shown)  # the prompt
+    page.fill("#f-search", "")
+    page.locator("tr.item[data-id='s-fin-5']").click()
+    assert INJECTIONS["s-fin-5"] in page.locator("tr.detail pre").all_text_contents()
+
+    # Another run: the weak model is wrong on 30 of the 40 objective questions.
+    page.select_option("#f-run", label="weak")
+    page.select_option("#f-result", "wrong")
+    assert count.text_content() == "30 question(s)"
+    page.select_option("#f-type", "judge")
+    assert int(count.text_content().split()[0]) < 30
+
+    # The summary compares the runs, best marked.
+    assert page.locator("table.summary td.best").count() > 0
+    assert page.evaluate("window.__pwned") is None
+    assert not problems, problems
+    page.close()

@@ -1,0 +1,123 @@
+"""kaoshi vote end to end: three scripted models of different skill on the sample exam, and their vote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kaoshi.benchmarks import load_exam
+from kaoshi.cli.main import main
+from kaoshi.store import Store
+from tests.support.runs import mock_script
+
+OBJECTIVE = [q.id for q in load_exam("sample").exam.questions if q.type.value != "open"]
+# Different skills and different questions right: strong 32/40, medium 24/40, weak 16/40.
+RIGHT = {
+    "strong": set(OBJECTIVE[:32]),
+    "medium": set(OBJECTIVE[16:40]),
+    "weak": set(OBJECTIVE[:8]) | set(OBJECTIVE[24:32]),
+}
+
+
+@pytest.fixture
+def crowd(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> str:
+    store = str(tmp_path / "store.sqlite")
+    for name, right in RIGHT.items():
+        script = mock_script(tmp_path / f"{name}.jsonl", right)
+        code = main(["run", "--benchmark", "sample", "--model", f"mock:{script}", "--run-name", name,
+                     "--store", store])  # fmt: skip
+        assert code == 0
+    capsys.readouterr()
+    return store
+
+
+def test_majority_vote_is_a_run_compared_with_its_members(
+    capsys: pytest.CaptureFixture[str], crowd: str
+) -> None:
+    code = main(["vote", "strong", "medium", "weak", "--format", "json", "--store", crowd])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    # Every wrong answer of the mocks is the same letter, so the vote is right where two of three are.
+    expected = {q for q in OBJECTIVE if sum(q in right for right in RIGHT.values()) >= 2}
+    assert len(expected) == 24  # 0-7 (strong, weak), 16-31 (strong, medium; 24-31 all three)
+    document = json.loads(captured.out)
+    runs = {r["run"]: r for r in document["runs"]}
+    assert [r["run"] for r in document["runs"]] == ["strong", "medium", "weak", "vote-majority"]
+    assert runs["vote-majority"]["accuracy"] == pytest.approx(len(expected) / 40)
+    assert runs["strong"]["accuracy"] == 0.8  # the best single run beats the crowd, as in the paper
+    assert "best single run on these questions: strong" in captured.err
+    by_type = runs["vote-majority"]["groups"]["type"]
+    assert set(by_type) == {"single", "multi", "judge"} and "open" not in by_type
+
+    with Store(Path(crowd)) as store:
+        record = store.get_run("vote-majority")
+        samples = {s.question_id: s for s in store.samples("vote-majority")}
+    assert record.spec.members == ("strong", "medium", "weak") and record.spec.method == "vote"
+    assert {q for q, s in samples.items() if s.correct} == expected
+    votes = json.loads(samples[OBJECTIVE[0]].response or "")["votes"]
+    assert set(votes) == {"strong", "medium", "weak"} and votes["strong"] == votes["weak"] != votes["medium"]
+
+    # Every report works on the vote.
+    assert main(["report", "vote-majority", "--by", "domain", "--store", crowd]) == 0
+    assert "vote-majority — by domain" in capsys.readouterr().out
+
+
+def test_weighted_and_dawid_skene_votes(capsys: pytest.CaptureFixture[str], crowd: str) -> None:
+    assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--store", crowd]) == 0
+    err = capsys.readouterr().err
+    assert "cross-fitted accuracies (2 folds)" in err
+    assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--in-sample",
+                 "--run-name", "w-in", "--store", crowd]) == 0  # fmt: skip
+    assert "in-sample accuracies (optimistic)" in capsys.readouterr().err
+    assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--weights-from",
+                 "strong,medium,weak", "--run-name", "w-from", "--store", crowd]) == 0  # fmt: skip
+    assert "accuracies on strong, medium, weak" in capsys.readouterr().err
+    with Store(Path(crowd)) as store:
+        response = json.loads(store.samples("w-in")[0].response or "")
+    assert response["weights"] == {"strong": 0.8, "medium": 0.6, "weak": 0.4}
+    assert main(["vote", "strong", "medium", "weak", "--method", "dawid-skene", "--store", crowd]) == 0
+    assert "Dawid-Skene" in capsys.readouterr().err
+
+
+def test_bad_votes_are_refused(capsys: pytest.CaptureFixture[str], crowd: str, tmp_path: Path) -> None:
+    assert main(["vote", "strong", "--store", crowd]) == 2
+    assert "at least two runs" in capsys.readouterr().err
+    assert main(["vote", "strong", "medium", "--in-sample", "--store", crowd]) == 2
+    assert "for --method weighted" in capsys.readouterr().err
+    script = mock_script(tmp_path / "s.jsonl", set())
+    assert main(["run", "--benchmark", "sample", "--model", f"mock:{script}", "--shuffle-options", "1",
+                 "--run-name", "shuffled", "--store", crowd]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["vote", "strong", "shuffled", "--store", crowd]) == 2
+    assert "a vote needs the same questions" in capsys.readouterr().err
+    assert main(["vote", "strong", "medium", "--store", crowd]) == 0
+    assert main(["vote", "strong", "medium", "--store", crowd]) == 2  # the name is taken
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_rescoring_a_vote_regrades_its_voted_answers(capsys: pytest.CaptureFixture[str], crowd: str) -> None:
+    assert main(["vote", "strong", "medium", "weak", "--store", crowd]) == 0
+    assert main(["rescore", "vote-majority", "--run-name", "re", "--store", crowd]) == 0
+    assert main(["rescore", "vote-majority", "--run-name", "re-partial", "--multi-policy", "partial",
+                 "--store", crowd]) == 0  # fmt: skip
+    capsys.readouterr()
+    with Store(Path(crowd)) as store:
+        vote, again, partial = (store.samples(r) for r in ("vote-majority", "re", "re-partial"))
+        assert store.get_run("re").spec.method == "vote"
+    assert [(s.answer, s.status, s.correct, s.score) for s in again] == [
+        (s.answer, s.status, s.correct, s.score) for s in vote
+    ]
+    accuracy = sum(bool(s.correct) for s in vote) / len(vote)
+    assert accuracy == pytest.approx(24 / 40)
+    assert sum(bool(s.correct) for s in partial) / len(partial) == pytest.approx(accuracy)
+    assert [s.answer for s in partial] == [s.answer for s in vote]
+    assert main(["report", "re", "--format", "json", "--store", crowd]) == 0
+    assert json.loads(capsys.readouterr().out)["accuracy"] == pytest.approx(accuracy)
+    # a vote's answers are not read from text: an LLM extractor has nothing to do
+    assert main(["rescore", "vote-majority", "--run-name", "re-llm", "--llm-extractor", "constant:A",
+                 "--store", crowd]) == 2  # fmt: skip
+    assert "vote run" in capsys.readouterr().err
+    with Store(Path(crowd)) as store:
+        assert store.find_run("re-llm") is None

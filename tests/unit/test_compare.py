@@ -1,0 +1,54 @@
+"""kaoshi compare: runs on the same questions against a baseline, by group, with paired bootstraps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kaoshi.benchmarks import load_exam
+from kaoshi.cli.main import main
+from kaoshi.report.paired import paired_rows
+from kaoshi.store import Store
+
+EXAM = load_exam("sample").exam
+
+
+def test_compare_weak_and_strong_by_domain_and_type(
+    capsys: pytest.CaptureFixture[str], two_runs: Path
+) -> None:
+    store = str(two_runs)
+    code = main(["compare", "strong", "weak", "--baseline", "weak", "--format", "json", "--store", store])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "strong vs weak:" in captured.err and "model" in captured.err
+    document = json.loads(captured.out)
+    assert document["baseline"] == "weak" and document["runs"] == ["weak", "strong"]
+    (overall,) = document["groups"]["all"]
+    assert overall["n"] == 40  # open questions are not graded, so not paired
+    assert overall["accuracy"] == {"weak": 0.25, "strong": 1.0}
+    delta = overall["differences"]["strong"]
+    assert delta["difference"] == pytest.approx(0.75) and delta["low"] > 0.5 and delta["p_value"] < 0.001
+    by_type = {row["group"]: row for row in document["groups"]["type"]}
+    objective = [q for q in EXAM.questions if q.type.value != "open"]
+    for qtype, row in by_type.items():
+        members = [q for q in objective if q.type.value == qtype]
+        right = sum(q in objective[:10] for q in members)  # weak is right on the first 10
+        assert row["n"] == len(members) and row["accuracy"]["weak"] == pytest.approx(right / len(members))
+    assert main(["compare", "weak", "strong", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert "Δ strong vs weak [95% CI]" in out and "+75.0 [" in out and "by domain" in out
+
+
+def test_only_questions_every_run_graded_are_paired(two_runs: Path) -> None:
+    with Store(two_runs) as store:
+        strong, weak = store.samples("strong"), store.samples("weak")
+    (row,) = paired_rows([strong, weak[:12]], None, resamples=200)
+    graded_in_first_12 = sum(1 for s in weak[:12] if s.correct is not None)
+    assert row.n == graded_in_first_12 and row.accuracy[0] == 1.0
+
+
+def test_compare_refuses_a_single_run(capsys: pytest.CaptureFixture[str], two_runs: Path) -> None:
+    assert main(["compare", "strong", "--store", str(two_runs)]) == 2
+    assert "at least two runs" in capsys.readouterr().err

@@ -1,0 +1,130 @@
+"""Pairing runs by question content: the fingerprint, and every command that pairs runs refusing to pair
+the same id holding different questions (C-Eval dev and val both have `law/0`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kaoshi.cli.main import main
+from kaoshi.data.model import Question, QuestionType
+from kaoshi.data.shuffle import shuffle_question
+from kaoshi.store import SampleRecord, pair_questions, question_fingerprint
+from tests.support.files import full_ceval
+from tests.support.stores import sample
+
+QUESTION = Question(
+    "q1", QuestionType.MULTI, "下列说法正确的有（）。", (("A", "甲"), ("B", "乙"), ("C", "丙"), ("D", "丁")),
+    frozenset("AC"),
+)  # fmt: skip
+
+
+def asked(question: Question, status: str = "ok", **changes: object) -> SampleRecord:
+    """A sample of `question` as the store keeps it."""
+    content = question.content()
+    return sample(question.id, status, qtype=question.type.value, gold=question.answer, question=content,
+                  **changes)  # fmt: skip
+
+
+def test_fingerprint_is_the_content_whatever_the_option_order() -> None:
+    original = question_fingerprint(asked(QUESTION))
+    shuffled = shuffle_question(QUESTION, seed=3)
+    assert shuffled.options != QUESTION.options and shuffled.answer != QUESTION.answer
+    assert question_fingerprint(asked(shuffled)) == original  # the gold follows its options
+    # a file shuffled elsewhere (no recorded permutation), with other whitespace
+    elsewhere = replace(QUESTION, options=(("A", "丙"), ("B", "甲 "), ("C", "丁"), ("D", "乙")),
+                        answer=frozenset("AB"))  # fmt: skip
+    assert question_fingerprint(asked(elsewhere)) == original
+    # another question under the same id: other stem, other option, other gold, other type
+    for changed in (
+        replace(QUESTION, stem="下列说法错误的有（）。"),
+        replace(QUESTION, options=(*QUESTION.options[:3], ("D", "戊"))),
+        replace(QUESTION, answer=frozenset("AD")),
+        replace(QUESTION, type=QuestionType.SINGLE, answer=frozenset("A")),
+    ):
+        assert question_fingerprint(asked(changed)) != original
+    # the id, the explanation and the points are not the question's content
+    assert question_fingerprint(asked(replace(QUESTION, id="q2", explanation="因为", points=2))) == original
+
+
+def test_pairing_drops_ids_holding_different_questions_and_keeps_the_first_runs_order() -> None:
+    other = replace(QUESTION, id="q2", stem="另一题")
+    first = [asked(QUESTION), asked(other)]
+    second = [asked(replace(other, stem="同号不同题")), asked(QUESTION, status="error", correct=None)]
+    pairing = pair_questions([first, second])
+    assert pairing.conflicts == ("q2",) and pairing.rows == ()  # q1 errored in the second run
+    warning = pairing.warning()
+    assert warning is not None and "1 question id(s) hold different questions" in warning and "q2" in warning
+    pairing = pair_questions([first, [asked(other), asked(QUESTION)]])
+    assert [row[0].question_id for row in pairing.rows] == ["q1", "q2"] and pairing.graded_by_all == 2
+    assert pair_questions([first, first]).warning() is None
+
+
+@pytest.fixture
+def dev_and_val(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> str:
+    """C-Eval law: a run on dev (law/0..4) and one on val (law/0, law/1: other questions, same ids)."""
+    root = full_ceval(tmp_path / "ceval-exam")
+    store = str(tmp_path / "store.sqlite")
+    for split in ("dev", "val"):
+        code = main(["run", "--benchmark", "ceval", "--data", str(root), "--split", split,
+                     "--subjects", "law", "--shots", "0", "--model", "constant:C", "--run-name", split,
+                     "--store", store])  # fmt: skip
+        assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    return store
+
+
+def test_dev_and_val_runs_are_never_paired_on_the_same_ids(
+    capsys: pytest.CaptureFixture[str], dev_and_val: str
+) -> None:
+    store = dev_and_val
+    assert main(["compare", "dev", "val", "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "warning: 2 question id(s) hold different questions in different runs" in err
+    assert "law/0, law/1" in err and "share no graded question" in err
+
+    assert main(["report", "dev", "val", "--format", "json", "--store", store]) == 0
+    captured = capsys.readouterr()
+    assert "warning: 2 question id(s)" in captured.err
+    document = json.loads(captured.out)
+    assert document["compared_on"] == {"questions": 0, "runs": 2, "common": False}
+    assert document["conflicting_ids"] == ["law/0", "law/1"]
+    assert document["comparisons"] == [{"baseline": "dev", "run": "val", "n": 0}]
+    assert main(["report", "dev", "val", "--store", store]) == 0
+    assert "not compared: no question is answered by all 2 runs" in capsys.readouterr().out
+
+    assert main(["leaderboard", "--format", "json", "--store", store]) == 0
+    captured = capsys.readouterr()
+    assert "ceval: warning: 2 question id(s)" in captured.err
+    (board,) = json.loads(captured.out)
+    assert board["compared_on"]["common"] is False and board["conflicting_ids"] == ["law/0", "law/1"]
+
+    assert main(["contamination", "dev", "val", "--store", store]) == 2
+    assert "warning: 2 question id(s)" in capsys.readouterr().err
+    assert main(["vote", "dev", "val", "--store", store]) == 2
+    err = capsys.readouterr().err
+    assert "share no graded objective question (2 question id(s) hold different questions" in err
+
+
+def test_contamination_pairs_a_shuffled_run_and_shows_both_runs_coverage(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.support.runs import mock_script
+
+    store = str(tmp_path / "store.sqlite")
+    script = mock_script(tmp_path / "m.jsonl", set())
+    for name, extra in (("orig", []), ("shuf", ["--shuffle-options", "5"])):
+        assert main(["run", "--benchmark", "sample", "--model", f"mock:{script}", "--run-name", name,
+                     "--store", store, *extra]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["contamination", "orig", "shuf", "--format", "json", "--store", store]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["compared_on"] == {"questions": 40, "runs": 2, "common": True}
+    assert document["conflicting_ids"] == [] and all(c["complete"] for c in document["coverage"])
+    assert main(["contamination", "orig", "shuf", "--format", "md", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert "### runs — compared on 40 questions graded by both runs" in out
+    assert "| shuf | 44 | 44 | 40 | 0 | 0 | complete |" in out
