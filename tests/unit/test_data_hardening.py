@@ -149,6 +149,14 @@ CORPUS: list[tuple[str, str | bytes, int, str | None, str]] = [
      CSV_HEADER + CSV_ROW + CSV_HEADER + CSV_ROW.replace("1,", "2,", 1), 3, None, "header row is repeated"),
     ("ceval",
      CSV_HEADER + CSV_ROW + "2," + "题" * (MAX_FIELD_CHARS + 1) + ",甲,乙,丙,丁,A,\n", 3, None, "131,072"),
+    # issue 30: an unclosed quote is named where it opens, not as the fields it left missing, also when the
+    # lines it swallowed make a cell longer than the limit
+    ("ceval",
+     CSV_HEADER + CSV_ROW + '2,"题干,甲,乙,丙,丁,A,\n' + CSV_ROW.replace("1,", "3,", 1), 3, "question",
+     "a quote opened here is never closed (it swallows lines 3-4)"),
+    ("ceval",
+     CSV_HEADER + CSV_ROW + '2,"题干,甲,乙,丙,丁,A,\n' + CSV_ROW * 10_000, 3, None,
+     "131,072 characters (the record runs on from line 3 to line"),
     # issue 28: LogiQA applies the field limit too (a record's errors name its blank line) ...
     ("logiqa",
      LOGIQA_RECORD + LOGIQA_RECORD.replace("某单位", "某" * MAX_FIELD_CHARS), 9, "context", "line 11: text"),

@@ -5,8 +5,10 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import reprlib
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -94,7 +96,7 @@ class Source:
     line: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Question:
     id: str
     type: QuestionType
@@ -115,6 +117,11 @@ class Question:
     # The row's text fields exactly as read (no stripping, options still inside QualBench's question), for
     # templates that reproduce an official prompt byte for byte. Not content: the parsed fields are.
     verbatim: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def __repr__(self) -> str:
+        # The dataclass's repr, each value bounded: a stem (and its verbatim copy) may be pages long.
+        shown = ", ".join(f"{f.name}={_SHORT_REPR.repr(getattr(self, f.name))}" for f in fields(self))
+        return f"Question({shown})"
 
     def verbatim_field(self, name: str) -> str | None:
         """A field as the data file has it, or None when the loader kept none (or the question was
@@ -201,9 +208,10 @@ def format_gold(gold: Gold) -> str:
     return gold or ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Exam:
-    """The questions under evaluation, an optional few-shot pool (dev split) and metadata."""
+    """The questions under evaluation, an optional few-shot pool (dev split) and metadata. Its repr is a
+    summary (name, counts of questions by type, subjects, splits), not every question."""
 
     name: str
     questions: tuple[Question, ...]
@@ -212,6 +220,27 @@ class Exam:
 
     def __len__(self) -> int:
         return len(self.questions)
+
+    def __repr__(self) -> str:
+        # A summary, not every question: e.g. Exam('cmmlu', 11582 questions: 11582 single; 67 subjects;
+        # split test; 335 few-shot).
+        parts = []
+        types = Counter(q.type.value for q in self.questions)
+        if types:
+            parts.append(", ".join(f"{n} {kind}" for kind, n in types.most_common()))
+        subjects = {q.subject for q in self.questions if q.subject is not None}
+        if subjects:
+            parts.append(_count(len(subjects), "subject"))
+        splits = sorted({q.split for q in self.questions if q.split is not None})
+        if 0 < len(splits) <= 3:
+            named = ", ".join(_SHORT_REPR.repr(split)[1:-1] for split in splits)
+            parts.append(f"split{'s' if len(splits) > 1 else ''} {named}")
+        elif splits:
+            parts.append(_count(len(splits), "split"))
+        if self.fewshot:
+            parts.append(f"{len(self.fewshot)} few-shot")
+        summary = "".join(f"{': ' if i == 0 else '; '}{part}" for i, part in enumerate(parts))
+        return f"Exam({_SHORT_REPR.repr(self.name)}, {_count(len(self.questions), 'question')}{summary})"
 
     @property
     def fingerprint(self) -> str:
@@ -236,6 +265,22 @@ class Exam:
         if limit is None or limit >= len(self.questions):
             return self
         return Exam(self.name, self.questions[:limit], self.fewshot, self.metadata)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _short_repr() -> reprlib.Repr:
+    short = reprlib.Repr()
+    short.maxstring = 80  # a longer text is shown as its head ... tail
+    short.maxother = 200  # a value of another type (enum, Source), cut in the middle past that
+    short.maxtuple = short.maxfrozenset = short.maxdict = 26  # every option, every verbatim cell
+    short.maxlevel = 4
+    return short
+
+
+_SHORT_REPR = _short_repr()
 
 
 def _sha256(value: Any) -> str:

@@ -125,3 +125,51 @@ def test_an_unknown_subject_names_the_subjects_there(tmp_path: Path) -> None:
     message = str(caught.value)
     assert "no file for subject(s) computer_netwrk (did you mean computer_network?)" in message
     assert "subjects here: " in message and "computer_network" in message.split("subjects here: ")[1]
+
+
+def test_an_unclosed_quote_is_named_where_it_opens(tmp_path: Path) -> None:
+    # issue 30: the quote on line 3 swallowed the rows after it, and the error said "line 2: field 'A':
+    # missing required field"
+    root = tmp_path / "c"
+    path = root / "val" / "law_val.csv"
+    path.parent.mkdir(parents=True)
+    rows = [f"{i},第{i}题____,1,2,3,4,B,\n" for i in range(8)]
+    rows[1] = '1,"第1题没有闭合的引号____,1,2,3,4,B,\n'
+    path.write_text(",".join(CEVAL_HEADER) + "\n" + "".join(rows), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        load_exam("ceval", root, "val")
+    assert [str(e) for e in info.value.errors] == [
+        f"{path}:3: field 'question': a quote opened here is never closed (it swallows lines 3-9)"
+    ]
+    assert [q.id for q in load_exam("ceval", root, "val", on_invalid="skip").exam.questions] == ["law/0"]
+    # closed by a quote further on (a quoted answer): the row is left with too few fields
+    text = path.read_text(encoding="utf-8").replace("4,第4题____,1,2,3,4,B", '4,第4题____,1,2,3,4,"B"', 1)
+    path.write_text(text, encoding="utf-8")
+    result = load_exam("ceval", root, "val", on_invalid="skip")
+    assert [str(e) for e in result.errors] == [
+        f"{path}:3: field 'question': a quote opened here is not closed on its line (it swallows lines 3-6, "
+        "leaving the row too few fields)"
+    ]
+    assert [q.id for q in result.exam.questions] == ["law/0", "law/5", "law/6", "law/7"]
+    assert [q.source.line for q in result.exam.questions if q.source] == [2, 7, 8, 9]
+
+
+def test_quoted_cells_with_line_breaks_still_load(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    path = write_csv(
+        root / "val" / "law_val.csv",
+        CEVAL_HEADER,
+        [
+            ["0", "第一行，\n第二行, 含逗号____", "1", "2", "3", "4", "B", ""],
+            ["1", "题____", "甲\n乙", "2", "3", "4\n\n四", "C", "解析,\n逗号"],
+            ["2", "题____", "1", "2", "3", "4", "D", ""],
+        ],
+    )
+    path.write_text(path.read_text(encoding="utf-8") + "\n\n", encoding="utf-8")  # blank lines at the end
+    exam = load_exam("ceval", root, "val").exam
+    assert [(q.stem, q.source.line if q.source else None) for q in exam.questions] == [
+        ("第一行，\n第二行, 含逗号____", 2),
+        ("题____", 4),
+        ("题____", 9),
+    ]
+    assert exam.questions[1].option_map["D"] == "4\n\n四"
