@@ -19,6 +19,11 @@ class _Tokenizer:
         (Path(folder) / "tokenizer.json").write_text("{}", encoding="utf-8")
 
 
+def _conversions() -> list[Path]:
+    """The cache's entries other than its remembered file digests."""
+    return [p for p in gguf_cache.cache_root().iterdir() if p.name != gguf_cache.DIGESTS]
+
+
 def _tiny_model() -> Any:
     config = transformers.LlamaConfig(
         vocab_size=32, hidden_size=8, intermediate_size=16, num_hidden_layers=1, num_attention_heads=2
@@ -35,14 +40,16 @@ def gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def test_a_conversion_is_found_once_complete_and_keyed_by_the_file(gguf: Path) -> None:
+def test_a_conversion_is_found_once_complete_and_keyed_by_the_content(gguf: Path) -> None:
     assert gguf_cache.cached(gguf, torch.float32) is None
     folder = gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model())
     assert folder is not None and gguf_cache.cached(gguf, torch.float32) == folder
     assert {p.name for p in folder.iterdir()} >= {"config.json", "model.safetensors", "tokenizer.json"}
     assert "quantization_config" not in (folder / "config.json").read_text(encoding="utf-8")
     assert gguf_cache.cached(gguf, torch.bfloat16) is None  # another dtype, other numbers
-    os.utime(gguf, ns=(1, 1))  # the file changed: its old conversion is not used
+    os.utime(gguf, ns=(1, 1))  # touched, same bytes: the same conversion
+    assert gguf_cache.cached(gguf, torch.float32) == folder
+    gguf.write_bytes(b"GGUF2")  # the file changed: its old conversion is not used
     assert gguf_cache.cached(gguf, torch.float32) is None
 
 
@@ -61,7 +68,7 @@ def test_off_means_neither_read_nor_written(gguf: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("KAOSHI_GGUF_CACHE", "off")
     assert gguf_cache.cached(gguf, torch.float32) is None
     assert gguf_cache.save_converted(gguf, torch.float16, _Tokenizer(), _tiny_model()) is None
-    assert len(list(gguf_cache.cache_root().iterdir())) == 1
+    assert len(_conversions()) == 1
 
 
 def test_a_refused_write_leaves_no_folder(gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,7 +78,7 @@ def test_a_refused_write_leaves_no_folder(gguf: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr("safetensors.torch.save_model", full_disk)
     assert gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model()) is None
     assert gguf_cache.cached(gguf, torch.float32) is None
-    assert not list(gguf_cache.cache_root().iterdir())
+    assert not _conversions()
 
 
 def test_weights_too_large_to_copy_are_loaded_directly(gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,7 +93,7 @@ def test_ctrl_c_while_writing_leaves_no_folder(gguf: Path, monkeypatch: pytest.M
     monkeypatch.setattr("safetensors.torch.save_model", interrupted)
     with pytest.raises(KeyboardInterrupt):
         gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model())
-    assert not list(gguf_cache.cache_root().iterdir())
+    assert not _conversions()
 
 
 def test_a_library_error_while_writing_is_not_fatal(gguf: Path) -> None:
@@ -95,4 +102,4 @@ def test_a_library_error_while_writing_is_not_fatal(gguf: Path) -> None:
             raise ValueError("cannot serialize")
 
     assert gguf_cache.save_converted(gguf, torch.float32, Refusing(), _tiny_model()) is None
-    assert not list(gguf_cache.cache_root().iterdir())
+    assert not _conversions()

@@ -402,3 +402,37 @@ def test_a_model_in_memory_evaluates_as_its_spec_does(model: HFModel) -> None:
     ]
     with pytest.raises(ModelError, match="needs a transformers model"):
         from_transformers(object(), model.tokenizer)
+
+
+def test_kv_cache_calls_raise_no_deprecation_warning(
+    model: HFModel, recwarn: pytest.WarningsRecorder
+) -> None:
+    """Prefix reuse hands the model its KV cache by the name the installed transformers accepts: no
+    `past_key_values is deprecated` FutureWarning or log line in the middle of the progress bar."""
+    import logging
+
+    from transformers.utils import logging as hf_logging
+
+    records: list[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    hf_logging.warning_once.cache_clear()  # so a warning seen before shows again
+    handler = Collect(logging.WARNING)
+    logger = logging.getLogger("transformers")  # it does not propagate to the root logger
+    logger.addHandler(handler)
+    try:
+        # Two requests sharing a long prefix: the prefix is prefilled once and its cache reused.
+        scored = list(
+            model.loglikelihood([LoglikRequest(str(i), CONTEXT + "答"[:i], ("A", "B")) for i in (0, 1)])
+        )
+        generated = list(
+            model.generate([GenerateRequest(str(i), CONTEXT + "答"[:i], max_new_tokens=2) for i in (0, 1)])
+        )
+    finally:
+        logger.removeHandler(handler)
+    assert all(o.error is None for o in scored + generated)
+    messages = [str(w.message) for w in recwarn] + [r.getMessage() for r in records]
+    assert not [m for m in messages if "past_key_values" in m], messages

@@ -5,6 +5,12 @@ for the tokenizer and 27 s for the model (the weights themselves dequantize in 2
 converted tokenizer, config and weights (in the dtype they were loaded in, so the numbers are identical)
 are written once to `$KAOSHI_CACHE/gguf/` (default `~/.cache/kaoshi/gguf/`) and loaded from there after.
 `KAOSHI_GGUF_CACHE=off` turns it off; weights above `MAX_CACHED_BYTES` are not copied.
+
+A conversion is keyed by the file's content (its size and SHA-256), not its path: every clone or venv that
+has the same file shares one folder, and a changed file gets another. The SHA-256 of a file is read once
+per (path, size, modification time, inode) and kept in `digests/`, so a run does not hash the file again.
+Writers build a private folder and rename it into place, so two processes converting at once never leave
+a mixed folder: the second rename fails and its copy is dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 
 MAX_CACHED_BYTES = 4 * 1024**3  # a 7B model in float32 would take 28 GB of disk: load those directly
 COMPLETE = "kaoshi-complete"  # written last: a folder without it is a conversion that did not finish
+DIGESTS = "digests"  # the remembered SHA-256 of each GGUF file seen, beside the conversions
 
 
 def cache_root() -> Path:
@@ -32,21 +39,54 @@ def enabled() -> bool:
     return os.environ.get("KAOSHI_GGUF_CACHE", "on").lower() not in ("off", "0", "false", "no")
 
 
+def content_digest(gguf: Path) -> str:
+    """The SHA-256 of the file's bytes, remembered under `digests/` by path, size, modification time and
+    inode, so it is computed once per file and not on every run."""
+    before = gguf.stat()
+    identity = f"{gguf.resolve()}|{before.st_size}|{before.st_mtime_ns}|{before.st_ino}"
+    memo = cache_root() / DIGESTS / hashlib.sha256(identity.encode()).hexdigest()[:32]
+    try:
+        known = memo.read_text(encoding="utf-8").strip()
+        if len(known) == 64 and all(c in "0123456789abcdef" for c in known):
+            return known
+    except OSError:
+        pass
+    hasher = hashlib.sha256()
+    with gguf.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            hasher.update(chunk)
+    digest = hasher.hexdigest()
+    after = gguf.stat()
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        return digest  # changed while being read: do not remember it under the old identity
+    try:  # written aside and renamed, so a reader never sees half a digest
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix=f"{memo.name}.", dir=memo.parent)
+    except OSError:  # a read-only cache: hash again next time
+        return digest
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(digest)
+        os.replace(partial, memo)
+    except OSError:
+        Path(partial).unlink(missing_ok=True)
+    return digest
+
+
 def converted_folder(gguf: Path, dtype: Any) -> Path:
-    """Where the conversion of this file (its path, size and modification time) in this dtype lives; a
-    changed file gets a new folder."""
+    """Where the conversion of this file's content in this dtype lives: the same folder for the same
+    bytes at any path, another for other bytes."""
     import transformers
 
-    stat = gguf.stat()
-    key = f"{gguf.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{dtype}|{transformers.__version__}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return cache_root() / f"{gguf.stem}-{digest}"
+    size = gguf.stat().st_size
+    key = f"{size}|{content_digest(gguf)}|{dtype}|{transformers.__version__}"
+    return cache_root() / f"gguf-{hashlib.sha256(key.encode()).hexdigest()[:24]}"
 
 
 def cached(gguf: Path, dtype: Any) -> Path | None:
     """The finished conversion of this file, if there is one and the cache is on."""
-    if not enabled():
-        return None
+    if not enabled() or gguf.stat().st_size > MAX_CACHED_BYTES:
+        return None  # a file this large has no conversion (its weights are larger still): skip the hash
     folder = converted_folder(gguf, dtype)
     return folder if (folder / COMPLETE).exists() else None
 

@@ -14,7 +14,9 @@ changes the scores (repetition penalty, banned or forced tokens) is left to `gen
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +54,29 @@ def eos_ids(generation_config: Any) -> frozenset[int]:
     if value is None:
         return frozenset()
     return frozenset([value] if isinstance(value, int) else value)
+
+
+@functools.cache
+def _cache_argument(model_type: Any) -> str:
+    """The name this model class's forward takes its KV cache by: `cache` in newer transformers, where
+    `past_key_values` is deprecated (a FutureWarning and a log line per run), `past_key_values` before."""
+    try:
+        parameters = inspect.signature(model_type.forward).parameters
+    except (AttributeError, TypeError, ValueError):  # no introspectable forward: the long-standing name
+        return "past_key_values"
+    return "cache" if "cache" in parameters else "past_key_values"
+
+
+def with_cache(model: Any, cache: Any) -> dict[str, Any]:
+    """The keyword argument that hands `cache` to the model's forward, by the name it accepts."""
+    return {_cache_argument(model.__class__): cache}
+
+
+def returned_cache(output: Any) -> Any:
+    """The KV cache a forward pass returned, read by the field name its output class has (reading the
+    deprecated `past_key_values` of a newer output class logs a deprecation warning)."""
+    names = {f.name for f in dataclasses.fields(output)} if dataclasses.is_dataclass(output) else set()
+    return output.cache if "cache" in names else output.past_key_values
 
 
 def plain_layers(cache: Any) -> list[tuple[Any, Any]] | None:
@@ -159,9 +184,9 @@ def last_logits(model: Any, input_ids: Any, attention: Any, positions: Any, cach
         input_ids=input_ids,
         attention_mask=attention,
         position_ids=positions,
-        past_key_values=cache,
         use_cache=True,
         logits_to_keep=1,
+        **with_cache(model, cache),
     ).logits[:, -1, :]
 
 
@@ -206,7 +231,7 @@ class Decoder:
         with torch.inference_mode():
             ids = torch.tensor([prefix], device=self.device)
             # No position of the prefix is read: one row of logits instead of a vocabulary per token.
-            return self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
+            return returned_cache(self.model(input_ids=ids, use_cache=True, logits_to_keep=1))
 
     def run(self, prefixes: Mapping[int, tuple[Any, int]], rows: Sequence[Row]) -> None:
         """Generate every row greedily after its group's prefix (cache, length); fills `tokens` (without

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from kaoshi.models.base import Message
 from kaoshi.models.chat import assistant_turn_end, render_with_template
-from kaoshi.models.hf_generate import plain_layers
+from kaoshi.models.hf_generate import plain_layers, returned_cache
 from kaoshi.models.tokens import reusable_prefix
 
 PREFIX_MIN_TOKENS = 32  # a shared prefix shorter than this is not worth a separate prefill
@@ -68,7 +68,7 @@ class CausalLM:
         torch = self.torch
         with torch.inference_mode():
             ids = torch.tensor([[self.tokenizer.pad_token_id] * 2], device=self.device)
-            cache = self.model(input_ids=ids, use_cache=True).past_key_values
+            cache = returned_cache(self.model(input_ids=ids, use_cache=True))
         return plain_layers(cache) is not None
 
     @cached_property

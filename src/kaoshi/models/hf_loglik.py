@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kaoshi.models.base import LoglikRequest, ModelOutput
-from kaoshi.models.hf_generate import last_logits, plain_layers, tails_on_prefix
+from kaoshi.models.hf_generate import last_logits, plain_layers, returned_cache, tails_on_prefix, with_cache
 from kaoshi.models.hf_lm import PREFIX_MIN_TOKENS, CausalLM, prefix_groups, token_batches
 from kaoshi.models.tokens import tokenize_request
 
@@ -67,9 +67,9 @@ def _with_prefix(lm: CausalLM, group: list[_Prepared], prefix_len: int) -> Itera
     prefix = group[0][1][:prefix_len]
     with torch.inference_mode():
         # No position of the prefix is scored: one row of logits instead of a vocabulary per token.
-        cache = lm.model(
-            input_ids=torch.tensor([prefix], device=lm.device), use_cache=True, logits_to_keep=1
-        ).past_key_values
+        cache = returned_cache(
+            lm.model(input_ids=torch.tensor([prefix], device=lm.device), use_cache=True, logits_to_keep=1)
+        )
     items = [_Pending(request, context, continuations) for request, context, continuations in group]
     items.sort(key=lambda item: len(item.context))
     done = 0
@@ -144,9 +144,9 @@ def _score_slot(
             input_ids=input_ids,
             attention_mask=torch.cat([attention, feed_mask], dim=1),
             position_ids=positions,
-            past_key_values=batch_cache,
             use_cache=True,
             logits_to_keep=width,
+            **with_cache(lm.model, batch_cache),
         ).logits
     batch_cache.crop(-width)
     logprobs = torch.log_softmax(logits.float(), dim=-1).cpu()
