@@ -1,11 +1,15 @@
-"""Keeping a store safe to copy and share: checkpoint, back up and check it (`kaoshi store ...`)."""
+"""Keeping a store safe to copy and share: checkpoint, back up and check it (`kaoshi store ...`); removing
+and renaming runs (`kaoshi runs rm` / `mv`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from kaoshi.store import Store, default_store_path, require_store_file
 from kaoshi.store.maintenance import BackupResult, CheckpointResult, StoreCheck, backup, check, checkpoint
+from kaoshi.store.run_admin import RemovedRun, RenamedRun
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S
 
 StorePath = Store | str | Path | None
@@ -29,6 +33,39 @@ def check_store(store: StorePath = None) -> StoreCheck:
     return check(_store_file(store))
 
 
+def remove_runs(
+    names: str | Sequence[str], *, store: StorePath = None, dry_run: bool = False
+) -> tuple[RemovedRun, ...]:
+    """Delete runs with their samples, grades and leases, all in one transaction; each RemovedRun says
+    how many samples and grades went. StoreError, nothing removed, when a name is unknown (the message
+    lists the runs there are) or a live process holds the run. `dry_run`: check and count only (what
+    `kaoshi runs rm` asks about before removing). No other run is touched."""
+    wanted = [names] if isinstance(names, str) else list(names)
+    with _writable(store) as opened:
+        return opened.remove_runs(wanted, dry_run=dry_run)
+
+
+def rename_run(old: str, new: str, *, store: StorePath = None) -> RenamedRun:
+    """Rename run `old` to `new` in every table that names it (its samples and grades move with it), in
+    one transaction. StoreError, nothing changed, when `old` is unknown, `new` exists, or a live process
+    holds the run. No other run is touched (a shard `old-shard1of4` keeps its name)."""
+    with _writable(store) as opened:
+        return opened.rename_run(old, new)
+
+
+@contextmanager
+def _writable(store: StorePath) -> Iterator[Store]:
+    """The store given as a Store (left open) or a path / None (opened for writing, closed after)."""
+    if isinstance(store, Store):
+        yield store
+        return
+    opened = Store(_store_file(store))
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
 def _store_file(store: StorePath) -> Path:
     """The store given as a Store, a path or None ($KAOSHI_STORE, else the default), which must exist."""
     if isinstance(store, Store):
@@ -39,8 +76,12 @@ def _store_file(store: StorePath) -> Path:
 __all__ = [
     "BackupResult",
     "CheckpointResult",
+    "RemovedRun",
+    "RenamedRun",
     "StoreCheck",
     "backup_store",
     "check_store",
     "checkpoint_store",
+    "remove_runs",
+    "rename_run",
 ]

@@ -1,4 +1,4 @@
-"""kaoshi runs / report / samples: read what the store holds."""
+"""kaoshi runs / report / samples: read what the store holds (`kaoshi runs rm / mv`: kaoshi.cli.runs_cmd)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from kaoshi.api import RunRecord, RunStatus, SampleRecord
 from kaoshi.api.summary import load_run, runs, stored_samples
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_standard_score_option
+from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
 from kaoshi.report.compare import compare_runs, render_comparison
@@ -21,10 +22,16 @@ SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    runs = subparsers.add_parser("runs", help="list the runs in the store")
+    runs = subparsers.add_parser(
+        "runs",
+        help="list the runs in the store; runs rm / runs mv remove or rename runs",
+        description="List the runs in the store; `kaoshi runs rm NAME...` removes runs (asking first), "
+        "`kaoshi runs mv OLD NEW` renames one.",
+    )
     runs.add_argument("--format", choices=("table", "json"), default="table")
     add_store_option(runs)
     runs.set_defaults(handler=runs_command)
+    add_run_actions(runs)
 
     report = subparsers.add_parser(
         "report",

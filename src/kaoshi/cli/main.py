@@ -23,7 +23,7 @@ class Command(NamedTuple):
 # imported (they import rich, numpy, the report and model code); the others are listed by name and help.
 COMMANDS: dict[str, Command] = {
     "run": Command("run_cmd", "evaluate a model on an exam (resumes a run of the same name)"),
-    "runs": Command("inspect_cmds", "list the runs in the store"),
+    "runs": Command("inspect_cmds", "list the runs in the store; runs rm / runs mv remove or rename runs"),
     "report": Command(
         "inspect_cmds",
         "accuracy overall and by domain / type / subject / category / group; several runs side by side",

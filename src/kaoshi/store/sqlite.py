@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from kaoshi.store.rows import (
     sample_from_row,
     sample_values,
 )
+from kaoshi.store.run_admin import RemovedRun, RenamedRun, remove_runs, rename_run
 from kaoshi.store.schema import (
     SCHEMA_VERSION,
     add_reading_stand_ins,
@@ -215,6 +216,24 @@ class Store:
         rows = self._query(RUN_QUERY + " ORDER BY created_at")
         holders = self._lease_holders()
         return [run_from_row(row, holders, self.path) for row in rows]
+
+    def remove_runs(self, names: Sequence[str], *, dry_run: bool = False) -> tuple[RemovedRun, ...]:
+        """Delete the named runs with their samples, grades, owners and leases in one transaction;
+        StoreError, nothing removed, for an unknown name or a run a live process holds. `dry_run`: check
+        and count only."""
+        self._ready_to_change()
+        return remove_runs(self._db, self.path, names, lock_wait_s=self._lock_wait_s, dry_run=dry_run)
+
+    def rename_run(self, old: str, new: str) -> RenamedRun:
+        """Rename a run in every table that names it (one transaction); StoreError, nothing changed, for an
+        unknown `old`, an existing `new` or a run a live process holds."""
+        self._ready_to_change()
+        return rename_run(self._db, self.path, old, new, lock_wait_s=self._lock_wait_s)
+
+    def _ready_to_change(self) -> None:
+        if self._read_only_reason is not None:
+            raise StoreError(f"{self.path} is open read-only ({self._read_only_reason}): cannot write to it")
+        self._writes.flush()  # queued answers go in first: a removal or rename sees every row
 
     def _lease_holders(self, run: str | None = None) -> dict[str, list[LeaseHolder]]:
         """The processes holding each run's lease (of one run, or of all)."""
