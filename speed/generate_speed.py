@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 from ceval_data import write_ceval  # noqa: E402
 from loglik_vs_lmeval import ensure_lmeval  # noqa: E402
 
-from kaoshi.benchmarks import get_template, load_exam  # noqa: E402
+from kaoshi.benchmarks import get_template, load_exam_result  # noqa: E402
 from kaoshi.data.model import Exam, Question, QuestionType  # noqa: E402
 from kaoshi.models import GenerateRequest, ModelOptions, gguf_cache, resolve_model  # noqa: E402
 from kaoshi.models.hf import HFModel, smollm2_path  # noqa: E402
@@ -104,7 +104,7 @@ def main() -> None:
     lmeval_python = ensure_lmeval()
     WORK.mkdir(exist_ok=True)
     data = write_ceval(WORK / "ceval-generate", {"high_school_mathematics": 12, "accountant": 12}, seed=3)
-    ceval = load_exam("ceval", str(data), split="val").exam
+    ceval = load_exam_result("ceval", str(data), split="val").exam
     model = resolve_model("smollm2", ModelOptions())
     assert isinstance(model, HFModel)
     # lm-eval loads the same weights: kaoshi's converted copy of the GGUF file, written by the load above.

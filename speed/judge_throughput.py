@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main as kaoshi
 from kaoshi.models.hf import smollm2_path
 from kaoshi.store import Store
@@ -28,7 +28,7 @@ MAX_NEW = int(os.environ.get("KAOSHI_BENCH_TOKENS", "128"))
 def answers_script(folder: Path) -> Path:
     """A scripted candidate: option A for choice questions, half of the reference for open ones."""
     rows = []
-    for q in load_exam("sample").exam.questions:
+    for q in load_exam_result("sample").exam.questions:
         text = str(q.answer)[: max(8, len(str(q.answer)) // 2)] if q.type.value == "open" else "答案：A"
         rows.append({"id": q.id, "response": text})
     path = folder / "candidate.jsonl"

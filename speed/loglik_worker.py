@@ -28,12 +28,12 @@ def model_folder() -> str:
 
 
 def run_kaoshi(data: Path, reuse: bool) -> tuple[float, dict[str, Any], str]:
-    from kaoshi.benchmarks import get_template, load_exam
+    from kaoshi.benchmarks import get_template, load_exam_result
     from kaoshi.models import ModelOptions, resolve_model
     from kaoshi.runner import execute_run
     from kaoshi.store import RunSpec, Store
 
-    exam = load_exam("ceval", data, "val").exam
+    exam = load_exam_result("ceval", data, "val").exam
     model = resolve_model("smollm2", ModelOptions())
     model.reuse_prefix = reuse  # type: ignore[attr-defined]
     template = get_template("ceval-answer-only")

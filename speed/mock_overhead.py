@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.models import ModelOptions, resolve_model
 from kaoshi.runner import execute_run
 from kaoshi.store import RunSpec, Store
@@ -63,7 +63,7 @@ def main() -> None:
         folder = Path(tmp)
         exam_path, script_path = write_exam_and_script(folder)
         started = time.perf_counter()
-        exam = load_exam("qualbench", exam_path).exam
+        exam = load_exam_result("qualbench", exam_path).exam
         loaded = time.perf_counter()
         model = resolve_model(f"mock:{script_path}", ModelOptions())
         template = get_template("qualbench")

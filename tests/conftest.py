@@ -22,10 +22,10 @@ def store_path(tmp_path: Path) -> Path:
 @pytest.fixture
 def two_runs(capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path) -> Path:
     """A store with runs 'strong' (right on all 40 objective sample questions) and 'weak' (10 of 40)."""
-    from kaoshi.benchmarks import load_exam
+    from kaoshi.benchmarks import load_exam_result
     from kaoshi.cli.main import main
 
-    objective = [q.id for q in load_exam("sample").exam.questions if q.type.value != "open"]
+    objective = [q.id for q in load_exam_result("sample").exam.questions if q.type.value != "open"]
     strong = mock_script(tmp_path / "strong.jsonl", set(objective))  # right on all 40
     weak = mock_script(tmp_path / "weak.jsonl", set(objective[:10]))  # right on 10 of 40
     for name, script in (("strong", strong), ("weak", weak)):

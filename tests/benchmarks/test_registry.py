@@ -22,7 +22,7 @@ from kaoshi.benchmarks import (
     find_benchmark,
     get_benchmark,
     leaderboard_layout,
-    load_exam,
+    load_exam_result,
     register_benchmark,
     unregister_benchmark,
 )
@@ -111,7 +111,7 @@ def test_benchmark_defaults_reads_the_registry() -> None:
 
 def test_unknown_benchmark_names_the_known_ones() -> None:
     with pytest.raises(DataError) as info:
-        load_exam("mmcu")
+        load_exam_result("mmcu")
     known = ", ".join(BUILTIN)
     assert str(info.value) == f"unknown benchmark 'mmcu' (known: {known})"
     with pytest.raises(KeyError, match="unknown benchmark 'mmcu'"):
@@ -195,18 +195,21 @@ def test_replacing_a_builtin_and_unregistering_brings_it_back() -> None:
 
 
 def test_a_registered_benchmark_loads_through_load_exam(toy: Benchmark, toy_file: Path) -> None:
-    result = load_exam("toy", toy_file)
+    result = load_exam_result("toy", toy_file)
     assert [q.id for q in result.exam.questions] == ["a1", "a2", "g1", "g2"]
     assert result.exam.metadata["benchmark"] == "toy"  # filled in: the toy loader leaves it out
-    assert [q.id for q in load_exam("toy", toy_file, subjects=["geography"]).exam.questions] == ["g1", "g2"]
+    assert [q.id for q in load_exam_result("toy", toy_file, subjects=["geography"]).exam.questions] == [
+        "g1",
+        "g2",
+    ]
     # its detector claims .toy files before kaoshi's catch-all; other files are detected as before
-    assert load_exam(None, toy_file).exam.metadata["benchmark"] == "toy"
+    assert load_exam_result(None, toy_file).exam.metadata["benchmark"] == "toy"
     kaoshi_file = write_jsonl(
         toy_file.with_suffix(".jsonl"), [{"id": "1", "type": "judge", "question": "q", "answer": True}]
     )
     assert detect_benchmark(kaoshi_file) == "kaoshi"
     with pytest.raises(DataError, match="needs --data PATH"):
-        load_exam("toy")
+        load_exam_result("toy")
 
 
 def test_a_registered_benchmark_runs_with_its_prompt_and_layout(
@@ -272,7 +275,7 @@ def test_ceval_hard_table_is_the_hard_subjects(tmp_path: Path) -> None:
         tmp_path / "val" / "college_physics_val.csv", CEVAL_HEADER, [["0", "q", "1", "2", "3", "4", "A", ""]]
     )
     write_csv(tmp_path / "val" / "law_val.csv", CEVAL_HEADER, [["0", "q", "1", "2", "3", "4", "A", ""]])
-    assert [q.subject for q in load_exam("ceval-hard", tmp_path).exam.questions] == ["college_physics"]
+    assert [q.subject for q in load_exam_result("ceval-hard", tmp_path).exam.questions] == ["college_physics"]
 
 
 def test_importing_and_loading_stay_light(tmp_path: Path) -> None:
@@ -283,7 +286,7 @@ def test_importing_and_loading_stay_light(tmp_path: Path) -> None:
         "import json, sys, kaoshi.data\n"
         "imported = sorted(m for m in sys.modules if m.startswith('kaoshi.benchmarks'))\n"
         "import kaoshi.benchmarks\n"
-        f"kaoshi.benchmarks.load_exam(None, {str(tmp_path)!r})\n"
+        f"kaoshi.benchmarks.load_exam_result(None, {str(tmp_path)!r})\n"
         "detectors = sorted({m.split('.')[2] for m in sys.modules\n"
         "                    if m.count('.') >= 3 and m.startswith('kaoshi.benchmarks.')})\n"
         "heavy = [m for m in ('rich', 'sqlite3', 'kaoshi.report', 'kaoshi.store') if m in sys.modules]\n"

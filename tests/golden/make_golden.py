@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import kaoshi
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -81,7 +81,7 @@ def cmmlu_folder(root: Path) -> Path:
 def sample_script(path: Path, every: int) -> Path:
     """Right on every `every`-th objective question of the sample exam, wrong elsewhere."""
     rows = []
-    for i, q in enumerate(load_exam("sample").exam.questions):
+    for i, q in enumerate(load_exam_result("sample").exam.questions):
         right = i % every == 0
         if q.type.value == "open":
             rows.append({"id": q.id, "response": "参考回答：要点一、要点二。"})

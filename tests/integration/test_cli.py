@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from tests.support.files import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 
 
 def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.store import Store
 
@@ -81,7 +81,7 @@ def with_half_errored(capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_pa
     one) ended in an error (the mock has no reply for them)."""
     from tests.support.runs import mock_script
 
-    objective = [q.id for q in load_exam("sample").exam.questions if q.type.value != "open"]
+    objective = [q.id for q in load_exam_result("sample").exam.questions if q.type.value != "open"]
     script = mock_script(tmp_path / "all-right.jsonl", set(objective))
     lines = script.read_text(encoding="utf-8").splitlines()
     half = tmp_path / "half.jsonl"

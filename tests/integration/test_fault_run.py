@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("aiohttp")
 
 import kaoshi
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.data.model import Exam, Question, QuestionType, format_gold
 from kaoshi.store import SampleRecord
 from tests.support.fault_server import FaultServer
@@ -40,7 +40,7 @@ def meant_reply(index: int, question: Question) -> str:
 
 
 def exam_for(method: str) -> Exam:
-    exam = load_exam("sample").exam
+    exam = load_exam_result("sample").exam
     if method == "generate":
         return exam
     # one next token cannot rank letter sets: multiple choice is refused on the API by log-likelihood

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.report.html import embed_json
 from tests.support.files import write_jsonl
@@ -53,7 +53,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def report(capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path) -> Path:
     """Runs 'weak' and 'strong', plus 'evil' whose raw output tries to inject markup and scripts."""
-    exam = load_exam("sample").exam
+    exam = load_exam_result("sample").exam
     script = mock_script(tmp_path / "evil.jsonl", {q.id for q in exam.questions})
     rows = [line for line in script.read_text(encoding="utf-8").splitlines()]
     import json

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.data import DataError
 
 
@@ -28,7 +28,7 @@ def fake_datasets(monkeypatch: pytest.MonkeyPatch, load: Any) -> list[tuple[str,
 def test_missing_datasets_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(DataError) as info:
-        load_exam("qualbench")
+        load_exam_result("qualbench")
     assert str(info.value) == (
         "loading from the Hugging Face hub needs the 'datasets' package: pip install 'kaoshi[hub]' "
         "(or pass --data PATH to a downloaded copy)"
@@ -41,7 +41,7 @@ def test_offline_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
     fake_datasets(monkeypatch, offline)
     with pytest.raises(DataError) as info:
-        load_exam("qualbench")
+        load_exam_result("qualbench")
     message = str(info.value)
     assert "\n" not in message
     assert message.startswith(
@@ -62,7 +62,7 @@ def test_qualbench_from_hub(monkeypatch: pytest.MonkeyPatch) -> None:
         }
     ]
     calls = fake_datasets(monkeypatch, lambda hub_id, **kw: {"train": rows})
-    exam = load_exam("qualbench").exam
+    exam = load_exam_result("qualbench").exam
     assert calls == [("mengze-hong/QualBench", {})]
     assert exam.questions[0].answer == frozenset("B")
 
@@ -83,11 +83,11 @@ def test_ceval_from_hub(monkeypatch: pytest.MonkeyPatch) -> None:
         ]
 
     calls = fake_datasets(monkeypatch, load)
-    exam = load_exam("ceval", split="val", subjects=["law"]).exam
+    exam = load_exam_result("ceval", split="val", subjects=["law"]).exam
     assert calls == [
         ("ceval/ceval-exam", {"name": "law", "split": "val"}),
         ("ceval/ceval-exam", {"name": "law", "split": "dev"}),
     ]
     assert exam.questions[0].id == "law/0" and exam.fewshot[0].split == "dev"
-    hard = load_exam("ceval-hard", split="test").exam
+    hard = load_exam_result("ceval-hard", split="test").exam
     assert len(hard) == 8 and all(q.answer is None for q in hard.questions)

@@ -18,14 +18,14 @@ import pytest
 
 import kaoshi
 from kaoshi.api.evaluation import RunInterrupted
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.models import GenerateRequest, Model, ModelOptions, ModelOutput
 from kaoshi.store import Store, StoreError
 from kaoshi.store import leases as leases_module
 from tests.support import interruptions
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_IDS = [q.id for q in load_exam("sample").exam.questions]
+SAMPLE_IDS = [q.id for q in load_exam_result("sample").exam.questions]
 HOST = socket.gethostname()
 
 

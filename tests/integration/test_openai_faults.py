@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("aiohttp")
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.models import (
     CapabilityError,
@@ -213,7 +213,7 @@ class NanModel(Model):
 
 
 def test_nan_logprobs_from_any_backend_are_errors_not_answers(store_path: Path) -> None:
-    exam = load_exam("sample").exam.limited(3)
+    exam = load_exam_result("sample").exam.limited(3)
     spec = exam_spec(exam, model="nan", method="loglik", benchmark="sample", max_new_tokens=8)
     with Store(store_path) as store:
         outcome = execute_run(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.errors import InputError
 from kaoshi.models import CapabilityError, ModelError, ModelOptions, resolve_model
 from kaoshi.models.mock import read_script
@@ -15,7 +15,7 @@ from kaoshi.runner import execute_run
 from kaoshi.store import RunSpec, Store
 from tests.support.files import write_jsonl
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 
 
 def spec_for(model: str, method: str = "generate", **kw: object) -> RunSpec:

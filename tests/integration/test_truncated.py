@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 import kaoshi
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.store import Store
 from kaoshi.store.schema import TABLES
 from tests.support.files import write_jsonl
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 
 
 def _script(path: Path, cut: set[str]) -> Path:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.store import Store
 from tests.support.runs import mock_script
 
-OBJECTIVE = [q.id for q in load_exam("sample").exam.questions if q.type.value != "open"]
+OBJECTIVE = [q.id for q in load_exam_result("sample").exam.questions if q.type.value != "open"]
 # Different skills and different questions right: strong 32/40, medium 24/40, weak 16/40.
 RIGHT = {
     "strong": set(OBJECTIVE[:32]),

@@ -14,7 +14,7 @@ from types import ModuleType
 import pytest
 
 import kaoshi
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from tests.support.files import write_jsonl
 
@@ -39,7 +39,7 @@ def run_quickstart(*args: str) -> str:
 def perfect_mock(path: Path) -> Path:
     """A mock model that knows every objective answer, by generation and by log-likelihood."""
     rows = []
-    for q in load_exam("sample").exam.questions:
+    for q in load_exam_result("sample").exam.questions:
         if not q.type.is_objective:
             rows.append({"id": q.id, "response": "参考回答"})
             continue

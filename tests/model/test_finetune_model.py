@@ -36,7 +36,7 @@ def training_losses(spec: str, adapter: Path, train: Path) -> tuple[float, float
     the base model's, then with the adapter merged in."""
     import torch
 
-    from kaoshi.benchmarks import get_template, load_exam
+    from kaoshi.benchmarks import get_template, load_exam_result
     from kaoshi.finetune.examples import build_examples, pad_batch
     from kaoshi.finetune.train import answer_loss
     from kaoshi.models.base import ModelOptions
@@ -44,7 +44,7 @@ def training_losses(spec: str, adapter: Path, train: Path) -> tuple[float, float
 
     tokenizer, model, _ = load_causal_lm(spec, ModelOptions())
     model.eval()
-    exam = load_exam(None, str(train)).exam
+    exam = load_exam_result(None, str(train)).exam
     examples = build_examples(exam, get_template("qualbench-zero"), tokenizer, chat=True, shots=0)
     batch = {k: torch.tensor(v) for k, v in pad_batch(examples, tokenizer.pad_token_id).items()}
     with torch.inference_mode():

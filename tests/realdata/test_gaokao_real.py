@@ -34,7 +34,7 @@ from typing import Any
 import pytest
 
 import kaoshi
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.benchmarks.gaokao.loader import GLUED_OPTION, NO_OPTION_TEXT
 from kaoshi.data import QuestionType
 from kaoshi.data.collect import LoadResult
@@ -118,7 +118,7 @@ def repo() -> Path:
 
 @pytest.fixture(scope="module")
 def loaded(repo: Path) -> LoadResult:
-    return load_exam("gaokao-bench", repo)  # on_invalid="fail": one bad row fails the test
+    return load_exam_result("gaokao-bench", repo)  # on_invalid="fail": one bad row fails the test
 
 
 def test_every_item_loads(loaded: LoadResult) -> None:

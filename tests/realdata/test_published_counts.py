@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from tests.realdata.conftest import repository
 
@@ -57,7 +57,9 @@ def _path(repo: str, inside: str) -> Path:
 def test_published_files_load_whole_with_the_default_options(
     benchmark: str, repo: str, inside: str, split: str | None, count: int, warnings: list[str] | None
 ) -> None:
-    result = load_exam(benchmark, _path(repo, inside), split)  # on_invalid="fail": a refused row raises
+    result = load_exam_result(
+        benchmark, _path(repo, inside), split
+    )  # on_invalid="fail": a refused row raises
     assert len(result.exam.questions) == count
     assert result.errors == ()
     if warnings is not None:  # None: the benchmark's own test module checks its warnings

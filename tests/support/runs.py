@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.data.model import Exam
 from kaoshi.store import RunSpec
@@ -18,7 +18,7 @@ from tests.support.files import write_jsonl
 def mock_script(path: Path, right: set[str]) -> Path:
     """A mock model for the sample exam, right on the questions in `right` and wrong elsewhere."""
     rows = []
-    for q in load_exam("sample").exam.questions:
+    for q in load_exam_result("sample").exam.questions:
         if q.type.value == "open":
             rows.append({"id": q.id, "response": "参考回答"})
         elif q.type.value == "judge":
@@ -54,7 +54,7 @@ def exam_spec(exam: Exam, model: str, method: str = "generate", **overrides: Any
 
 
 # -- judging the sample exam's open questions ---------------------------------------------------------------
-SAMPLE_OPEN = {q.id: q for q in load_exam("sample").exam.questions if q.type.value == "open"}
+SAMPLE_OPEN = {q.id: q for q in load_exam_result("sample").exam.questions if q.type.value == "open"}
 
 
 def judge_script(path: Path, scores: dict[str, object], suffix: str = "") -> Path:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.report.paired import paired_rows
 from kaoshi.store import Store
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 
 
 def test_compare_weak_and_strong_by_domain_and_type(

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from kaoshi.analysis.contamination import map_back, mcnemar_exact
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.data.model import Question, QuestionType
 from kaoshi.data.shuffle import shuffle_exam
 from tests.support.files import write_jsonl
 from tests.support.runs import mock_script
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 OBJECTIVE = [q for q in EXAM.questions if q.type is not QuestionType.OPEN]
 
 

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.benchmarks.kaoshi_jsonl.loader import _parse_answer
 from kaoshi.cli.main import main
 from kaoshi.data import DataError
@@ -234,7 +234,7 @@ def test_load_exam_raises_only_data_error(tmp_path: Path) -> None:
     with pytest.raises(
         DataError, match=rf"{re.escape(str(path))}:2: invalid JSON: nested deeper than {MAX_NESTING_DEPTH}"
     ):
-        load_exam(None, path)
+        load_exam_result(None, path)
 
 
 def test_gold_answers_are_parsed_by_the_question_kinds() -> None:
@@ -344,7 +344,7 @@ def test_fuzz_validate_and_load(fmt: str, mutations: list[tuple[float, int, byte
             if not text.startswith("error:"):
                 assert re.match(rf"\s*{re.escape(str(path))}\S*:\d+: ", text), text
         try:
-            load_exam("qualbench" if benchmark else None, path, on_invalid="skip")
+            load_exam_result("qualbench" if benchmark else None, path, on_invalid="skip")
         except (DataError, InputError) as exc:
             assert str(path) in str(exc)
 
@@ -388,18 +388,18 @@ def test_an_odd_subject_entry_is_named_not_skipped(tmp_path: Path, benchmark: st
     make, words = ODD_ENTRIES[kind]
     make(odd)
     with pytest.raises(DataError) as caught:
-        load_exam(benchmark, tmp_path, split)
+        load_exam_result(benchmark, tmp_path, split)
     assert re.search(rf"{re.escape(str(odd))}: {words}", str(caught.value)), str(caught.value)
     assert "cannot be read" in str(caught.value)
     # Subjects that leave it out load.
     subject = re.sub(r"(_val)?\.(csv|jsonl)$", "", SUBJECT_FOLDERS[benchmark][2][0])
-    assert len(load_exam(benchmark, tmp_path, split, subjects=[subject]).exam) == 1
+    assert len(load_exam_result(benchmark, tmp_path, split, subjects=[subject]).exam) == 1
 
 
 @pytest.mark.parametrize("benchmark", sorted(SUBJECT_FOLDERS))
 def test_a_subject_file_without_questions_is_a_warning(tmp_path: Path, benchmark: str) -> None:
     empty, split = subject_folder(tmp_path, benchmark, second="header only")
-    result = load_exam(benchmark, tmp_path, split)
+    result = load_exam_result(benchmark, tmp_path, split)
     assert len(result.exam) == 1
     said = [w for w in result.warnings if w.startswith(f"{empty}: no questions in this file")]
     assert said, result.warnings
@@ -452,7 +452,7 @@ def test_detecting_a_folder_does_not_open_a_fifo_in_it(tmp_path: Path) -> None:
         code, _, err = validate(tmp_path)
         assert code == 2 and "internal error" not in err
         with pytest.raises(DataError, match="a FIFO"):
-            load_exam("cmmlu", tmp_path)
+            load_exam_result("cmmlu", tmp_path)
     assert time.perf_counter() - started < 5
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.data.shuffle import shuffle_question
 from kaoshi.data.split import content_key
@@ -17,7 +17,7 @@ from kaoshi.finetune.adapter import ADAPTER_MANIFEST, AdapterError, check_overla
 from kaoshi.finetune.examples import IGNORE, build_examples, pad_batch, target_text
 from kaoshi.finetune.lora import LoraSettings
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 
 
 class CharTokenizer:

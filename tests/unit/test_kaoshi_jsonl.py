@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.data import DataError, QuestionType
 from tests.support.files import write_jsonl
 
@@ -29,7 +29,7 @@ GOOD = [
 
 
 def test_schema_round_trip(tmp_path: Path) -> None:
-    exam = load_exam(None, write_jsonl(tmp_path / "mine.jsonl", GOOD)).exam
+    exam = load_exam_result(None, write_jsonl(tmp_path / "mine.jsonl", GOOD)).exam
     assert exam.name == "mine" and exam.metadata["standard_scores"] == {"数学": 100}
     assert [q.id for q in exam.questions] == ["q1", "2", "q3", "q4"]
     assert [q.id for q in exam.fewshot] == ["d1"]
@@ -44,9 +44,9 @@ def test_schema_round_trip(tmp_path: Path) -> None:
 
 def test_split_selection(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "mine.jsonl", GOOD)
-    assert [q.id for q in load_exam("kaoshi", path, "dev").exam.questions] == ["d1"]
+    assert [q.id for q in load_exam_result("kaoshi", path, "dev").exam.questions] == ["d1"]
     with pytest.raises(DataError, match="no questions in split 'val' \\(splits present: dev, test\\)"):
-        load_exam("kaoshi", path, "val")
+        load_exam_result("kaoshi", path, "val")
 
 
 BAD = [
@@ -104,13 +104,13 @@ BAD = [
 def test_bad_rows(tmp_path: Path, row: object, message: str) -> None:
     path = write_jsonl(tmp_path / "bad.jsonl", [GOOD[1], row])
     with pytest.raises(DataError) as info:
-        load_exam("kaoshi", path)
+        load_exam_result("kaoshi", path)
     assert [str(e) for e in info.value.errors] == [f"{path}:2: {message}"]
 
 
 def test_every_bad_row_is_reported_and_good_ones_kept(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "bad.jsonl", [GOOD[1], BAD[0][0], GOOD[3], BAD[1][0], "not json", GOOD[1]])
-    result = load_exam("kaoshi", path, on_invalid="skip")
+    result = load_exam_result("kaoshi", path, on_invalid="skip")
     assert [q.id for q in result.exam.questions] == ["q1", "q3"]
     assert [(e.line, e.field) for e in result.errors] == [(2, "anwser"), (4, "answer"), (5, None), (6, "id")]
 
@@ -119,11 +119,11 @@ def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "empty.jsonl"
     path.write_text("\n\n")
     with pytest.raises(DataError, match="no valid questions in"):
-        load_exam("kaoshi", path)
+        load_exam_result("kaoshi", path)
 
 
 def test_bundled_sample_exam() -> None:
-    result = load_exam("sample")
+    result = load_exam_result("sample")
     exam = result.exam
     assert result.errors == ()
     assert len(exam) >= 40
@@ -139,9 +139,11 @@ def test_bundled_sample_exam() -> None:
 
 
 def test_fingerprint_is_stable_and_content_sensitive(tmp_path: Path) -> None:
-    a = load_exam(None, write_jsonl(tmp_path / "a.jsonl", GOOD)).exam
+    a = load_exam_result(None, write_jsonl(tmp_path / "a.jsonl", GOOD)).exam
     # reordered rows and a different file name: same content, same fingerprint
-    b = load_exam(None, write_jsonl(tmp_path / "b.jsonl", [GOOD[0], *reversed(GOOD[1:])])).exam
+    b = load_exam_result(None, write_jsonl(tmp_path / "b.jsonl", [GOOD[0], *reversed(GOOD[1:])])).exam
     assert a.fingerprint == b.fingerprint
     changed = [*GOOD[:1], {**GOOD[1], "answer": "A"}, *GOOD[2:]]
-    assert load_exam(None, write_jsonl(tmp_path / "c.jsonl", changed)).exam.fingerprint != a.fingerprint
+    assert (
+        load_exam_result(None, write_jsonl(tmp_path / "c.jsonl", changed)).exam.fingerprint != a.fingerprint
+    )

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.data import DataError, QuestionType
 
 scalars = st.one_of(
@@ -48,7 +48,7 @@ def check(suffix: str, text: bytes, benchmark: str | None, name: str = "exam") -
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text)
         try:
-            result = load_exam(benchmark, path, on_invalid="skip")
+            result = load_exam_result(benchmark, path, on_invalid="skip")
         except DataError as exc:
             assert str(path) in str(exc) or "no questions" in str(exc)
             return

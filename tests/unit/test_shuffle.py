@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.data.errors import DataError
 from kaoshi.data.model import Question
 from kaoshi.data.shuffle import shuffle_exam, shuffle_question, to_original, unshuffle_question
 from tests.support.files import write_jsonl
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 CHOICE = [q for q in EXAM.questions if q.type.is_choice]
 
 
@@ -69,7 +69,7 @@ def test_every_answer_maps_back_exactly() -> None:
 def test_exam_shuffle_writes_a_kaoshi_exam_that_loads_back(tmp_path: Path) -> None:
     out = tmp_path / "shuffled.jsonl"
     assert main(["exam", "shuffle", "--benchmark", "sample", "--seed", "4", "-o", str(out)]) == 0
-    loaded = load_exam(None, str(out)).exam
+    loaded = load_exam_result(None, str(out)).exam
     expected = shuffle_exam(EXAM, 4)
     assert [q.content() for q in loaded.questions] == [q.content() for q in expected.questions]
     assert loaded.metadata["standard_scores"] == EXAM.metadata["standard_scores"]
@@ -80,6 +80,6 @@ def test_bad_original_letters_name_the_line_and_field(tmp_path: Path) -> None:
     row = {"id": "q1", "type": "single", "question": "？", "options": ["甲", "乙", "丙"], "answer": "A"}
     path = write_jsonl(tmp_path / "bad.jsonl", [row, {**row, "id": "q2", "original_letters": "ABD"}])
     with pytest.raises(DataError) as info:
-        load_exam(None, str(path))
+        load_exam_result(None, str(path))
     (error,) = info.value.errors
     assert (error.line, error.field) == (2, "original_letters") and "permutation" in str(error)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.data.model import Exam
 from kaoshi.data.shuffle import shuffle_question
 from kaoshi.data.split import content_key, split_exam
 
-EXAM = load_exam("sample").exam
+EXAM = load_exam_result("sample").exam
 
 
 def test_split_is_disjoint_complete_and_deterministic() -> None:
@@ -70,8 +70,8 @@ def test_split_command_writes_both_parts_and_a_manifest(tmp_path: Path) -> None:
     args = ["--train", "0.7", "--seed", "2", "--stratify", "domain,type", "-o", str(out)]
     assert main(["split", "--benchmark", "sample", *args]) == 0
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    train = load_exam(None, str(out / "train.jsonl")).exam
-    test = load_exam(None, str(out / "test.jsonl")).exam
+    train = load_exam_result(None, str(out / "train.jsonl")).exam
+    test = load_exam_result(None, str(out / "test.jsonl")).exam
     assert manifest["train"]["ids"] == [q.id for q in train.questions]
     assert manifest["test"]["fingerprint"] == test.fingerprint
     assert manifest["stratify"] == ["domain", "type"] and manifest["seed"] == 2

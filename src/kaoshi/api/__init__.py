@@ -65,7 +65,7 @@ _EXPORTS = {
     "judge": "kaoshi.api.judging",
     "leaderboard": "kaoshi.api.boards",
     "load_exam": "kaoshi.api.exams",
-    "load_exam_result": "kaoshi.api.exams",
+    "load_exam_result": "kaoshi.benchmarks.loading",
     "load_model": "kaoshi.api.evaluation",
     "load_run": "kaoshi.api.summary",
     "merge": "kaoshi.api.merging",
@@ -103,7 +103,6 @@ if TYPE_CHECKING:
     )
     from kaoshi.api.exams import (
         load_exam,
-        load_exam_result,
     )
     from kaoshi.api.grading_agreement import (
         agreement,
@@ -153,6 +152,9 @@ if TYPE_CHECKING:
     from kaoshi.api.training import (
         FinetuneResult,
         finetune,
+    )
+    from kaoshi.benchmarks.loading import (
+        load_exam_result,
     )
     from kaoshi.data.collect import (
         LoadResult,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kaoshi.api.summary import StoreLike, read_run
-from kaoshi.benchmarks import load_exam as load_benchmark
+from kaoshi.benchmarks import load_exam_result as load_benchmark
 from kaoshi.data import LoadResult
 from kaoshi.data.model import Exam
 from kaoshi.models.base import Model, ModelOptions

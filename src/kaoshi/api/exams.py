@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from kaoshi.benchmarks import load_exam as load_result
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.benchmarks.loading import OnInvalid
 from kaoshi.data import Exam, LoadResult
 
@@ -28,7 +28,7 @@ def load_exam(
 
     on_invalid: "fail" raises DataError naming every bad row (file, line, field); "skip" leaves them out
     and says how many. clean: QualBench's cleaning rule. Warnings, skipped rows and cleaned-out questions
-    go to `notify` (default: the `kaoshi` logger); `kaoshi.data.load_exam` returns them all as values."""
+    go to `notify` (default: the `kaoshi` logger); `load_exam_result` returns them all as values."""
     result = load_exam_result(benchmark, data, split, on_invalid=on_invalid, clean=clean, subjects=subjects)
     for line in load_notes(result):
         (notify or _log.warning)(line)
@@ -43,17 +43,3 @@ def load_notes(result: LoadResult) -> list[str]:
     if result.dropped:
         lines.append(f"cleaning dropped {len(result.dropped)} question(s); first: {result.dropped[0].reason}")
     return lines
-
-
-def load_exam_result(
-    benchmark: str | None = None,
-    data: str | Path | None = None,
-    split: str | None = None,
-    *,
-    on_invalid: OnInvalid = "fail",
-    clean: bool = False,
-    subjects: Iterable[str] | None = None,
-) -> LoadResult:
-    """`load_exam` with everything loading noticed as values: the exam, each invalid row skipped (with
-    on_invalid="skip"; file, line, field), warnings, and the questions a cleaning rule dropped."""
-    return load_result(benchmark, data, split, on_invalid=on_invalid, clean=clean, subjects=subjects)

@@ -3,7 +3,7 @@ leaderboard layout and exporters, registered by name. Another installed package 
 `kaoshi.benchmarks` entry-point group; a program adds one with `register_benchmark`."""
 
 from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
-from kaoshi.benchmarks.loading import BENCHMARKS, detect_benchmark, load_exam, sample_exam_path
+from kaoshi.benchmarks.loading import BENCHMARKS, detect_benchmark, load_exam_result, sample_exam_path
 from kaoshi.benchmarks.registry import (
     benchmark_names,
     detect,
@@ -42,7 +42,7 @@ __all__ = [
     "get_benchmark",
     "get_template",
     "leaderboard_layout",
-    "load_exam",
+    "load_exam_result",
     "register_benchmark",
     "sample_exam_path",
     "unregister_benchmark",

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LoadRequest:
-    """What `kaoshi.data.load_exam` asks a benchmark's loader for."""
+    """What `kaoshi.benchmarks.load_exam_result` asks a benchmark's loader for."""
 
     data: Path | None  # a file or folder; None: the hub, or the copy kaoshi ships
     split: str | None = None  # None: the benchmark's default

@@ -45,7 +45,7 @@ def detect_benchmark(path: Path) -> str:
     return name
 
 
-def load_exam(
+def load_exam_result(
     benchmark: str | None = None,
     data: str | Path | None = None,
     split: str | None = None,

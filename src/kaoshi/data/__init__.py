@@ -1,5 +1,5 @@
 """Exams and questions: the data model and generic reading of files (each benchmark's loader is in its
-package, kaoshi.benchmarks.<name>; kaoshi.benchmarks.load_exam picks one)."""
+package, kaoshi.benchmarks.<name>; kaoshi.benchmarks.load_exam_result picks one)."""
 
 from kaoshi.data.collect import Dropped, LoadResult
 from kaoshi.data.errors import DataError, RowError

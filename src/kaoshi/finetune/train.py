@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.data.model import Exam, Question
 from kaoshi.data.split import content_key
 from kaoshi.errors import InputError
@@ -109,7 +109,7 @@ def finetune(
         ) from None
 
     started = time.perf_counter()
-    exam = load_exam(None, str(train_file)).exam
+    exam = load_exam_result(None, str(train_file)).exam
     template = get_template(settings.prompt)
     tokenizer, base, device = load_causal_lm(model_spec, options)
     chat = bool(getattr(tokenizer, "chat_template", None)) if settings.chat is None else settings.chat

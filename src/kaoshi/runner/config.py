@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from kaoshi.benchmarks import TEMPLATES
+from kaoshi.benchmarks import all_templates
 from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOptions
 from kaoshi.option_fields import cli, nested
@@ -23,7 +23,7 @@ def budget_help() -> str:
     """Each prompt's generation budget, for `run --help` (read when the help is made: a benchmark or
     template registered later is listed too)."""
     by_budget: dict[str, list[str]] = {}
-    for name, template in TEMPLATES.items():
+    for name, template in all_templates().items():  # built once, not once per name
         by_budget.setdefault(template.budget.describe(), []).append(name)
     return "; ".join(f"{', '.join(names)}: {budget}" for budget, names in by_budget.items())
 

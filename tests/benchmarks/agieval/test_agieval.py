@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import kaoshi
-from kaoshi.benchmarks import detect, detect_benchmark, get_benchmark, get_template, load_exam
+from kaoshi.benchmarks import detect, detect_benchmark, get_benchmark, get_template, load_exam_result
 from kaoshi.benchmarks.agieval.demos import read_few_shot_demos
 from kaoshi.data import DataError, QuestionType
 from kaoshi.data.shuffle import shuffle_question
@@ -136,7 +136,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_a_repository_loads_its_chinese_tasks(repo: Path) -> None:
-    result = load_exam("agieval", repo)
+    result = load_exam_result("agieval", repo)
     exam = result.exam
     assert [q.id for q in exam.questions] == [
         "gaokao-physics/0",
@@ -176,22 +176,22 @@ def test_a_repository_loads_its_chinese_tasks(repo: Path) -> None:
 
 def test_data_takes_the_repository_its_v1_folder_or_one_task_file(repo: Path) -> None:
     v1 = repo / "data" / "v1"
-    assert len(load_exam("agieval", v1).exam.questions) == 7
-    single = load_exam("agieval", v1 / "gaokao-physics.jsonl").exam
+    assert len(load_exam_result("agieval", v1).exam.questions) == 7
+    single = load_exam_result("agieval", v1 / "gaokao-physics.jsonl").exam
     assert [q.id for q in single.questions] == ["gaokao-physics/0", "gaokao-physics/1"]
-    some = load_exam("agieval", repo, subjects=["jec-qa-kd", "logiqa-zh"]).exam
+    some = load_exam_result("agieval", repo, subjects=["jec-qa-kd", "logiqa-zh"]).exam
     assert {q.subject for q in some.questions} == {"jec-qa-kd", "logiqa-zh"}
     with pytest.raises(DataError, match="no file for task"):
-        load_exam("agieval", repo, subjects=["gaokao-history"])
+        load_exam_result("agieval", repo, subjects=["gaokao-history"])
     with pytest.raises(DataError, match=r"AGIEval has a single split \('test'\), got 'dev'"):
-        load_exam("agieval", repo, "dev")
+        load_exam_result("agieval", repo, "dev")
     with pytest.raises(DataError, match="'lsat-ar' is an English AGIEval task"):
-        load_exam("agieval", v1 / "lsat-ar.jsonl")
+        load_exam_result("agieval", v1 / "lsat-ar.jsonl")
     (repo.parent / "empty").mkdir()
     with pytest.raises(DataError, match="no AGIEval task files"):
-        load_exam("agieval", repo.parent / "empty")
+        load_exam_result("agieval", repo.parent / "empty")
     with pytest.raises(DataError, match="needs --data PATH"):
-        load_exam("agieval")
+        load_exam_result("agieval")
 
 
 def test_quirks_one_option_string_blank_lines_bom(tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_quirks_one_option_string_blank_lines_bom(tmp_path: Path) -> None:
         "other": {"source": "kaoshi 自编"},
     }
     path = write_task(tmp_path, "gaokao-geography", ["", json.dumps(row, ensure_ascii=False), ""], bom=True)
-    [question] = load_exam("agieval", path).exam.questions
+    [question] = load_exam_result("agieval", path).exam.questions
     assert question.options == (("A", "武汉"), ("B", "西安"), ("C", "兰州"), ("D", "拉萨"))
     assert question.id == "gaokao-geography/0" and question.stem == row["question"]
 
@@ -250,10 +250,10 @@ BAD_ROWS = [
 def test_bad_rows_name_file_line_and_field(tmp_path: Path, row: Any, message: str) -> None:
     path = write_task(tmp_path, "gaokao-physics", [PHYSICS[0], row])
     with pytest.raises(DataError) as info:
-        load_exam("agieval", path)
+        load_exam_result("agieval", path)
     [error] = info.value.errors
     assert str(error).startswith(f"{path}:2: {message}")
-    skipped = load_exam("agieval", path, on_invalid="skip")
+    skipped = load_exam_result("agieval", path, on_invalid="skip")
     assert [q.id for q in skipped.exam.questions] == ["gaokao-physics/0"]
 
 
@@ -374,7 +374,7 @@ def test_a_published_quirk_loads_with_a_warning_naming_file_and_line(
     tmp_path: Path, row: dict[str, Any], options: Any, gold: Any, warning: str | tuple[str, ...]
 ) -> None:
     path = write_task(tmp_path, "logiqa-zh", [LOGIQA_ZH[0], row])
-    result = load_exam("agieval", path)  # on_invalid="fail": no error
+    result = load_exam_result("agieval", path)  # on_invalid="fail": no error
     question = result.exam.question("logiqa-zh/1")
     assert (question.options, question.answer) == (options, gold)
     expected = (warning,) if isinstance(warning, str) else warning
@@ -393,13 +393,15 @@ def test_quirks_are_counted_per_kind_across_files_and_demos(tmp_path: Path) -> N
         tmp_path / "data" / "few_shot_prompts.csv",
         [["", "gaokao-history"], ["sample 1", repr(dotted)], ["explanation 1", "因为。"]],
     )
-    result = load_exam("agieval", tmp_path)
+    result = load_exam_result("agieval", tmp_path)
     assert len(result.exam.questions) == 5 and result.exam.fewshot[0].options[0] == ("A", "一")
     assert result.warnings == (
         f"{demos}: no column for task(s) logiqa-zh; they get no demos",
         f"5 row(s) write options as 'A．…', not '(A)…': {history}:1, {history}:3, {logic}:1 and 2 more",
     )
-    few = load_exam("agieval", tmp_path, subjects=["gaokao-history"])  # the demo's place is its CSV line
+    few = load_exam_result(
+        "agieval", tmp_path, subjects=["gaokao-history"]
+    )  # the demo's place is its CSV line
     assert (
         few.warnings[-1]
         == f"3 row(s) write options as 'A．…', not '(A)…': {history}:1, {history}:3, {demos}:2"
@@ -466,7 +468,7 @@ def repo_with_demos(repo: Path) -> Path:
 
 
 def test_few_shot_demos_from_the_csv(repo_with_demos: Path) -> None:
-    exam = load_exam("agieval", repo_with_demos).exam
+    exam = load_exam_result("agieval", repo_with_demos).exam
     assert [(q.id, q.type, q.answer, q.split) for q in exam.fewshot] == [
         ("gaokao-physics/demo-1", QuestionType.SINGLE, frozenset("C"), "dev"),
         ("gaokao-physics/demo-2", QuestionType.MULTI, frozenset("AD"), "dev"),
@@ -478,7 +480,7 @@ def test_few_shot_demos_from_the_csv(repo_with_demos: Path) -> None:
     assert exam.fewshot[1].source is not None and exam.fewshot[1].source.line == 6  # after a 3-line cell
     assert exam.metadata["few_shot_file"] == str(repo_with_demos / "data" / "few_shot_prompts.csv")
     # one task file finds the CSV next to data/v1 as well
-    single = load_exam("agieval", repo_with_demos / "data" / "v1" / "gaokao-mathcloze.jsonl").exam
+    single = load_exam_result("agieval", repo_with_demos / "data" / "v1" / "gaokao-mathcloze.jsonl").exam
     assert [q.id for q in single.fewshot] == ["gaokao-mathcloze/demo-1"]
 
 
@@ -499,7 +501,7 @@ def test_a_bad_demo_names_file_line_and_column(repo: Path, cell: str, message: s
     rows[1][2] = cell
     path = write_demos(repo / "data" / "few_shot_prompts.csv", rows)
     with pytest.raises(DataError) as info:
-        load_exam("agieval", repo)
+        load_exam_result("agieval", repo)
     [error] = info.value.errors
     assert str(error).startswith(f"{path}:2: {message}")
 
@@ -522,7 +524,7 @@ def test_demo_file_shapes(tmp_path: Path) -> None:
 def render(
     question_id: str, data: Path, shots: int = 0, chat: bool = False, system: str | None = None
 ) -> Any:
-    exam = load_exam("agieval", data).exam
+    exam = load_exam_result("agieval", data).exam
     prompt = get_template("agieval").render(
         exam.question(question_id), exam, RenderOptions(shots, chat, system)
     )
@@ -613,12 +615,12 @@ def test_few_shot_prompts(repo_with_demos: Path) -> None:
 def test_answers_written_as_agievals_demos_write_them(
     repo: Path, question_id: str, reply: str, expected: frozenset[str]
 ) -> None:
-    question = load_exam("agieval", repo).exam.question(question_id)
+    question = load_exam_result("agieval", repo).exam.question(question_id)
     assert extract_answer(question, reply).answer == expected
 
 
 def test_a_shuffled_question_is_rendered_from_its_parsed_fields(repo: Path) -> None:
-    exam = load_exam("agieval", repo).exam
+    exam = load_exam_result("agieval", repo).exam
     shuffled = shuffle_question(exam.question("logiqa-zh/0"), seed=1)
     text = get_template("agieval").render(shuffled, exam, RenderOptions(0)).text
     options = " ".join(f"({letter}){body}" for letter, body in shuffled.options)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.data import Exam
 from kaoshi.data.shuffle import shuffle_question
 from kaoshi.prompts import Prompt, RenderOptions
@@ -70,7 +70,7 @@ def exam(tmp_path: Path) -> Exam:
     write_csv(root / "dev" / f"{SUBJECT}_dev.csv", DEV_ROWS)
     write_csv(root / "dev" / "law_dev.csv", OTHER_DEV_ROWS)
     write_csv(root / "val" / f"{SUBJECT}_val.csv", VAL_ROWS)
-    return load_exam("ceval", root, "val").exam
+    return load_exam_result("ceval", root, "val").exam
 
 
 # -- the official rules, written out from FORMATS.md -----------------------------------------------------

@@ -19,7 +19,7 @@ from kaoshi.benchmarks import (
     detect_benchmark,
     get_template,
     leaderboard_layout,
-    load_exam,
+    load_exam_result,
 )
 from kaoshi.benchmarks.cflue.loader import parse_choices
 from kaoshi.cli.main import main
@@ -79,7 +79,7 @@ def write_knowledge(root: Path, records: list[Any], *, newline: str = "\n", bom:
 
 def test_knowledge_json(tmp_path: Path) -> None:
     path = write_knowledge(tmp_path / "cflue", RECORDS)
-    result = load_exam("cflue", path)
+    result = load_exam_result("cflue", path)
     exam = result.exam
     assert result.errors == () and exam.metadata["split"] == "test"
     assert [q.id for q in exam.questions] == ["0", "1", "2", "3"]  # the array index
@@ -104,25 +104,25 @@ def test_the_repository_the_data_folder_and_the_file(tmp_path: Path) -> None:
     path = write_knowledge(root, RECORDS)
     for data in (root, root / "data", path):
         assert detect_benchmark(data) == "cflue"
-        assert len(load_exam(None, data).exam) == 4
+        assert len(load_exam_result(None, data).exam) == 4
     with pytest.raises(DataError, match="single split"):
-        load_exam("cflue", root, "val")
+        load_exam_result("cflue", root, "val")
     with pytest.raises(DataError, match="give --data PATH"):
-        load_exam("cflue")
+        load_exam_result("cflue")
     with pytest.raises(DataError, match=r"no data/knowledge/knowledge\.json here"):
-        load_exam("cflue", tmp_path)
+        load_exam_result("cflue", tmp_path)
 
 
 def test_bom_and_crlf(tmp_path: Path) -> None:
     path = write_knowledge(tmp_path / "cflue", RECORDS, newline="\r\n", bom=True)
-    exam = load_exam(None, path).exam
+    exam = load_exam_result(None, path).exam
     assert exam.metadata["benchmark"] == "cflue" and len(exam) == 4
     assert [q.source.line for q in exam.questions if q.source] == [2, 10, 18, 26]
 
 
 def test_a_judge_record_without_choices_gets_a_and_b(tmp_path: Path) -> None:
     record = {**RECORDS[2], "choices": ""}
-    exam = load_exam("cflue", write_knowledge(tmp_path / "c", [record])).exam
+    exam = load_exam_result("cflue", write_knowledge(tmp_path / "c", [record])).exam
     assert exam.questions[0].options == (("A", "对"), ("B", "错"))
 
 
@@ -182,7 +182,7 @@ def test_a_malicious_choices_string_is_never_run(tmp_path: Path) -> None:
     inside = f"{{'A': __import__('pathlib').Path({str(marker)!r}).touch(), 'B': '乙'}}"
     records = [{**RECORDS[0], "choices": attack}, {**RECORDS[0], "choices": inside}, RECORDS[1]]
     path = write_knowledge(tmp_path / "cflue", records)
-    result = load_exam("cflue", path, on_invalid="skip")
+    result = load_exam_result("cflue", path, on_invalid="skip")
     assert not marker.exists()
     assert [q.id for q in result.exam.questions] == ["2"]
     assert [(e.line, e.field) for e in result.errors] == [(2, "choices"), (10, "choices")]
@@ -218,18 +218,18 @@ BAD_RECORDS = [
 def test_bad_records_name_file_line_and_field(tmp_path: Path, record: object, message: str) -> None:
     path = write_knowledge(tmp_path / "cflue", [RECORDS[0], record, RECORDS[2]])
     with pytest.raises(DataError) as info:
-        load_exam("cflue", path)
+        load_exam_result("cflue", path)
     line = 10  # the second record's '{' in the indented array
     assert [str(e) for e in info.value.errors] == [f"{path}:{line}: {message}"]
     # skipped, the others keep their array index as id
-    assert [q.id for q in load_exam("cflue", path, on_invalid="skip").exam.questions] == ["0", "2"]
+    assert [q.id for q in load_exam_result("cflue", path, on_invalid="skip").exam.questions] == ["0", "2"]
 
 
 def test_broken_json_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "knowledge.json"
     path.write_text('[\n  {"名称": "x", "task": "判断题"},\n  {"task" "判断题"}\n]', encoding="utf-8")
     with pytest.raises(DataError) as info:
-        load_exam("cflue", path)
+        load_exam_result("cflue", path)
     assert [str(e) for e in info.value.errors] == [
         f"{path}:3: invalid JSON: Expecting ':' delimiter (column 11)"
     ]
@@ -288,7 +288,7 @@ def test_any_records_load_or_are_reported_with_file_and_line(rows: list[Any]) ->
     with tempfile.TemporaryDirectory() as folder:
         path = write_knowledge(Path(folder), rows)
         try:
-            result = load_exam("cflue", path, on_invalid="skip")
+            result = load_exam_result("cflue", path, on_invalid="skip")
         except DataError as exc:
             assert str(path) in str(exc)
             return
@@ -297,7 +297,7 @@ def test_any_records_load_or_are_reported_with_file_and_line(rows: list[Any]) ->
 
 # -- the prompt ----------------------------------------------------------------------------------------
 def exam_of(tmp_path: Path) -> kaoshi.Exam:
-    return load_exam("cflue", write_knowledge(tmp_path / "cflue", RECORDS)).exam
+    return load_exam_result("cflue", write_knowledge(tmp_path / "cflue", RECORDS)).exam
 
 
 # CFLUE's own texts (aliyun/cflue utils/format_example.py), written out here by hand.
@@ -404,7 +404,7 @@ def test_the_cflue_prompt_uses_the_record_as_written(tmp_path: Path) -> None:
         "choices": "{'B': ' 1万元 ', 'A': 100, 'C': 2.5}",
         "answer": "B",
     }
-    exam = load_exam("cflue", write_knowledge(tmp_path / "c", [record])).exam
+    exam = load_exam_result("cflue", write_knowledge(tmp_path / "c", [record])).exam
     [question] = exam.questions
     assert question.options == (("A", "100"), ("B", "1万元"), ("C", "2.5"))  # kaoshi's own view
     text = get_template("cflue").render(question, exam, RenderOptions(shots=0)).text
@@ -414,7 +414,7 @@ def test_the_cflue_prompt_uses_the_record_as_written(tmp_path: Path) -> None:
     text = get_template("cflue").render(bare, exam, RenderOptions(shots=0)).text
     assert text == SINGLE_HEAD + "下列金额中{最大}的是（ ）。\nA. 100\nB. 1万元\nC. 2.5"
     # a 判断题 without choices (CFLUE's code could not load it) shows kaoshi's A 对 / B 错
-    judge = load_exam("cflue", write_knowledge(tmp_path / "j", [{**RECORDS[2], "choices": ""}])).exam
+    judge = load_exam_result("cflue", write_knowledge(tmp_path / "j", [{**RECORDS[2], "choices": ""}])).exam
     text = get_template("cflue").render(judge.questions[0], judge, RenderOptions(shots=0)).text
     assert text == SINGLE_HEAD + "存款保险制度可以完全消除商业银行的经营风险。\nA. 对\nB. 错"
 

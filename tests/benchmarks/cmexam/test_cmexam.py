@@ -21,7 +21,7 @@ from kaoshi.benchmarks import (
     get_benchmark,
     get_template,
     leaderboard_layout,
-    load_exam,
+    load_exam_result,
 )
 from kaoshi.benchmarks.cmexam.loader import REQUIRED_COLUMNS, parse_cmexam_options
 from kaoshi.cli.main import main
@@ -97,7 +97,7 @@ def make_cmexam(root: Path) -> Path:
 
 def test_the_test_file_with_annotations(tmp_path: Path) -> None:
     root = make_cmexam(tmp_path / "CMExam")
-    result = load_exam("cmexam", root / "data" / "test_with_annotations.csv")
+    result = load_exam_result("cmexam", root / "data" / "test_with_annotations.csv")
     exam = result.exam
     assert result.errors == () and exam.metadata["split"] == "test"
     assert [q.id for q in exam.questions] == ["test-1", "test-2", "test-3", "test-4"]
@@ -126,31 +126,33 @@ def test_the_test_file_with_annotations(tmp_path: Path) -> None:
 def test_the_repository_the_data_folder_and_the_splits(tmp_path: Path) -> None:
     root = make_cmexam(tmp_path / "CMExam")
     for data in (root, root / "data"):
-        assert [q.id for q in load_exam("cmexam", data).exam.questions][:1] == ["test-1"]  # test by default
-        train = load_exam("cmexam", data, "train").exam
+        assert [q.id for q in load_exam_result("cmexam", data).exam.questions][:1] == [
+            "test-1"
+        ]  # test by default
+        train = load_exam_result("cmexam", data, "train").exam
         assert [q.id for q in train.questions] == ["train-1", "train-2", "train-3"]
         assert train.questions[0].subject is None and train.questions[0].domain is None  # no annotations
-        assert [q.id for q in load_exam("cmexam", data, "val").exam.questions] == ["val-1"]
+        assert [q.id for q in load_exam_result("cmexam", data, "val").exam.questions] == ["val-1"]
     # one file: its name says its split
-    assert load_exam("cmexam", root / "data" / "val.csv").exam.metadata["split"] == "val"
+    assert load_exam_result("cmexam", root / "data" / "val.csv").exam.metadata["split"] == "val"
     with pytest.raises(DataError, match=r"val\.csv holds CMExam's val split, not test"):
-        load_exam("cmexam", root / "data" / "val.csv", "test")
+        load_exam_result("cmexam", root / "data" / "val.csv", "test")
     with pytest.raises(DataError, match="split must be one of train, val, test, got 'dev'"):
-        load_exam("cmexam", root, "dev")
+        load_exam_result("cmexam", root, "dev")
     (root / "data" / "val.csv").unlink()
     with pytest.raises(DataError, match=r"no val\.csv here or in"):
-        load_exam("cmexam", root, "val")
+        load_exam_result("cmexam", root, "val")
     with pytest.raises(DataError, match="give --data PATH"):
-        load_exam("cmexam")
+        load_exam_result("cmexam")
     # a file under another name is read as the split asked for, else as the test split
     subset = write_rows(tmp_path / "subset.csv", HEADER, ROWS[:1])
-    assert [q.id for q in load_exam("cmexam", subset).exam.questions] == ["test-1"]
-    assert [q.id for q in load_exam("cmexam", subset, "train").exam.questions] == ["train-1"]
+    assert [q.id for q in load_exam_result("cmexam", subset).exam.questions] == ["test-1"]
+    assert [q.id for q in load_exam_result("cmexam", subset, "train").exam.questions] == ["train-1"]
 
 
 def test_bom_and_crlf(tmp_path: Path) -> None:
     path = write_rows(tmp_path / "test_with_annotations.csv", HEADER, ROWS, newline="\r\n", bom=True)
-    exam = load_exam(None, path).exam
+    exam = load_exam_result(None, path).exam
     assert exam.metadata["benchmark"] == "cmexam"
     assert exam.questions[0].options[1] == ("B", "美托洛尔")  # no stray \r
     assert [q.source.line for q in exam.questions if q.source] == [2, 7, 12, 17]
@@ -206,22 +208,22 @@ BAD_ROWS = [
 def test_bad_rows_name_file_line_and_field(tmp_path: Path, row: list[str], message: str) -> None:
     path = write_rows(tmp_path / "test_with_annotations.csv", HEADER, [ROWS[0], row, ROWS[3]])
     with pytest.raises(DataError) as info:
-        load_exam("cmexam", path)
+        load_exam_result("cmexam", path)
     assert [str(e) for e in info.value.errors] == [f"{path}:7: {message}"]
     # skipped, the other rows keep their ids: a record's number counts the bad one too
-    result = load_exam("cmexam", path, on_invalid="skip")
+    result = load_exam_result("cmexam", path, on_invalid="skip")
     assert [q.id for q in result.exam.questions] == ["test-1", "test-3"]
 
 
 def test_header_and_csv_problems(tmp_path: Path) -> None:
     no_options = write_rows(tmp_path / "a.csv", ["Question", "Answer"], [["题干", "A"]])
     with pytest.raises(DataError) as info:
-        load_exam("cmexam", no_options)
+        load_exam_result("cmexam", no_options)
     assert [str(e) for e in info.value.errors] == [
         f"{no_options}:1: field 'Options': missing column(s) Options in the header"
     ]
     repeated = write_rows(tmp_path / "b.csv", HEADER, [ROWS[0], HEADER, ROWS[3], [*ROWS[1], "多余"]])
-    result = load_exam("cmexam", repeated, on_invalid="skip")
+    result = load_exam_result("cmexam", repeated, on_invalid="skip")
     assert [str(e) for e in result.errors] == [
         f"{repeated}:7: the header row is repeated here",
         f"{repeated}:13: row has more fields than the header",
@@ -230,7 +232,7 @@ def test_header_and_csv_problems(tmp_path: Path) -> None:
     huge = write_rows(
         tmp_path / "c.csv", HEADER, [ROWS[0], ["题干", "A " + "长" * 131_072 + "\nB 乙", "A", ""]]
     )
-    result = load_exam("cmexam", huge, on_invalid="skip")
+    result = load_exam_result("cmexam", huge, on_invalid="skip")
     assert [q.id for q in result.exam.questions] == ["test-1"]
     assert [str(e) for e in result.errors] == [
         f"{huge}:7: a field is longer than the limit of 131,072 characters"
@@ -238,7 +240,7 @@ def test_header_and_csv_problems(tmp_path: Path) -> None:
     gbk = tmp_path / "gbk.csv"
     gbk.write_bytes("Question,Options,Answer\n题干,A 甲,A\n".encode("gbk"))
     with pytest.raises(DataError, match="not UTF-8"):
-        load_exam("cmexam", gbk)
+        load_exam_result("cmexam", gbk)
 
 
 def test_csv_records_count_from_the_header_and_skip_blank_lines(tmp_path: Path) -> None:
@@ -290,7 +292,7 @@ def test_any_rows_load_or_are_reported_with_file_and_line(rows: list[list[str]])
         with path.open("w", encoding="utf-8", newline="") as handle:
             csv.writer(handle).writerows([HEADER, *rows])
         try:
-            result = load_exam("cmexam", path, on_invalid="skip")
+            result = load_exam_result("cmexam", path, on_invalid="skip")
         except DataError as exc:
             assert str(path) in str(exc)
             return
@@ -315,7 +317,7 @@ MULTI_TAIL = (
 
 def test_the_default_prompt_is_cmexams_own(tmp_path: Path) -> None:
     assert default_template_name("cmexam") == "cmexam"
-    exam = load_exam("cmexam", make_cmexam(tmp_path / "CMExam")).exam
+    exam = load_exam_result("cmexam", make_cmexam(tmp_path / "CMExam")).exam
     template = get_template("cmexam")
     assert (template.version, template.default_shots) == (1, 0)
     single = template.render(exam.questions[0], exam, RenderOptions(shots=0))
@@ -349,7 +351,7 @@ def test_the_default_prompt_is_cmexams_own(tmp_path: Path) -> None:
 
 
 def test_the_cmexam_prompt_in_chat_is_one_user_message(tmp_path: Path) -> None:
-    exam = load_exam("cmexam", make_cmexam(tmp_path / "CMExam")).exam
+    exam = load_exam_result("cmexam", make_cmexam(tmp_path / "CMExam")).exam
     template = get_template("cmexam")
     chat = template.render(exam.questions[3], exam, RenderOptions(shots=0, chat=True))
     assert chat.messages == (
@@ -377,7 +379,7 @@ def test_the_cmexam_prompt_in_chat_is_one_user_message(tmp_path: Path) -> None:
 def test_the_cmexam_prompt_uses_the_cells_as_read(tmp_path: Path) -> None:
     # the Options cell as written ('A.' separators, a blank line), the question unstripped
     row = [" 下列{属于}解表药的有 ", "A. 麻黄\nB. 桂枝\n\nC. 大黄", "AB", ""]
-    exam = load_exam("cmexam", write_rows(tmp_path / "val.csv", HEADER, [row])).exam
+    exam = load_exam_result("cmexam", write_rows(tmp_path / "val.csv", HEADER, [row])).exam
     [question] = exam.questions
     text = get_template("cmexam").render(question, exam, RenderOptions(shots=0)).text
     assert text == MULTI_HEAD + " 下列{属于}解表药的有 :\nA. 麻黄\nB. 桂枝\n\nC. 大黄" + MULTI_TAIL
@@ -391,7 +393,7 @@ def test_the_cmexam_prompt_uses_the_cells_as_read(tmp_path: Path) -> None:
 
 
 def test_kaoshis_default_prompt_is_the_alternative(tmp_path: Path) -> None:
-    exam = load_exam("cmexam", make_cmexam(tmp_path / "CMExam")).exam
+    exam = load_exam_result("cmexam", make_cmexam(tmp_path / "CMExam")).exam
     template = get_template("default")
     single = template.render(exam.questions[0], exam, RenderOptions(shots=0)).text
     assert single.startswith("以下是单项选择题") and single.endswith(

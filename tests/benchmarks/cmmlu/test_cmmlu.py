@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kaoshi.benchmarks import detect_benchmark, get_benchmark, get_template, load_exam
+from kaoshi.benchmarks import detect_benchmark, get_benchmark, get_template, load_exam_result
 from kaoshi.benchmarks.cmmlu.subjects import CHINA_SPECIFIC, CMMLU_CATEGORIES, CMMLU_SUBJECTS
 from kaoshi.cli.main import main
 from kaoshi.data import DataError, Exam
@@ -88,7 +88,7 @@ def test_subject_table_facts() -> None:
 @pytest.mark.parametrize("where", ["root", "data"])
 def test_test_split_with_dev_pool(repo: Path, where: str) -> None:
     data = repo if where == "root" else repo / "data"
-    result = load_exam("cmmlu", data)
+    result = load_exam_result("cmmlu", data)
     exam = result.exam
     assert result.warnings == ()
     assert exam.name == "cmmlu" and exam.metadata["split"] == "test"
@@ -105,28 +105,28 @@ def test_test_split_with_dev_pool(repo: Path, where: str) -> None:
 
 def test_one_subject_file(repo: Path) -> None:
     test_file = repo / "data" / "test" / "chinese_history.csv"
-    exam = load_exam("cmmlu", test_file).exam
+    exam = load_exam_result("cmmlu", test_file).exam
     assert [q.id for q in exam.questions] == ["chinese_history/0", "chinese_history/1"]
     assert [q.id for q in exam.fewshot] == [f"chinese_history/{i}" for i in range(6)]  # its dev file only
-    dev = load_exam("cmmlu", repo / "data" / "dev" / "agronomy.csv").exam
+    dev = load_exam_result("cmmlu", repo / "data" / "dev" / "agronomy.csv").exam
     assert [(q.id, q.split) for q in dev.questions] == [("agronomy/0", "dev")] and dev.fewshot == ()
     with pytest.raises(DataError, match="in the 'dev' folder, but split 'test' was asked"):
-        load_exam("cmmlu", repo / "data" / "dev" / "agronomy.csv", "test")
+        load_exam_result("cmmlu", repo / "data" / "dev" / "agronomy.csv", "test")
 
 
 def test_split_and_subject_filters(repo: Path) -> None:
-    dev = load_exam("cmmlu", repo, "dev").exam
+    dev = load_exam_result("cmmlu", repo, "dev").exam
     assert len(dev) == 7 and dev.fewshot == ()
-    some = load_exam("cmmlu", repo, subjects=["agronomy"]).exam
+    some = load_exam_result("cmmlu", repo, subjects=["agronomy"]).exam
     assert {q.subject for q in (*some.questions, *some.fewshot)} == {"agronomy"}
     with pytest.raises(DataError) as caught:
-        load_exam("cmmlu", repo, subjects=["agronomyy"])
+        load_exam_result("cmmlu", repo, subjects=["agronomyy"])
     assert (
         "no file for subject(s) agronomyy (did you mean agronomy?); subjects here: agronomy, chinese_history"
         in str(caught.value)
     )
     with pytest.raises(DataError, match="CMMLU split must be one of dev, test, got 'val'"):
-        load_exam("cmmlu", repo, "val")
+        load_exam_result("cmmlu", repo, "val")
 
 
 def test_bom_crlf_and_a_quoted_line_break(tmp_path: Path) -> None:
@@ -141,7 +141,7 @@ def test_bom_crlf_and_a_quoted_line_break(tmp_path: Path) -> None:
     )
     assert path.read_bytes().startswith(b"\xef\xbb\xbf," + b"Question")
     assert b"\r\n" in path.read_bytes()
-    exam = load_exam("cmmlu", tmp_path).exam
+    exam = load_exam_result("cmmlu", tmp_path).exam
     first, second = exam.questions
     assert first.id == "arts/0" and first.stem == "京剧的四大行当是\n生旦净丑吗？"
     assert first.category == "Humanities"
@@ -157,7 +157,7 @@ def test_a_file_without_the_index_column_numbers_its_rows(tmp_path: Path) -> Non
         ],
         header=HEADER[1:],
     )
-    assert [q.id for q in load_exam("cmmlu", tmp_path).exam.questions] == ["virology/0", "virology/1"]
+    assert [q.id for q in load_exam_result("cmmlu", tmp_path).exam.questions] == ["virology/0", "virology/1"]
 
 
 def test_bad_rows(tmp_path: Path) -> None:
@@ -177,7 +177,7 @@ def test_bad_rows(tmp_path: Path) -> None:
         ],
     )
     with pytest.raises(DataError) as info:
-        load_exam("cmmlu", tmp_path)
+        load_exam_result("cmmlu", tmp_path)
     assert [str(e) for e in info.value.errors] == [
         f"{path}:3: row has more fields than the header",
         f"{path}:4: row has 6 field(s), the header 7",
@@ -189,7 +189,7 @@ def test_bad_rows(tmp_path: Path) -> None:
         f"{path}:10: field 'B': is empty",
         f"{path}:11: field 'Answer': missing answer",
     ]
-    skipped = load_exam("cmmlu", tmp_path, on_invalid="skip")
+    skipped = load_exam_result("cmmlu", tmp_path, on_invalid="skip")
     assert [q.id for q in skipped.exam.questions] == ["anatomy/0"] and len(skipped.errors) == 9
 
 
@@ -198,21 +198,21 @@ def test_missing_columns_and_folders(tmp_path: Path) -> None:
         tmp_path / "test" / "anatomy.csv", [["0", "q", "a", "b"]], header=["", "Question", "A", "B"]
     )
     with pytest.raises(DataError) as info:
-        load_exam("cmmlu", tmp_path)
+        load_exam_result("cmmlu", tmp_path)
     assert [str(e) for e in info.value.errors] == [
         f"{path}:1: field 'C': missing column(s) C, D, Answer in the header"
     ]
     with pytest.raises(DataError, match="no 'dev' folder"):
-        load_exam("cmmlu", tmp_path, "dev")
+        load_exam_result("cmmlu", tmp_path, "dev")
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(DataError, match="no CMMLU data here"):
-        load_exam("cmmlu", empty)
+        load_exam_result("cmmlu", empty)
 
 
 def test_unknown_subject_is_a_warning(tmp_path: Path) -> None:
     write_cmmlu_csv(tmp_path / "test" / "my_subject.csv", [["0", "q", "1", "2", "3", "4", "A"]])
-    result = load_exam("cmmlu", tmp_path)
+    result = load_exam_result("cmmlu", tmp_path)
     assert result.exam.questions[0].category is None
     path = tmp_path / "test" / "my_subject.csv"
     assert result.warnings == (f"{path}: 'my_subject' is not a CMMLU subject; loaded with no category",)
@@ -220,7 +220,7 @@ def test_unknown_subject_is_a_warning(tmp_path: Path) -> None:
 
 def test_no_data_is_one_clear_line() -> None:
     with pytest.raises(DataError) as info:
-        load_exam("cmmlu")
+        load_exam_result("cmmlu")
     message = str(info.value)
     assert "\n" not in message and message.startswith(
         "haonan-li/cmmlu on the Hugging Face hub is a loading script"
@@ -258,7 +258,7 @@ def solved(row: list[str]) -> str:
 
 @pytest.fixture
 def exam(repo: Path) -> Exam:
-    return load_exam("cmmlu", repo).exam
+    return load_exam_result("cmmlu", repo).exam
 
 
 def render(exam: Exam, name: str, shots: int, **options: Any) -> Any:
@@ -328,7 +328,7 @@ def test_too_long_a_prompt_loses_the_longest_exemplars_first(tmp_path: Path) -> 
     # at once (not the last ones, as kaoshi did before).
     write_cmmlu_csv(tmp_path / "data" / "dev" / "agronomy.csv", UNEVEN_DEV)
     write_cmmlu_csv(tmp_path / "data" / "test" / "agronomy.csv", AGRONOMY_TEST)
-    exam = load_exam("cmmlu", tmp_path).exam
+    exam = load_exam_result("cmmlu", tmp_path).exam
     question = exam.question("agronomy/0")
     header = "以下是关于农学的单项选择题，请直接给出正确答案的选项。\n\n"
 
@@ -486,7 +486,7 @@ def test_mangled_files_load_or_fail_with_a_clear_error(mutations: list[tuple[flo
         path.parent.mkdir()
         path.write_bytes(data)
         try:
-            result = load_exam("cmmlu", folder, on_invalid="skip")
+            result = load_exam_result("cmmlu", folder, on_invalid="skip")
         except DataError as exc:
             assert folder in str(exc)
         else:

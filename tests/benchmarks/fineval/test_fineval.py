@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kaoshi.benchmarks import detect_benchmark, get_benchmark, get_template, load_exam
+from kaoshi.benchmarks import detect_benchmark, get_benchmark, get_template, load_exam_result
 from kaoshi.benchmarks.fineval.subjects import FINEVAL_CATEGORIES, FINEVAL_SUBJECTS
 from kaoshi.cli.main import main
 from kaoshi.data import DataError, Exam
@@ -56,7 +56,7 @@ def test_subject_table_facts() -> None:
 
 
 def test_val_split_with_dev_pool(root: Path) -> None:
-    result = load_exam("fineval", root)
+    result = load_exam_result("fineval", root)
     exam = result.exam
     assert exam.name == "fineval" and exam.metadata["split"] == "val"
     # finance has no dev file here: its questions get no exemplars, and the load says so
@@ -69,18 +69,20 @@ def test_val_split_with_dev_pool(root: Path) -> None:
 
 
 def test_test_split_and_one_file(root: Path) -> None:
-    test = load_exam("fineval", root, "test").exam
+    test = load_exam_result("fineval", root, "test").exam
     assert [(q.id, q.answer) for q in test.questions] == [("tax_law/0", None)]
-    one = load_exam("fineval", root / "val" / "finance_val.csv").exam
+    one = load_exam_result("fineval", root / "val" / "finance_val.csv").exam
     assert [q.id for q in one.questions] == ["finance/0"] and one.metadata["split"] == "val"
     with pytest.raises(DataError, match="this is a 'val' file, but split 'dev' was asked"):
-        load_exam("fineval", root / "val" / "finance_val.csv", "dev")
+        load_exam_result("fineval", root / "val" / "finance_val.csv", "dev")
 
 
 def test_subject_filter(root: Path) -> None:
-    assert {q.subject for q in load_exam("fineval", root, subjects=["finance"]).exam.questions} == {"finance"}
+    assert {q.subject for q in load_exam_result("fineval", root, subjects=["finance"]).exam.questions} == {
+        "finance"
+    }
     with pytest.raises(DataError, match=r"no file for subject\(s\) tax_lw \(did you mean tax_law\?\)"):
-        load_exam("fineval", root, subjects=["tax_lw"])
+        load_exam_result("fineval", root, subjects=["tax_lw"])
 
 
 def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
@@ -96,7 +98,7 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
         ],
     )
     with pytest.raises(DataError) as info:
-        load_exam("fineval", tmp_path)
+        load_exam_result("fineval", tmp_path)
     assert [str(e) for e in info.value.errors] == [
         f"{path}:3: field 'answer': answer 'F' is not one of A, B, C, D",
         f"{path}:4: row has more fields than the header",
@@ -108,14 +110,14 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
 def test_unknown_subject_is_a_warning(tmp_path: Path) -> None:
     write_csv(tmp_path / "val" / "fintech_val.csv", CEVAL_HEADER, [["0", "q", "1", "2", "3", "4", "A", ""]])
     path = tmp_path / "val" / "fintech_val.csv"
-    assert load_exam("fineval", tmp_path).warnings == (
+    assert load_exam_result("fineval", tmp_path).warnings == (
         f"{path}: 'fintech' is not a FinEval subject; loaded with no category",
     )
 
 
 def test_no_data_says_to_pass_data() -> None:
     with pytest.raises(DataError, match="download it and pass --data PATH"):
-        load_exam("fineval")
+        load_exam_result("fineval")
 
 
 def test_detection_tells_fineval_from_ceval(root: Path, tmp_path: Path) -> None:
@@ -150,7 +152,7 @@ def body(row: list[str]) -> str:
 
 @pytest.fixture
 def exam(root: Path) -> Exam:
-    return load_exam("fineval", root).exam
+    return load_exam_result("fineval", root).exam
 
 
 def render(exam: Exam, name: str, shots: int, **options: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import kaoshi
-from kaoshi.benchmarks import get_benchmark, get_template, load_exam
+from kaoshi.benchmarks import get_benchmark, get_template, load_exam_result
 from kaoshi.benchmarks.gaokao.benchmark import GaokaoLayout, exam_totals, subject_scores
 from kaoshi.benchmarks.gaokao.loader import GLUED_OPTION, NO_OPTION_TEXT
 from kaoshi.benchmarks.loading import detect_benchmark
@@ -204,7 +204,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_loads_the_published_layout(repo: Path) -> None:
-    exam = load_exam("gaokao-bench", repo).exam
+    exam = load_exam_result("gaokao-bench", repo).exam
     by_id = {q.id: q for q in exam.questions}
     assert len(by_id) == 11  # the model-output file beside the data is skipped
     single = by_id["2010-2022_Math_I_MCQs/0"]
@@ -247,9 +247,9 @@ def test_loads_the_published_layout(repo: Path) -> None:
 
 
 def test_data_folder_one_folder_and_one_file(repo: Path) -> None:
-    assert len(load_exam("gaokao-bench", repo / "Data").exam) == 11
-    assert len(load_exam("gaokao-bench", repo / "Data" / SUB).exam) == 4
-    one = load_exam("gaokao-bench", repo / "Data" / OBJ / "2010-2022_Physics_MCQs.json")
+    assert len(load_exam_result("gaokao-bench", repo / "Data").exam) == 11
+    assert len(load_exam_result("gaokao-bench", repo / "Data" / SUB).exam) == 4
+    one = load_exam_result("gaokao-bench", repo / "Data" / OBJ / "2010-2022_Physics_MCQs.json")
     # The prompt file is found three levels up from a data file.
     assert one.exam.questions[0].verbatim_field("gaokao_type") == "multi_choice"
     assert not one.warnings
@@ -257,7 +257,7 @@ def test_data_folder_one_folder_and_one_file(repo: Path) -> None:
 
 def test_without_the_prompt_files_types_come_from_names_and_answers(tmp_path: Path) -> None:
     root = write_repo(tmp_path / "data-only", with_prompts=False)
-    result = load_exam("gaokao-bench", root)
+    result = load_exam_result("gaokao-bench", root)
     types = {q.id.split("/")[0]: q.verbatim_field("gaokao_type") for q in result.exam.questions}
     assert types["2010-2022_Physics_MCQs"] == "multi_choice"
     assert types["2012-2022_English_Cloze_Test"] == "multi_question_choice"
@@ -276,7 +276,7 @@ def test_without_the_prompt_files_types_come_from_names_and_answers(tmp_path: Pa
 
 
 def test_official_prompt_is_the_files_prefix_then_the_question(repo: Path) -> None:
-    exam = load_exam("gaokao-bench", repo).exam
+    exam = load_exam_result("gaokao-bench", repo).exam
     question = exam.question("2010-2022_Math_I_MCQs/0")
     raw = FILES[(OBJ, "2010-2022_Math_I_MCQs")][0]["question"]
     template = get_template("gaokao")
@@ -328,7 +328,7 @@ def test_bad_records_name_file_line_and_field(tmp_path: Path) -> None:
     ]
     path = write_file(tmp_path, "2010-2022_History_MCQs", records)
     with pytest.raises(DataError) as caught:
-        load_exam("gaokao-bench", tmp_path)
+        load_exam_result("gaokao-bench", tmp_path)
     text = "\n".join(str(error) for error in caught.value.errors)
     lines = path.read_text(encoding="utf-8").split("\n")
 
@@ -350,15 +350,15 @@ def test_bad_json_and_wrong_folder(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text('{"keywords": "b", "example": [\n{"index": 0,\n "score": }]}', encoding="utf-8")
     with pytest.raises(DataError, match=r"invalid JSON") as caught:
-        load_exam("gaokao-bench", tmp_path)
+        load_exam_result("gaokao-bench", tmp_path)
     assert f"{path}:3" in str(caught.value)
     path.write_text('{"keywords": "b", "items": []}', encoding="utf-8")
     with pytest.raises(DataError, match="no 'example' array"):
-        load_exam("gaokao-bench", tmp_path)
+        load_exam_result("gaokao-bench", tmp_path)
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(DataError, match="no GAOKAO-Bench data"):
-        load_exam("gaokao-bench", empty)
+        load_exam_result("gaokao-bench", empty)
 
 
 def record_lines(path: Path) -> list[int]:
@@ -425,7 +425,9 @@ def test_an_option_glued_to_the_text_before_it_loads(
 ) -> None:
     record = {"year": "2020", "category": "（全国卷）", "question": text, "answer": [answer], "analysis": ""}
     path = write_file(tmp_path, "2010-2022_History_MCQs", [{**record, "index": 0, "score": 4}])
-    result = load_exam("gaokao-bench", tmp_path)  # refused before: the answer was beyond the options read
+    result = load_exam_result(
+        "gaokao-bench", tmp_path
+    )  # refused before: the answer was beyond the options read
     question = result.exam.questions[0]
     assert question.letters == ("A", "B", "C", "D") and question.answer == frozenset(answer)
     assert {letter: question.option_map[letter] for letter in expected} == expected
@@ -466,7 +468,7 @@ def test_options_drawn_as_pictures_load_as_letters(tmp_path: Path) -> None:
         for index, (text, answer) in enumerate([(pictures, "B"), (missing_d, "D")])
     ]
     path = write_file(tmp_path, "2010-2022_Political_Science_MCQs", records)
-    result = load_exam("gaokao-bench", tmp_path)
+    result = load_exam_result("gaokao-bench", tmp_path)
     first, second = result.exam.questions
     assert first.options == tuple((letter, "") for letter in "ABCD") and first.answer == frozenset("B")
     assert second.option_map["C"].strip() == "![](c.jpg)" and second.option_map["D"] == ""
@@ -503,7 +505,7 @@ def test_options_drawn_as_pictures_load_as_letters(tmp_path: Path) -> None:
     ],
 )
 def test_sub_answers_are_read_in_order(repo: Path, reply: str, expected: str | None) -> None:
-    exam = load_exam("gaokao-bench", repo).exam
+    exam = load_exam_result("gaokao-bench", repo).exam
     cloze = exam.question("2012-2022_English_Cloze_Test/0")
     extraction = extract_answer(cloze, reply)
     assert extraction.answer == expected
@@ -526,7 +528,7 @@ def test_one_sub_question_answered_in_a_sentence(reply: str, expected: str | Non
 
 
 def test_sub_question_points(repo: Path) -> None:
-    cloze = load_exam("gaokao-bench", repo).exam.question("2012-2022_English_Cloze_Test/0")
+    cloze = load_exam_result("gaokao-bench", repo).exam.question("2012-2022_English_Cloze_Test/0")
     assert grade_answer(cloze, "BBCA").points == 6.0 and grade_answer(cloze, "BBCA").correct
     three = grade_answer(cloze, "BBCD")
     assert (three.correct, three.points) == (False, 4.5)
@@ -535,7 +537,7 @@ def test_sub_question_points(repo: Path) -> None:
 
 
 def test_physics_partial_rule(repo: Path) -> None:
-    physics = load_exam("gaokao-bench", repo).exam.question("2010-2022_Physics_MCQs/0")
+    physics = load_exam_result("gaokao-bench", repo).exam.question("2010-2022_Physics_MCQs/0")
     assert grade_answer(physics, frozenset("AC"), "partial").points == 6.0
     assert grade_answer(physics, frozenset("A"), "partial").points == 3.0
     assert grade_answer(physics, frozenset("AB"), "partial").points == 0.0
@@ -572,7 +574,7 @@ def answer(prompt: str) -> str:
 
 def test_a_run_judged_and_totalled_by_hand(repo: Path, tmp_path: Path) -> None:
     store = tmp_path / "runs.sqlite"
-    result = kaoshi.evaluate(load_exam(data=repo), answer, store=store, run_name="mixed")
+    result = kaoshi.evaluate(load_exam_result(data=repo), answer, store=store, run_name="mixed")
     assert result.spec.multi_policy == "partial" and result.spec.prompt == "gaokao"
     judged = kaoshi.judge("mixed", judge_by_points, store=store, mode="gaokao")
     assert judged.graded == 4
@@ -620,7 +622,7 @@ def test_gaokao_judge_points_are_capped_at_the_items(
     repo: Path, tmp_path: Path, reply: str, points: float, capped: bool
 ) -> None:
     store = tmp_path / "runs.sqlite"
-    exam = load_exam("gaokao-bench", repo / "Data" / SUB)
+    exam = load_exam_result("gaokao-bench", repo / "Data" / SUB)
     kaoshi.evaluate(exam, answer, store=store, run_name="essay")
     prompts: list[str] = []
 
@@ -673,7 +675,7 @@ def test_the_report_shows_the_exam_totals_as_the_benchmarks_own_metrics(repo: Pa
     """GAOKAO-Bench contributes its exam totals and scoring rate (kaoshi.results.metric): `kaoshi.summarize`
     measures them for a stored run, the table and the JSON show them; a run of another benchmark has none."""
     store = tmp_path / "runs.sqlite"
-    kaoshi.evaluate(load_exam(data=repo), answer, store=store, run_name="mixed")
+    kaoshi.evaluate(load_exam_result(data=repo), answer, store=store, run_name="mixed")
     kaoshi.judge("mixed", judge_by_points, store=store, mode="gaokao")
     summary = kaoshi.summarize("mixed", store=store)
     totals = exam_totals(summary)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import detect, detect_benchmark, get_benchmark, get_template, load_exam
+from kaoshi.benchmarks import detect, detect_benchmark, get_benchmark, get_template, load_exam_result
 from kaoshi.data import DataError, QuestionType
 from kaoshi.prompts import RenderOptions
 from tests.support.runs import cli, cli_report
@@ -66,7 +66,7 @@ def folder(tmp_path: Path) -> Path:
 
 
 def test_a_folder_loads_the_test_split_with_the_train_split_as_pool(folder: Path) -> None:
-    exam = load_exam("logiqa", folder).exam
+    exam = load_exam_result("logiqa", folder).exam
     assert [q.id for q in exam.questions] == ["test/0", "test/1", "test/2"]
     first, second, third = exam.questions
     assert (first.type, first.answer, second.answer, third.answer) == (
@@ -90,28 +90,28 @@ def test_a_folder_loads_the_test_split_with_the_train_split_as_pool(folder: Path
 
 
 def test_splits_and_single_files(folder: Path) -> None:
-    assert [q.id for q in load_exam("logiqa", folder, "eval").exam.questions] == ["eval/0", "eval/1"]
-    train = load_exam("logiqa", folder, "train").exam
+    assert [q.id for q in load_exam_result("logiqa", folder, "eval").exam.questions] == ["eval/0", "eval/1"]
+    train = load_exam_result("logiqa", folder, "train").exam
     assert len(train.questions) == 2 and train.fewshot == ()
-    one = load_exam("logiqa", folder / "zh_eval.txt").exam
+    one = load_exam_result("logiqa", folder / "zh_eval.txt").exam
     assert [q.id for q in one.questions] == ["eval/0", "eval/1"] and one.fewshot == ()
-    assert load_exam("logiqa", folder / "zh_eval.txt", "eval").exam.metadata["split"] == "eval"
+    assert load_exam_result("logiqa", folder / "zh_eval.txt", "eval").exam.metadata["split"] == "eval"
     with pytest.raises(DataError, match="is the eval split; --split test asks for another"):
-        load_exam("logiqa", folder / "zh_eval.txt", "test")
+        load_exam_result("logiqa", folder / "zh_eval.txt", "test")
     with pytest.raises(DataError, match="LogiQA splits are train, eval, test, got 'dev'"):
-        load_exam("logiqa", folder, "dev")
+        load_exam_result("logiqa", folder, "dev")
     (folder / "zh_train.txt").unlink()
     with pytest.raises(DataError, match=r"no zh_train.txt \(a LogiQA folder has zh_train/eval/test.txt\)"):
-        load_exam("logiqa", folder, "train")
+        load_exam_result("logiqa", folder, "train")
     renamed = write_records(folder / "mine.txt", RECORDS[:1])
-    assert [q.id for q in load_exam("logiqa", renamed).exam.questions] == ["test/0"]
+    assert [q.id for q in load_exam_result("logiqa", renamed).exam.questions] == ["test/0"]
     with pytest.raises(DataError, match="needs --data PATH"):
-        load_exam("logiqa")
+        load_exam_result("logiqa")
 
 
 def test_a_file_without_the_leading_blank_line_or_with_extra_blank_lines(tmp_path: Path) -> None:
     path = write_records(tmp_path / "zh_test.txt", [RECORDS[0][1:], ["", "", *RECORDS[1][1:]]])
-    exam = load_exam("logiqa", path).exam
+    exam = load_exam_result("logiqa", path).exam
     assert [(q.id, q.source.line if q.source else None) for q in exam.questions] == [
         ("test/0", 1),
         ("test/1", 9),
@@ -139,10 +139,10 @@ BAD = [
 def test_bad_records_name_file_first_line_and_field(tmp_path: Path, record: list[str], message: str) -> None:
     path = write_records(tmp_path / "zh_test.txt", [RECORDS[0], record])
     with pytest.raises(DataError) as info:
-        load_exam("logiqa", path)
+        load_exam_result("logiqa", path)
     [error] = info.value.errors
     assert str(error).startswith(f"{path}:9: {message}")
-    assert [q.id for q in load_exam("logiqa", path, on_invalid="skip").exam.questions] == ["test/0"]
+    assert [q.id for q in load_exam_result("logiqa", path, on_invalid="skip").exam.questions] == ["test/0"]
 
 
 def test_options_printed_out_of_order_are_read_by_their_printed_letter(tmp_path: Path) -> None:
@@ -159,7 +159,7 @@ def test_options_printed_out_of_order_are_read_by_their_printed_letter(tmp_path:
         "D. 三人一样高。",
     ]
     path = write_records(tmp_path / "zh_test.txt", [RECORDS[0], swapped, RECORDS[1], swapped])
-    result = load_exam("logiqa", path)
+    result = load_exam_result("logiqa", path)
     question = result.exam.questions[1]
     assert question.options == (
         ("A", "丙最高。"),
@@ -179,7 +179,7 @@ def test_options_printed_out_of_order_are_read_by_their_printed_letter(tmp_path:
 def test_a_record_missing_a_line_in_the_middle_does_not_shift_the_rest(tmp_path: Path) -> None:
     short = [line for number, line in enumerate(RECORDS[1]) if number != 3]  # no question line
     path = write_records(tmp_path / "zh_test.txt", [RECORDS[0], short, RECORDS[2]])
-    result = load_exam("logiqa", path, on_invalid="skip")
+    result = load_exam_result("logiqa", path, on_invalid="skip")
     assert [q.id for q in result.exam.questions] == ["test/0", "test/2"]
     [error] = result.errors
     assert str(error) == (
@@ -209,7 +209,7 @@ def test_detection(folder: Path, tmp_path: Path) -> None:
 def test_default_prompt_is_kaoshis_own(folder: Path) -> None:
     benchmark = get_benchmark("logiqa")
     assert benchmark.default_prompt == "default"
-    exam = load_exam("logiqa", folder).exam
+    exam = load_exam_result("logiqa", folder).exam
     prompt = get_template("default").render(exam.questions[0], exam, RenderOptions(0))
     assert prompt.text == (
         "以下是单项选择题，请选出唯一正确的选项。\n\n"

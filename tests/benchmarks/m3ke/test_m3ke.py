@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kaoshi.benchmarks import detect_benchmark, get_benchmark, load_exam
+from kaoshi.benchmarks import detect_benchmark, get_benchmark, load_exam_result
 from kaoshi.benchmarks.m3ke.tasks import M3KE_CLUSTERS, M3KE_TASKS
 from kaoshi.cli.main import main
 from kaoshi.data import DataError
@@ -87,7 +87,7 @@ def test_the_readme_is_utf16(repo: Path) -> None:
 
 
 def test_dev_split_is_the_default_and_is_scored(repo: Path) -> None:
-    result = load_exam("m3ke", repo)
+    result = load_exam_result("m3ke", repo)
     exam = result.exam
     assert result.warnings == () and exam.name == "m3ke" and exam.metadata["split"] == "dev"
     assert [q.id for q in exam.questions] == [
@@ -102,7 +102,7 @@ def test_dev_split_is_the_default_and_is_scored(repo: Path) -> None:
 
 
 def test_test_split_has_withheld_labels(repo: Path) -> None:
-    result = load_exam("m3ke", repo / "data", "test")
+    result = load_exam_result("m3ke", repo / "data", "test")
     exam = result.exam
     assert [q.id for q in exam.questions] == [f"{ECONOMICS}/0", f"{ECONOMICS}/1", f"{PHYSICS}/0"]
     assert all(q.answer is None for q in exam.questions)
@@ -116,30 +116,30 @@ def test_test_split_has_withheld_labels(repo: Path) -> None:
 def test_clusters_come_from_the_mapping_else_the_file_name(tmp_path: Path) -> None:
     # The mapping wins where it lists a task (here it files Economics elsewhere than its name says).
     moved = {"Social Sciences": [ECONOMICS]}
-    exam = load_exam("m3ke", make_m3ke(tmp_path / "a", mapping=moved)).exam
+    exam = load_exam_result("m3ke", make_m3ke(tmp_path / "a", mapping=moved)).exam
     assert exam.question(f"{ECONOMICS}/0").category == "Social Sciences"
     assert exam.question(f"{PHYSICS}/0").category == "Natural Sciences"  # not listed: the file name's
     # Without a mapping, the file name's cluster ('Other' is the mapping's 'Others').
-    bare = load_exam("m3ke", make_m3ke(tmp_path / "b", mapping=None)).exam
+    bare = load_exam_result("m3ke", make_m3ke(tmp_path / "b", mapping=None)).exam
     assert {q.subject: q.category for q in bare.questions} == {
         CHINESE: "Arts & Humanities", ECONOMICS: "Others", PHYSICS: "Natural Sciences",
     }  # fmt: skip
 
 
 def test_one_task_file_and_filters(repo: Path) -> None:
-    one = load_exam("m3ke", repo / "data" / "test" / f"{ECONOMICS}.jsonl").exam
+    one = load_exam_result("m3ke", repo / "data" / "test" / f"{ECONOMICS}.jsonl").exam
     assert [q.id for q in one.questions] == [f"{ECONOMICS}/0", f"{ECONOMICS}/1"]
     assert one.metadata["split"] == "test" and [q.id for q in one.fewshot] == [
         f"{ECONOMICS}/0",
         f"{ECONOMICS}/1",
     ]
     assert one.question(f"{ECONOMICS}/0").category == "Others"  # the repo's mapping, found from the file
-    some = load_exam("m3ke", repo, subjects=[PHYSICS]).exam
+    some = load_exam_result("m3ke", repo, subjects=[PHYSICS]).exam
     assert {q.subject for q in some.questions} == {PHYSICS}
     with pytest.raises(DataError, match=r"no file for subject\(s\) Economics-Other-Colege \(did you mean"):
-        load_exam("m3ke", repo, subjects=["Economics-Other-Colege"])
+        load_exam_result("m3ke", repo, subjects=["Economics-Other-Colege"])
     with pytest.raises(DataError, match="M3KE split must be one of dev, test, got 'val'"):
-        load_exam("m3ke", repo, "val")
+        load_exam_result("m3ke", repo, "val")
 
 
 MANAGEMENT = "Management-Other-College"  # the dev file's and the mapping's name
@@ -157,12 +157,12 @@ def test_the_management_test_file_is_the_management_task(tmp_path: Path, store_p
         [row(0, "SWOT分析中的S指", ("优势", "劣势", "机会", "威胁"), "")],
     )
     for source in (root, test_file):
-        exam = load_exam("m3ke", source, "test").exam
+        exam = load_exam_result("m3ke", source, "test").exam
         question = exam.question(f"{MANAGEMENT}/0")
         assert (question.subject, question.category, question.group) == (MANAGEMENT, "Others", "College")
         assert [q.id for q in exam.fewshot if q.subject == MANAGEMENT] == [f"{MANAGEMENT}/0"]  # its dev
     for name in (MANAGEMENT, MANAGEMENT_TEST_FILE):
-        assert [q.id for q in load_exam("m3ke", root, "test", subjects=[name]).exam.questions] == [
+        assert [q.id for q in load_exam_result("m3ke", root, "test", subjects=[name]).exam.questions] == [
             f"{MANAGEMENT}/0"
         ]
     # A test run answers the task under its one name, which M3KE's table (71 tasks) knows.
@@ -175,7 +175,7 @@ def test_the_management_test_file_is_the_management_task(tmp_path: Path, store_p
     assert set(json.loads(out.read_text(encoding="utf-8"))) == {ECONOMICS, PHYSICS, MANAGEMENT}
     # Both files of the task in one split: the one under the task's own name is read.
     write_jsonl(root / "data" / "test" / f"{MANAGEMENT}.jsonl", [row(7, "另一题", ("1", "2", "3", "4"), "")])
-    both = load_exam("m3ke", root, "test")
+    both = load_exam_result("m3ke", root, "test")
     assert [q.id for q in both.exam.questions if q.subject == MANAGEMENT] == [f"{MANAGEMENT}/7"]
     assert f"{test_file}: holds task '{MANAGEMENT}' too; {MANAGEMENT}.jsonl is read instead" in both.warnings
 
@@ -187,7 +187,7 @@ def test_an_unknown_task_is_a_warning(tmp_path: Path) -> None:
         [row(0, "q", ("1", "2", "3", "4"), "A")],
     )
     write_jsonl(tmp_path / "dev" / "notes.jsonl", [row(0, "q", ("1", "2", "3", "4"), "A")])
-    result = load_exam("m3ke", tmp_path)
+    result = load_exam_result("m3ke", tmp_path)
     assert {q.subject: q.category for q in result.exam.questions} == {
         "Astronomy-Natural Sciences-College": "Natural Sciences", "notes": None,
     }  # fmt: skip
@@ -216,7 +216,7 @@ def test_bad_rows(tmp_path: Path) -> None:
         ],
     )
     with pytest.raises(DataError) as info:
-        load_exam("m3ke", tmp_path)
+        load_exam_result("m3ke", tmp_path)
     errors = [str(e) for e in info.value.errors]
     assert errors[0].startswith(f"{path}:2: invalid JSON: ")
     assert errors[1:] == [
@@ -228,7 +228,9 @@ def test_bad_rows(tmp_path: Path) -> None:
         f"{path}:8: field 'id': duplicate id '{ECONOMICS}/0' (first seen at line 1)",
         f"{path}:9: field 'id': missing required field",
     ]
-    assert [q.id for q in load_exam("m3ke", tmp_path, on_invalid="skip").exam.questions] == [f"{ECONOMICS}/0"]
+    assert [q.id for q in load_exam_result("m3ke", tmp_path, on_invalid="skip").exam.questions] == [
+        f"{ECONOMICS}/0"
+    ]
 
 
 def test_an_empty_option_is_kept_and_named_in_one_warning(tmp_path: Path) -> None:
@@ -248,7 +250,7 @@ def test_an_empty_option_is_kept_and_named_in_one_warning(tmp_path: Path) -> Non
             ),
         ],
     )
-    result = load_exam("m3ke", root, "test")
+    result = load_exam_result("m3ke", root, "test")
     first, second, _ = (q for q in result.exam.questions if q.subject == ECONOMICS)
     assert first.options[0] == ("A", "") and second.options[1] == ("B", "")
     assert result.warnings[0] == (
@@ -256,7 +258,7 @@ def test_an_empty_option_is_kept_and_named_in_one_warning(tmp_path: Path) -> Non
     )
     write_jsonl(path, [{"id": 0, "question": "题", "A": 1, "B": "2", "C": "3", "D": "4", "answer": ""}])
     with pytest.raises(DataError) as info:
-        load_exam("m3ke", root, "test")
+        load_exam_result("m3ke", root, "test")
     assert [str(e) for e in info.value.errors] == [f"{path}:1: field 'A': expected text, got int"]
 
 
@@ -266,12 +268,12 @@ def test_a_bad_mapping_file_is_named(tmp_path: Path) -> None:
         '{"Others": "Economics-Other-College"}', encoding="utf-8"
     )
     with pytest.raises(DataError, match=r"subject_cluster.mapping.json: expected \{cluster: \[task, ...\]\}"):
-        load_exam("m3ke", root)
+        load_exam_result("m3ke", root)
 
 
 def test_no_data_is_one_clear_line() -> None:
     with pytest.raises(DataError) as info:
-        load_exam("m3ke")
+        load_exam_result("m3ke")
     message = str(info.value)
     assert "\n" not in message and message.startswith(
         "TJUNLP/M3KE on the Hugging Face hub is a loading script"
@@ -375,7 +377,7 @@ def test_mangled_files_load_or_fail_with_a_clear_error(mutations: list[tuple[flo
         path.parent.mkdir()
         path.write_bytes(data)
         try:
-            result = load_exam("m3ke", folder, "test", on_invalid="skip")
+            result = load_exam_result("m3ke", folder, "test", on_invalid="skip")
         except DataError as exc:
             assert folder in str(exc)
         else:

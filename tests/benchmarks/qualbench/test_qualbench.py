@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import load_exam
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.benchmarks.qualbench.loader import (
     QUALBENCH_PUBLISHED_CLEAN,
     QUALBENCH_PUBLISHED_TOTAL,
@@ -68,7 +68,7 @@ def test_shuffled_jsonl(tmp_path: Path) -> None:
             "sub_domain": "消防",
         },
     ]
-    exam = load_exam("qualbench", write_jsonl(tmp_path / "QualBench_shuffled.jsonl", rows)).exam
+    exam = load_exam_result("qualbench", write_jsonl(tmp_path / "QualBench_shuffled.jsonl", rows)).exam
     assert [q.id for q in exam.questions] == ["10", "11"]
     assert exam.questions[0].domain == "安全生产"
     assert exam.questions[0].category == "Production Safety"
@@ -78,9 +78,9 @@ def test_shuffled_jsonl(tmp_path: Path) -> None:
 
 def test_detects_qualbench_formats(tmp_path: Path) -> None:
     path = write_qualbench_json(tmp_path / "q.json", QUALBENCH_ORIGINAL)
-    assert load_exam(None, path).exam.name == "qualbench"
+    assert load_exam_result(None, path).exam.name == "qualbench"
     row = {"question": "说法。", "answer": "正确", "type": "判断题", "idx": 1, "sub_domain": "安全生产"}
-    assert load_exam(None, write_jsonl(tmp_path / "s.jsonl", [row])).exam.name == "qualbench"
+    assert load_exam_result(None, write_jsonl(tmp_path / "s.jsonl", [row])).exam.name == "qualbench"
 
 
 def test_bom_crlf_and_blank_lines(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_bom_crlf_and_blank_lines(tmp_path: Path) -> None:
         },
     ]
     path = write_jsonl(tmp_path / "s.jsonl", rows, newline="\r\n", bom=True)
-    exam = load_exam("qualbench", path).exam
+    exam = load_exam_result("qualbench", path).exam
     assert len(exam) == 2
     assert exam.questions[1].options == (("A", "甲"), ("B", "乙"))
     assert exam.questions[1].source is not None and exam.questions[1].source.line == 3
@@ -144,11 +144,11 @@ def test_bad_rows_are_reported_with_file_line_field(tmp_path: Path, row: object,
     good = {"idx": 1, "question_type": "判断题", "domain": "d", "question": "好的。", "answer": "正确"}
     path = write_jsonl(tmp_path / "bad.jsonl", [good, row])
     with pytest.raises(DataError) as info:
-        load_exam("qualbench", path)
+        load_exam_result("qualbench", path)
     assert [str(e) for e in info.value.errors] == [f"{path}:2: {message}"]
     assert "1 invalid row(s)" in str(info.value)
     # skip keeps the good row and returns the bad one
-    result = load_exam("qualbench", path, on_invalid="skip")
+    result = load_exam_result("qualbench", path, on_invalid="skip")
     assert [q.id for q in result.exam.questions] == ["1"]
     assert len(result.errors) == 1
 
@@ -156,7 +156,7 @@ def test_bad_rows_are_reported_with_file_line_field(tmp_path: Path, row: object,
 def test_invalid_json_line_and_duplicate_id(tmp_path: Path) -> None:
     good = {"idx": 1, "question_type": "判断题", "domain": "d", "question": "好的。", "answer": "正确"}
     path = write_jsonl(tmp_path / "bad.jsonl", [good, '{"idx": 2, ', good])
-    result = load_exam("qualbench", path, on_invalid="skip")
+    result = load_exam_result("qualbench", path, on_invalid="skip")
     assert [str(e) for e in result.errors] == [
         f"{path}:2: invalid JSON: Expecting property name enclosed in double quotes (column 12)",
         f"{path}:3: field 'id': duplicate id '1' (first seen at line 1)",
@@ -167,7 +167,7 @@ def test_broken_json_array_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "QualBench.json"
     path.write_text('[\n  {"idx": 1,\n   "question": "x"\n  },\n  {"idx": 2 "question": "y"}\n]')
     with pytest.raises(DataError) as info:
-        load_exam("qualbench", path)
+        load_exam_result("qualbench", path)
     assert [str(e) for e in info.value.errors] == [
         f"{path}:5: invalid JSON: Expecting ',' delimiter (column 13)"
     ]
@@ -177,14 +177,14 @@ def test_not_an_array(tmp_path: Path) -> None:
     path = tmp_path / "QualBench.json"
     path.write_text('{"idx": 1}')
     with pytest.raises(DataError, match="expected a JSON array"):
-        load_exam("qualbench", path)
+        load_exam_result("qualbench", path)
 
 
 def test_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "gbk.jsonl"
     path.write_bytes('{"idx": 1}\n{"question": "中文"}\n'.encode("gbk"))
     with pytest.raises(DataError) as info:
-        load_exam("qualbench", path)
+        load_exam_result("qualbench", path)
     assert str(info.value.errors[0]) == f"{path}:2: invalid UTF-8 byte at offset 25"
 
 
@@ -211,7 +211,7 @@ def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path, capsys: pytest.
         },
     ]
     path = write_qualbench_json(tmp_path / "QualBench.json", rows)
-    raw = load_exam("qualbench", path)
+    raw = load_exam_result("qualbench", path)
     assert len(raw.exam) == 7
     # The row's object opens the line before its "idx" key.
     line = next(n for n, text in enumerate(path.read_text().splitlines()) if '"idx": 5,' in text)
@@ -220,7 +220,7 @@ def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path, capsys: pytest.
     )
     assert main(["validate", str(path)]) == 0  # kaoshi validate names the row too
     assert f"warning: {raw.warnings[0]}" in capsys.readouterr().err
-    cleaned = load_exam("qualbench", path, clean=True)
+    cleaned = load_exam_result("qualbench", path, clean=True)
     assert [q.id for q in cleaned.exam.questions] == ["1", "2", "3", "4"]
     assert [(d.question_id, d.reason) for d in cleaned.dropped] == [
         ("5", "answer letter(s) D not among options AB"),
@@ -232,7 +232,7 @@ def test_cleaning_rule_reports_drops_and_reasons(tmp_path: Path, capsys: pytest.
 def test_qualbench_has_one_split(tmp_path: Path) -> None:
     path = write_qualbench_json(tmp_path / "QualBench.json", QUALBENCH_ORIGINAL)
     with pytest.raises(DataError, match="single split"):
-        load_exam("qualbench", path, split="val")
+        load_exam_result("qualbench", path, split="val")
 
 
 def test_the_real_file_matches_the_published_counts() -> None:

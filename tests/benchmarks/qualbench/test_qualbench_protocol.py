@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.benchmarks import get_template, load_exam
+from kaoshi.benchmarks import get_template, load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.prompts import RenderOptions
 from kaoshi.prompts.registry import exemplars_for_run
@@ -87,7 +87,7 @@ def exam_file(tmp_path: Path) -> Path:
 
 
 def render(path: Path, qid: str, name: str = "qualbench", shots: int = 1, chat: bool = False) -> object:
-    exam = load_exam("qualbench", path).exam
+    exam = load_exam_result("qualbench", path).exam
     template = get_template(name)
     pinned, _ = exemplars_for_run(template, exam, ())
     options = RenderOptions(shots, chat, None, pinned)
@@ -124,7 +124,7 @@ def test_a_missing_demo_is_replaced_by_the_first_of_its_type_with_a_note(tmp_pat
     rows = [r for r in ROWS if r["idx"] != 3]  # no multi-choice demo row
     path = tmp_path / "q.json"
     path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    exam = load_exam("qualbench", path).exam
+    exam = load_exam_result("qualbench", path).exam
     pinned, notes = exemplars_for_run(get_template("qualbench"), exam, ())
     assert sorted(pinned) == ["2", "4", "5"]
     assert len(notes) == 1 and "多选题" in notes[0] and "'5'" in notes[0]
