@@ -15,9 +15,19 @@ revise). The tiers:
 - a last line that is only a number (`7分`);
 - a score quoted from the debate's first judge (`评审一给答案2的分数：6`), used only when nothing else is.
 
-Never a candidate: Answer 1's (the reference's) score, the scale (`满分10分`, `10分制`, `0-10分`, `/10`),
-ranges, counts (`3个要点`), numbers outside 0-10, and, given the judge's prompt, any number the judge
-copied from it with its context (the rubric, the output template, the question, the first judge's line).
+Never a candidate:
+
+- Answer 1's (the reference's) score, also in a sentence about it (`答案1是标准答案，得10分`);
+- the scale (`满分10分`, `10分制`, `0-10分`, `/10`, `full score: 10`, `本题分值12分`, `10分表示完全正确`),
+  ranges, counts (`3个要点`), numbers outside 0-10;
+- the output template, however filled (`答案2得分：10（X为0到10之间的数）`);
+- the rubric restated: under a `评分标准：` heading, in a condition (`如果……，得10分`), or as levels
+  (`完全正确得10分，部分正确得5分`);
+- given the judge's prompt, whatever the reply repeats of it (see `judge_echo.PromptEchoes`): a copy with
+  its context, punctuation aside (the rubric, the template, the question, the first judge's line); a
+  number the prompt states outside a verdict, restated with the prompt's words for it; its example of a
+  reply.
+
 No candidate left: `unparsed`.
 """
 
@@ -26,10 +36,30 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-MAX_SCORE = 10.0
+from kaoshi.scoring.judge_echo import PromptEchoes, rubric_spans
+from kaoshi.scoring.judge_terms import (
+    ANSWER_ONE,
+    ANSWER_TWO,
+    CANDIDATE_MENTION,
+    MAX_SCORE,
+    SCALE,
+    SCORE_WORD,
+    SENTENCE_END,
+    TIER_ANSWER_TWO,
+    TIER_GIVEN,
+    TIER_LABELLED,
+    TIER_LAST_LINE,
+    TIER_OTHER_JUDGE,
+    TIER_PASSING,
+    Candidate,
+    after_list_item,
+)
+
+__all__ = ["MAX_SCORE", "JudgeScore", "parse_judge_score"]
 
 # A number that is not the start of a longer one and not a count or a date (`3个要点`, `1949年`).
 _UNITS = (
@@ -38,15 +68,6 @@ _UNITS = (
     r"|th\b|st\b|nd\b|rd\b"
 )
 _NUM = r"(\d+(?:\.\d+)?)(?!\.?\d)(?!\s*(?:" + _UNITS + "))"
-_ANSWER_TWO = (
-    r"(?:(?:答案|回答)\s*(?:2|二|(?-i:B))(?![\d.])|候选答案|考生答案|学生答案"
-    r"|(?:answer|response)\s*(?:2|two|(?-i:B))\b|(?:the\s+)?candidate(?:'s)?(?:\s+(?:answer|response))?)"
-)
-_ANSWER_ONE = (
-    r"(?:(?:答案|回答)\s*(?:1|一|(?-i:A))(?![\d.])|标准答案|参考答案"
-    r"|(?:answer|response)\s*(?:1|one|(?-i:A))\b|reference(?:\s+answer)?)"
-)
-_SCORE_WORD = r"(?:得分|分数|评分|打分|给分|分值|\bscore|\brating|\bgrade|\bmark)"
 _FINAL_WORD = (
     r"(?:最终得分|最终分数|最终评分|综合得分|综合评分|总得分|【总分】|总分(?=\s*[:=])"
     r"|(?:final|overall|total)\s+(?:score|rating|grade))"
@@ -55,20 +76,6 @@ _FINAL_WORD = (
 _IS = r"(?:\s*\([^()\n]{0,16}\))?(?:\s*(?:为|是|应为|应该是|可以给|:|=|is|of))*\s*(?:给予|给)?\s*"
 _CLAUSE_END = "。！？!?;；\n,，"
 
-# Scale, ranges and denominators: spans whose numbers are never the score.
-_SCALE = re.compile(
-    r"满分\s*(?:为|是|:)?\s*\d+(?:\.\d+)?\s*分?"
-    r"|\d+\s*分\s*(?:为|是)\s*满分"
-    r"|\d+\s*分制"
-    r"|(?:最高|最低|最多|最少)\s*(?:分|得分)?\s*(?:为|是|:)?\s*\d+\s*分?"
-    r"|\d+(?:\.\d+)?\s*(?:-|~|–|—|到|至|to)\s*\d+(?:\.\d+)?"
-    r"|between\s+\d+\s+and\s+\d+"
-    r"|(?:/|out\s+of)\s*\d+(?:\.\d+)?"
-    r"|scale\s+(?:of|from)\s+\d+"
-    r"|\d+\s*-?\s*point\s+scale"
-    r"|(?:maximum|max|full\s+marks?|highest\s+possible)\s*(?:score|points?|marks?)?\s*(?:is|of|=|:)?\s*\d+",
-    re.IGNORECASE,
-)
 _THINK = re.compile(r"<think>.*?</think>|^.*?</think>|<think>.*$", re.DOTALL)
 _MARKUP = re.compile(r"\*+|__|`|#+ ")
 _CN_DIGITS = dict(zip("零一二两三四五六七八九", (0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
@@ -78,31 +85,29 @@ _CN_SCORE = re.compile(
     r"(?=\s*分(?!之|准|精|明|清|重|详|完|全|合|到|好|差|低|高|简|有|必|正|严|充|丰|贴|恰|相|接|符|出|满意))"
 )
 
-_TIER_OTHER_JUDGE, _TIER_LAST_LINE, _TIER_PASSING, _TIER_GIVEN, _TIER_LABELLED, _TIER_ANSWER_TWO = range(6)
-
 # (tier, pattern); group 1 (or the last group) is the score.
 _PATTERNS: tuple[tuple[int, re.Pattern[str]], ...] = tuple(
     (tier, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
     for tier, pattern in (
-        (_TIER_ANSWER_TWO, _ANSWER_TWO + r"\s*(?:的)?\s*(?:最终)?\s*" + _SCORE_WORD + _IS + _NUM),
-        (_TIER_ANSWER_TWO, r"(?:score|rating|grade)\s+(?:for|of)\s+" + _ANSWER_TWO + _IS + _NUM),
-        (_TIER_ANSWER_TWO, _FINAL_WORD + _IS + _NUM),
-        (_TIER_LABELLED, _ANSWER_TWO + r"[^。;；\n\d]{0,8}?(?:给予?|打|得|评为?|获得)\s*" + _NUM + r"\s*分"),
-        (_TIER_LABELLED, r"给\s*" + _ANSWER_TWO + r"\s*(?:打|评)?\s*" + _NUM + r"\s*分"),
-        (_TIER_LABELLED, _SCORE_WORD + _IS + _NUM),
-        (_TIER_LABELLED, r"\[\[\s*" + _NUM + r"\s*\]\]"),
-        (_TIER_GIVEN, r"(?:给予?|给了|打了?|得了?|评为?|获得|拿到)\s*" + _NUM + r"\s*分"),
-        (_TIER_GIVEN, _NUM + r"\s*(?:分|points?)?\s*(?:/|out\s+of)\s*10(?!\.?\d)"),
-        (_TIER_GIVEN, _NUM + r"\s*分\s*\(\s*满分"),
+        (TIER_ANSWER_TWO, ANSWER_TWO + r"\s*(?:的)?\s*(?:最终)?\s*" + SCORE_WORD + _IS + _NUM),
+        (TIER_ANSWER_TWO, r"(?:score|rating|grade)\s+(?:for|of)\s+" + ANSWER_TWO + _IS + _NUM),
+        (TIER_ANSWER_TWO, _FINAL_WORD + _IS + _NUM),
+        (TIER_LABELLED, ANSWER_TWO + r"[^。;；\n\d]{0,8}?(?:给予?|打|得|评为?|获得)\s*" + _NUM + r"\s*分"),
+        (TIER_LABELLED, r"给\s*" + ANSWER_TWO + r"\s*(?:打|评)?\s*" + _NUM + r"\s*分"),
+        (TIER_LABELLED, SCORE_WORD + _IS + _NUM),
+        (TIER_LABELLED, r"\[\[\s*" + _NUM + r"\s*\]\]"),
+        (TIER_GIVEN, r"(?:给予?|给了|打了?|得了?|评为?|获得|拿到)\s*" + _NUM + r"\s*分"),
+        (TIER_GIVEN, _NUM + r"\s*(?:分|points?)?\s*(?:/|out\s+of)\s*10(?!\.?\d)"),
+        (TIER_GIVEN, _NUM + r"\s*分\s*\(\s*满分"),
         (
-            _TIER_GIVEN,
+            TIER_GIVEN,
             r"(?:give|assign|award)s?\s+(?:it|this(?:\s+answer|\s+response)?|the\s+(?:answer|response))"
             r"\s+(?:a\s+)?(?:score\s+of\s+)?" + _NUM,
         ),
-        (_TIER_GIVEN, r"(?:gets|earns|receives|deserves)\s+(?:a\s+)?(?:score\s+of\s+)?" + _NUM),
-        (_TIER_PASSING, _ANSWER_TWO + r"\s*(?:[:=]|为|是)\s*" + _NUM),
-        (_TIER_PASSING, _ANSWER_TWO + r"\s+" + _NUM + r"\s*分"),
-        (_TIER_LAST_LINE, r"^\s*" + _NUM + r"\s*(?:分|points?)?\s*[.。]?\s*\Z"),
+        (TIER_GIVEN, r"(?:gets|earns|receives|deserves)\s+(?:a\s+)?(?:score\s+of\s+)?" + _NUM),
+        (TIER_PASSING, ANSWER_TWO + r"\s*(?:[:=]|为|是)\s*" + _NUM),
+        (TIER_PASSING, ANSWER_TWO + r"\s+" + _NUM + r"\s*分"),
+        (TIER_LAST_LINE, r"^\s*" + _NUM + r"\s*(?:分|points?)?\s*[.。]?\s*\Z"),
     )
 )
 # The pair the careful prompt asks for (`分数：10，6`, `Scores: 10, 6`): Answer 1 first, the candidate second.
@@ -113,10 +118,8 @@ _PAIR = re.compile(
     + _NUM,
     re.IGNORECASE,
 )
-_OWNED_BY_ONE = re.compile(
-    _ANSWER_ONE + r"\s*(?:的)?\s*(?:" + _SCORE_WORD + r")?\s*(?:[:=]|为|是)?\s*$", re.I
-)
-_MENTIONS_ONE, _MENTIONS_TWO = (re.compile(a, re.IGNORECASE) for a in (_ANSWER_ONE, _ANSWER_TWO))
+_OWNED_BY_ONE = re.compile(ANSWER_ONE + r"\s*(?:的)?\s*(?:" + SCORE_WORD + r")?\s*(?:[:=]|为|是)?\s*$", re.I)
+_MENTIONS_ONE, _MENTIONS_TWO = (re.compile(a, re.IGNORECASE) for a in (ANSWER_ONE, ANSWER_TWO))
 _SUB_SCORE = re.compile(
     r"(?:要点|第\s*[\d一二三四五六七八九十]+\s*(?:点|问|步|项|条|部分)|部分|方面|步骤|准确性|完整性|逻辑性|表达"
     r"|point|part|step|criterion|aspect|accuracy|completeness|clarity)"
@@ -131,16 +134,23 @@ _OTHER_JUDGE = re.compile(
 _JSON = re.compile(r"\{[^{}]*\}")
 _JSON_KEYS = (
     (
-        _TIER_ANSWER_TWO,
+        TIER_ANSWER_TWO,
         ("answer2", "answer_2", "answer2_score", "answer_2_score", "score2", "score_2", "答案2"),
     ),
     (
-        _TIER_ANSWER_TWO,
+        TIER_ANSWER_TWO,
         ("candidate", "candidate_score", "final_score", "finalscore", "答案2得分", "最终得分"),
     ),
-    (_TIER_LABELLED, ("score", "rating", "得分", "分数", "评分")),
+    (TIER_LABELLED, ("score", "rating", "得分", "分数", "评分")),
 )
-_COPY_WINDOW = 8  # characters (whitespace aside) a copied span must share with the prompt
+# A sentence whose subject is Answer 1 is judged as a whole.
+_ANSWER_ONE_SUBJECT = re.compile(r"(?:the\s+)?" + ANSWER_ONE, re.IGNORECASE)
+_REFERENCE_WORD = re.compile(
+    r"标准答案|参考答案|正确答案|完全正确|视为正确|满分|reference|standard|correct|full\s+marks|perfect"
+    r"|model\s+answer",
+    re.IGNORECASE,
+)
+_MENTIONS_CANDIDATE = re.compile(CANDIDATE_MENTION, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -153,15 +163,6 @@ class JudgeScore:
     @property
     def fraction(self) -> float | None:
         return None if self.score is None else self.score / MAX_SCORE
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    score: float
-    start: int  # the number's span in the normalised reply
-    end: int
-    tier: int
-    in_brackets: bool = False
 
 
 def _normalise(text: str, drop_thinking: bool = True) -> str:
@@ -183,30 +184,6 @@ def _chinese_number(match: re.Match[str]) -> str:
     return f"{value}.{_CN_DIGITS[tenth]}" if tenth else str(value)
 
 
-class _PromptCopies:
-    """Finds score statements the judge copied from its prompt: the statement (label and number) with at
-    least one character of context on each side, `_COPY_WINDOW` characters in all, is in the prompt too
-    (whitespace ignored, so re-wrapped copies count). A judge's own `答案2得分：7` differs from the
-    template's `答案2得分：X` right at the number, so it never matches."""
-
-    def __init__(self, reply: str, prompt: str) -> None:
-        self._prompt = re.sub(r"\s+", "", prompt)
-        self._key = re.sub(r"\s+", "", reply)
-        self._offsets = [0]  # reply index -> key index
-        for char in reply:
-            self._offsets.append(self._offsets[-1] + (not char.isspace()))
-
-    def copied(self, start: int, end: int) -> bool:
-        """Whether the statement at reply[start:end] (ending with its number) is a copy."""
-        first, last = self._offsets[start], self._offsets[end]
-        for left in range(1, max(2, _COPY_WINDOW - (last - first))):
-            right = max(1, _COPY_WINDOW - left - (last - first))
-            inside = first - left >= 0 and last + right <= len(self._key)
-            if inside and self._key[first - left : last + right] in self._prompt:
-                return True
-        return False
-
-
 def _in_brackets(text: str, position: int) -> int | None:
     """Where the innermost bracket still open at `position` opens, or None."""
     opened: list[int] = []
@@ -223,11 +200,28 @@ def _clause_before(text: str, position: int) -> str:
     return text[start:position]
 
 
-def _belongs_to_answer_one(text: str, label_start: int, number_start: int) -> bool:
-    """`答案1得分：10`, `Answer 1: 10/10`, `答案1（标准答案，……得10分）`: the reference's score."""
+def _sentence_starts(text: str) -> list[int]:
+    return [0, *(m.end() for m in SENTENCE_END.finditer(text))]
+
+
+def _about_answer_one(sentence: str) -> bool:
+    """`答案1是标准答案，得10分`, `Answer 1 is the reference, with a score of 10`: a sentence (up to the
+    number) whose subject is Answer 1, called the reference or correct, that names no candidate."""
+    rest = after_list_item(sentence)
+    subject = _ANSWER_ONE_SUBJECT.match(rest)
+    return bool(
+        subject and _REFERENCE_WORD.search(rest, subject.end()) and not _MENTIONS_CANDIDATE.search(rest)
+    )
+
+
+def _belongs_to_answer_one(text: str, label_start: int, number_start: int, sentence: int) -> bool:
+    """`答案1得分：10`, `Answer 1: 10/10`, `答案1（标准答案，……得10分）`, `答案1是标准答案，得10分`: the
+    reference's score."""
     if _OWNED_BY_ONE.search(text[max(0, label_start - 16) : label_start]):
         return True
     if _OWNED_BY_ONE.search(text[max(0, number_start - 16) : number_start]):
+        return True
+    if _about_answer_one(text[sentence:number_start]):
         return True
     bracket = _in_brackets(text, number_start)
     if bracket is None:
@@ -244,10 +238,10 @@ def _pattern_candidates(text: str) -> Iterator[tuple[int, re.Match[str], int]]:
         for match in pattern.finditer(text):
             yield tier, match, match.lastindex or 1
     for match in _PAIR.finditer(text):
-        yield _TIER_LABELLED, match, 2
+        yield TIER_LABELLED, match, 2
 
 
-def _json_candidates(text: str) -> Iterator[_Candidate]:
+def _json_candidates(text: str) -> Iterator[Candidate]:
     for blob in _JSON.finditer(text):
         try:
             value = json.loads(blob.group())
@@ -259,30 +253,32 @@ def _json_candidates(text: str) -> Iterator[_Candidate]:
         for tier, keys in _JSON_KEYS:
             number = next((lowered[k] for k in keys if k in lowered), None)
             if isinstance(number, (int, float)) and not isinstance(number, bool):
-                yield _Candidate(float(number), blob.start(), blob.end(), tier)
+                yield Candidate(float(number), blob.start(), blob.end(), tier, blob.start())
                 break
 
 
-def _candidates(text: str, prompt_copies: _PromptCopies | None) -> list[_Candidate]:
-    scale = [m.span() for m in _SCALE.finditer(text)]
+def _candidates(text: str, echoes: PromptEchoes | None) -> list[Candidate]:
+    not_scores = [m.span() for m in SCALE.finditer(text)] + rubric_spans(text)
+    sentences = _sentence_starts(text)
     pair_firsts = {m.span(1) for m in _PAIR.finditer(text)}
-    best: dict[tuple[int, int], _Candidate] = {}
+    best: dict[tuple[int, int], Candidate] = {}
     for tier, match, group in _pattern_candidates(text):
         start, end = match.span(group)
-        if (start, end) in pair_firsts or any(s <= start and end <= e for s, e in scale):
+        if (start, end) in pair_firsts or any(s <= start and end <= e for s, e in not_scores):
             continue
-        if _belongs_to_answer_one(text, match.start(), start):
-            continue
-        if prompt_copies is not None and prompt_copies.copied(min(match.start(), start), end):
+        sentence = sentences[bisect_right(sentences, start) - 1]
+        if _belongs_to_answer_one(text, match.start(), start, sentence):
             continue
         clause = _clause_before(text, match.start())
         if _OTHER_JUDGE.search(clause):
-            tier = _TIER_OTHER_JUDGE
-        elif tier == _TIER_LABELLED and _SUB_SCORE.search(clause):
-            tier = _TIER_PASSING
-        candidate = _Candidate(
-            float(match.group(group)), start, end, tier, _in_brackets(text, start) is not None
-        )
+            tier = TIER_OTHER_JUDGE
+        elif tier == TIER_LABELLED and _SUB_SCORE.search(clause):
+            tier = TIER_PASSING
+        in_brackets = _in_brackets(text, start) is not None
+        statement = min(match.start(), start)
+        candidate = Candidate(float(match.group(group)), start, end, tier, statement, in_brackets)
+        if echoes is not None and echoes.echoed(text, candidate, sentence):
+            continue
         if (start, end) not in best or best[start, end].tier < tier:
             best[start, end] = candidate
     return [*best.values(), *_json_candidates(text)]
@@ -291,12 +287,15 @@ def _candidates(text: str, prompt_copies: _PromptCopies | None) -> list[_Candida
 def parse_judge_score(reply: str, prompt: str | None = None, max_score: float = MAX_SCORE) -> JudgeScore:
     """The candidate's score from a judge reply (see the module docstring for the rules).
 
-    prompt: the text the judge was sent; numbers the reply copied from it are not scores.
+    prompt: the text the judge was sent; what the reply repeats of it is not a score.
     max_score: numbers above it are not scores (10 on kaoshi's own scale; a points scale reads higher).
     """
     text = _normalise(reply)
-    prompt_copies = _PromptCopies(text, _normalise(prompt, drop_thinking=False)) if prompt else None
-    valid = [c for c in _candidates(text, prompt_copies) if 0 <= c.score <= max_score]
+    echoes = None
+    if prompt:
+        prompt_text = _normalise(prompt, drop_thinking=False)
+        echoes = PromptEchoes(text, prompt_text, _candidates(prompt_text, None))
+    valid = [c for c in _candidates(text, echoes) if 0 <= c.score <= max_score]
     if not valid:
         return JudgeScore(None, "unparsed")
     best = max(valid, key=lambda c: (c.tier, not c.in_brackets, c.start))
