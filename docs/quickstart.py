@@ -20,7 +20,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--model", default="smollm2", help="a model spec, as kaoshi run --model takes")
     parser.add_argument("--store", default="kaoshi_runs/demo.sqlite", help="where the runs are kept")
-    parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--limit", type=int, help="only the first N questions of each domain")
     args = parser.parse_args(argv)
 
     exam = kaoshi.load_exam("sample")  # 44 questions (single, multi, judge, open) in four domains

@@ -25,25 +25,25 @@ def cli_samples(capsys: pytest.CaptureFixture[str], store: Path, name: str) -> l
 
 def test_evaluate_equals_kaoshi_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     by_cli, by_api = tmp_path / "cli.sqlite", tmp_path / "api.sqlite"
-    options = ["--model", "random", "--seed", "7", "--max-new-tokens-open", "64", "--limit", "30"]
+    options = ["--model", "random", "--seed", "7", "--max-new-tokens-open", "64", "--limit", "3"]
     cli(capsys, "run", "--benchmark", "sample", *options, "--store", str(by_cli))
     result = kaoshi.evaluate(
-        kaoshi.load_exam("sample"), model="random", seed=7, max_new_tokens_open=64, limit=30, store=by_api
+        kaoshi.load_exam("sample"), model="random", seed=7, max_new_tokens_open=64, limit=3, store=by_api
     )
     with Store(by_cli) as store:
         [run] = store.runs()
-    assert result.name == run.name == "sample-random-generate"  # the same default name
+    assert result.name == run.name == "sample-random-generate-limit3"  # the same default name
     assert result.spec == run.spec  # the same spec: either resumes the other's run
     assert [s.to_json() for s in result.samples] == cli_samples(capsys, by_cli, run.name)
     assert result.summary.to_json() == cli_report(capsys, by_cli, run.name)
     assert kaoshi.summarize(run.name, store=by_api).to_json() == result.summary.to_json()
-    assert (result.new_samples, result.already_done, result.errors) == (30, 0, 0)
+    assert (result.new_samples, result.already_done, result.errors) == (12, 0, 0)  # 3 of 4 subjects
     assert result.store == by_api
     # The API resumes the command's run: nothing is asked again.
     again = kaoshi.evaluate(
-        kaoshi.load_exam("sample"), model="random", seed=7, max_new_tokens_open=64, limit=30, store=by_cli
+        kaoshi.load_exam("sample"), model="random", seed=7, max_new_tokens_open=64, limit=3, store=by_cli
     )
-    assert (again.new_samples, again.already_done) == (0, 30)
+    assert (again.new_samples, again.already_done) == (0, 12)
 
 
 def test_a_callable_is_a_backend_and_the_store_defaults_to_memory() -> None:
@@ -53,7 +53,7 @@ def test_a_callable_is_a_backend_and_the_store_defaults_to_memory() -> None:
         prompts.append(prompt)
         return "答案：A"
 
-    result = kaoshi.evaluate("sample", model=always_a, limit=6)
+    result = kaoshi.evaluate("sample", model=always_a, limit_total=6)
     assert result.store is None  # in memory, gone with the result
     assert re.fullmatch(
         r"function:tests\.integration\.test_api\.test_a_callable_is_a_backend_and_the_store_defaults_to_memory"
@@ -77,7 +77,7 @@ def test_a_chat_run_hands_the_callable_messages() -> None:
         seen.append(messages)
         return "答案：B"
 
-    kaoshi.evaluate("sample", model=reply, chat=True, system="你是考生。", limit=2)
+    kaoshi.evaluate("sample", model=reply, chat=True, system="你是考生。", limit_total=2)
     assert len(seen) == 2 and all(isinstance(m, list) for m in seen)
     assert seen[0][0]["role"] == "system" and seen[0][0]["content"].startswith("你是考生。")
     assert seen[0][-1]["role"] == "user" and "题目" in seen[0][-1]["content"]
@@ -93,7 +93,7 @@ def test_a_failing_callable_leaves_errors_that_resume_retries(tmp_path: Path) ->
             raise ConnectionError("the server went away")
         return None if calls["n"] == 4 else "答案：A"
 
-    first = kaoshi.evaluate("sample", model=flaky, limit=9, store=store, run_name="flaky")
+    first = kaoshi.evaluate("sample", model=flaky, limit_total=9, store=store, run_name="flaky")
     errors = [s for s in first.samples if s.status == "error"]
     assert first.errors == len(errors) == 4
     assert "ConnectionError: the server went away" in {s.error for s in errors}
@@ -104,9 +104,9 @@ def test_a_failing_callable_leaves_errors_that_resume_retries(tmp_path: Path) ->
 
     # Another function is another model: refused before anything is asked.
     with pytest.raises(StoreError, match="model"):
-        kaoshi.evaluate("sample", model=steady, limit=9, store=store, run_name="flaky")
+        kaoshi.evaluate("sample", model=steady, limit_total=9, store=store, run_name="flaky")
     calls["n"] = 100  # flaky now answers 101, 102 (then would fail on 102 % 3 == 0: 102 is)
-    resumed = kaoshi.evaluate("sample", model=flaky, limit=9, store=store, run_name="flaky")
+    resumed = kaoshi.evaluate("sample", model=flaky, limit_total=9, store=store, run_name="flaky")
     assert resumed.already_done == 5 and resumed.new_samples == 4
 
 
@@ -126,10 +126,10 @@ def test_ctrl_c_saves_what_was_answered_and_the_same_call_resumes(tmp_path: Path
         return "答案：A"
 
     with pytest.raises(kaoshi.api.RunInterrupted) as stopped:
-        kaoshi.evaluate("sample", model=interrupted_at_four, limit=8, store=store, run_name="r")
+        kaoshi.evaluate("sample", model=interrupted_at_four, limit_total=8, store=store, run_name="r")
     assert (stopped.value.name, stopped.value.saved, stopped.value.store) == ("r", 3, store)
     assert isinstance(stopped.value, KeyboardInterrupt)  # a notebook's interrupt stays an interrupt
-    result = kaoshi.evaluate("sample", model=interrupted_at_four, limit=8, store=store, run_name="r")
+    result = kaoshi.evaluate("sample", model=interrupted_at_four, limit_total=8, store=store, run_name="r")
     assert (result.already_done, result.new_samples) == (3, 5)
 
 
@@ -163,7 +163,7 @@ def test_backend_options_reach_the_backend_and_the_spec(tmp_path: Path) -> None:
 
 def test_to_pandas_has_a_row_per_sample() -> None:
     pytest.importorskip("pandas")
-    frame = kaoshi.evaluate("sample", model="random", limit=5).to_pandas()
+    frame = kaoshi.evaluate("sample", model="random", limit_total=5).to_pandas()
     assert len(frame) == 5 and {"id", "type", "gold", "answer", "correct", "status"} <= set(frame.columns)
 
 

@@ -115,7 +115,7 @@ def test_loglik_samples_carry_logprobs(
         f"mock:{script}",
         "--method",
         "loglik",
-        "--limit",
+        "--limit-total",
         "2",
         "--run-name",
         "lp",
@@ -510,11 +510,11 @@ def test_a_run_stored_with_split_none_resumes(
 
     root = make_ceval(tmp_path / "ceval-exam")
     common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--run-name", "old")
-    assert kaoshi(capsys, "run", *common, "--limit", "2", "--store", str(store_path))[0] == 0
+    assert kaoshi(capsys, "run", *common, "--limit-total", "2", "--store", str(store_path))[0] == 0
     with sqlite3.connect(store_path) as db:
         spec = json.loads(db.execute("SELECT spec FROM runs WHERE name='old'").fetchone()[0])
         db.execute("UPDATE runs SET spec=? WHERE name='old'", (json.dumps({**spec, "split": None}),))
-    code, _, err = kaoshi(capsys, "run", *common, "--limit", "2", "--store", str(store_path))
+    code, _, err = kaoshi(capsys, "run", *common, "--limit-total", "2", "--store", str(store_path))
     assert code == 0 and "0 new, 2 already stored" in err
 
 
@@ -525,7 +525,7 @@ def test_a_run_under_the_earlier_default_name_is_resumed_not_paid_again(
     from tests.support.files import make_ceval
 
     root = make_ceval(tmp_path / "ceval-exam")
-    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit", "2")
+    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit-total", "2")
     legacy = "ceval-constant_A-generate-5shot"
     assert kaoshi(capsys, "run", *common, "--run-name", legacy, "--store", str(store_path))[0] == 0
     code, _, err = kaoshi(capsys, "run", *common, "--store", str(store_path))
@@ -535,7 +535,7 @@ def test_a_run_under_the_earlier_default_name_is_resumed_not_paid_again(
     assert code == 0 and "resuming" not in err
     with sqlite3.connect(store_path) as db:
         names = {row[0] for row in db.execute("SELECT name FROM runs")}
-    assert names == {legacy, "ceval-dev-constant_A-generate-5shot"}
+    assert names == {legacy, "ceval-dev-constant_A-generate-5shot-total2"}
 
 
 @pytest.mark.slow
@@ -634,7 +634,7 @@ def test_a_run_from_before_per_protocol_budgets_resumes_with_its_budget(
     capsys: pytest.CaptureFixture[str], store_path: Path
 ) -> None:
     common = ("run", "--benchmark", "sample", "--model", "py:tests.support.models:BudgetEchoModel")
-    common += ("--limit", "3", "--run-name", "old", "--store", str(store_path))
+    common += ("--limit-total", "3", "--run-name", "old", "--store", str(store_path))
     assert kaoshi(capsys, *common, "--max-new-tokens", "256")[0] == 0
     with sqlite3.connect(store_path) as db:  # as stored before open answers had their own budget
         spec = json.loads(db.execute("SELECT spec FROM runs WHERE name='old'").fetchone()[0])
@@ -696,7 +696,7 @@ def test_a_loglik_run_from_before_budgets_resumes_without_options(
     """Log-likelihood ranks objective answers: their old budget (256) does not refuse a resume; the open
     answers' budget still must match."""
     common = ("run", "--benchmark", "sample", "--model", "py:tests.support.models:LoglikOnlyModel")
-    common += ("--method", "loglik", "--limit", "3", "--run-name", "old", "--store", str(store_path))
+    common += ("--method", "loglik", "--limit-total", "3", "--run-name", "old", "--store", str(store_path))
     assert kaoshi(capsys, *common, "--max-new-tokens", "256", "--max-new-tokens-open", "512")[0] == 0
     code, _, err = kaoshi(capsys, *common)
     assert code == 0 and "0 new, 3 already stored" in err
@@ -710,7 +710,7 @@ def test_an_earlier_default_name_with_another_spec_is_named_not_resumed(
     from tests.support.files import make_ceval
 
     root = make_ceval(tmp_path / "ceval-exam")
-    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit", "2")
+    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit-total", "2")
     legacy = "ceval-constant_A-generate-5shot"
     store = ("--store", str(store_path))
     assert kaoshi(capsys, "run", *common, "--run-name", legacy, "--max-new-tokens", "256", *store)[0] == 0
@@ -719,7 +719,7 @@ def test_an_earlier_default_name_with_another_spec_is_named_not_resumed(
     assert f"note: the run '{legacy}' (the earlier default name) has another spec" in err
     assert (
         "max_new_tokens: stored 256, now 32" in err
-        and "starting 'ceval-val-constant_A-generate-5shot'" in err
+        and "starting 'ceval-val-constant_A-generate-5shot-total2'" in err
     )
 
 

@@ -94,6 +94,52 @@ def report(capsys: pytest.CaptureFixture[str], two_runs: Path, tmp_path: Path) -
     return out
 
 
+def headers(page: Any) -> list[str]:
+    texts: list[str] = page.locator("#questions thead th").all_text_contents()
+    return texts
+
+
+def options(page: Any, select: str) -> list[str]:
+    texts: list[str] = page.locator(f"{select} option").all_text_contents()
+    return texts
+
+
+# A C-Eval-like exam: subjects in categories, no domain; one subject's name tries to inject markup.
+HOSTILE_SUBJECT = '<img src=x onerror="window.__pwned = 5">'
+CEVAL_LIKE = [
+    ("computer_network", "STEM"),
+    ("computer_network", "STEM"),
+    ("college_physics", "STEM"),
+    ("art_studies", "Humanities"),
+    ("law", "Social Science"),
+    (HOSTILE_SUBJECT, "Other"),
+]
+
+
+@pytest.fixture
+def ceval_like_report(capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path) -> Path:
+    rows = [
+        {
+            "id": f"c-{i}",
+            "type": "single",
+            "question": f"第{i}题",
+            "options": ["甲", "乙", "丙", "丁"],
+            "answer": "A" if i % 2 else "B",
+            "subject": subject,
+            "category": category,
+        }
+        for i, (subject, category) in enumerate(CEVAL_LIKE)
+    ]
+    exam = write_jsonl(tmp_path / "exam.jsonl", rows)
+    store = str(store_path)
+    run = ["run", "--data", str(exam), "--model", "constant:A", "--run-name", "c", "--store", store]
+    assert main(run) == 0
+    out = tmp_path / "ceval.html"
+    assert main(["html", "c", "-o", str(out), "--store", store]) == 0
+    capsys.readouterr()
+    return out
+
+
 def test_embedded_json_cannot_close_its_script_element() -> None:
     text = embed_json({"response": "</script><script>alert(1)</script> & <!--"})
     assert "<" not in text and ">" not in text and "&" not in text
@@ -114,6 +160,9 @@ def test_report_in_a_real_browser(browser: Any, report: Path) -> None:
     assert page.locator("#questions img, #questions svg, #questions script, #questions b").count() == 0
     assert page.locator("figure img").count() == 2  # our bar and radar plots
 
+    # The sample exam's groupings: domain, subject group and type (its subjects are its domains).
+    assert headers(page) == ["id", "domain", "group", "type", "gold", "answer", "result"]
+    assert "安全生产 (11)" in options(page, "#f-domain")
     count = page.locator("#count")
     assert count.text_content() == "44 question(s)"
     page.select_option("#f-domain", "安全生产")
@@ -148,6 +197,55 @@ def test_report_in_a_real_browser(browser: Any, report: Path) -> None:
 
     # The summary compares the runs, best marked.
     assert page.locator("table.summary td.best").count() > 0
+    assert page.evaluate("window.__pwned") is None
+    assert not problems, problems
+    page.close()
+
+
+def test_a_ceval_like_report_is_browsed_by_subject_not_domain(browser: Any, ceval_like_report: Path) -> None:
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.goto(ceval_like_report.as_uri())
+    page.wait_for_selector("#question-rows tr.item")
+
+    assert headers(page) == ["id", "category", "subject", "type", "gold", "answer", "result"]
+    assert page.locator("#f-domain").count() == 0
+    assert options(page, "#f-category") == [
+        "all",
+        "STEM (3)",
+        "Social Science (1)",
+        "Humanities (1)",
+        "Other (1)",
+    ]
+    assert options(page, "#f-subject") == [
+        "all",
+        f"{HOSTILE_SUBJECT} (1)",  # as text
+        "art_studies (1)",
+        "college_physics (1)",
+        "computer_network (2)",
+        "law (1)",
+    ]
+    count = page.locator("#count")
+    assert count.text_content() == "6 question(s)"
+
+    page.select_option("#f-subject", "computer_network")
+    assert count.text_content() == "2 question(s)"
+    shown = page.locator("#question-rows tr.item").evaluate_all("rows => rows.map(r => r.dataset.id)")
+    assert shown == ["c-0", "c-1"]
+    page.select_option("#f-subject", "")
+    page.select_option("#f-category", "STEM")
+    assert count.text_content() == "3 question(s)"
+    page.select_option("#f-category", "")
+
+    # The hostile subject name stays text, in its filter and in its column.
+    page.select_option("#f-subject", HOSTILE_SUBJECT)
+    assert count.text_content() == "1 question(s)"
+    assert page.locator("#question-rows tr.item td").nth(2).text_content() == HOSTILE_SUBJECT
+    assert page.locator("img:not(figure img), #questions svg, #questions script").count() == 0
     assert page.evaluate("window.__pwned") is None
     assert not problems, problems
     page.close()

@@ -146,7 +146,7 @@ def test_cli_run_stores_errors_and_never_the_key(
                 "MY_KEY",
                 "--max-retries",
                 "1",
-                "--limit",
+                "--limit-total",
                 "6",
                 "--run-name",
                 "api",

@@ -44,8 +44,8 @@ def ask(model: Model, chat: bool = True) -> ModelOutput:
 
 def run_sample(url: str, store: Path, *extra: str) -> int:
     return main(
-        ["run", "--benchmark", "sample", "--model", "openai:test-model", "--base-url", url, "--limit", "6",
-         "--max-retries", "1", "--run-name", "r", "--store", str(store), *extra]
+        ["run", "--benchmark", "sample", "--model", "openai:test-model", "--base-url", url,
+         "--limit-total", "6", "--max-retries", "1", "--run-name", "r", "--store", str(store), *extra]
     )  # fmt: skip
 
 

@@ -62,7 +62,7 @@ def test_replicas_give_the_samples_of_one_process(tmp_path: Path) -> None:
     assert spread.spec == alone.spec  # replicas change where answers are computed, not what they are
     strip = [(s.question_id, s.response, s.answer, s.status) for s in alone.samples]
     assert [(s.question_id, s.response, s.answer, s.status) for s in spread.samples] == strip
-    loglik = kaoshi.evaluate("sample", model="random", method="loglik", replicas=2, limit=12)
+    loglik = kaoshi.evaluate("sample", model="random", method="loglik", replicas=2, limit_total=12)
     assert loglik.errors == 0 and all(s.logprobs for s in loglik.samples if s.qtype != "open")
 
 
@@ -96,8 +96,8 @@ def test_every_replica_gone_is_an_error_not_a_hang() -> None:
 
 def test_the_command_line_runs_replicas(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
-    code = main(["run", "--benchmark", "sample", "--model", "random", "--replicas", "2", "--limit", "10",
-                 "--store", str(store)])  # fmt: skip
+    code = main(["run", "--benchmark", "sample", "--model", "random", "--replicas", "2",
+                 "--limit-total", "10", "--store", str(store)])  # fmt: skip
     assert code == 0
     capsys.readouterr()
     [run] = kaoshi.runs(store=store)

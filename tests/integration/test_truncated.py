@@ -57,7 +57,7 @@ def test_no_row_when_nothing_was_cut(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def _store_from_before_the_mark(path: Path) -> Path:
     """A store as kaoshi wrote it before samples had a `truncated` column: one run, one sample."""
-    kaoshi.evaluate("sample", model="constant:A", limit=2, run_name="old", store=path)
+    kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="old", store=path)
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE samples DROP COLUMN truncated")
     with sqlite3.connect(path) as db:
@@ -71,7 +71,8 @@ def test_a_store_from_before_the_mark_reads_it_as_false_and_gains_it_on_writing(
         assert [s.truncated for s in store.samples("old")] == [False, False]
     with sqlite3.connect(path) as db:
         assert "truncated" not in {row[1] for row in db.execute("PRAGMA table_info(samples)")}
-    kaoshi.evaluate("sample", model="constant:A", limit=2, run_name="new", store=path)  # opens it to write
+    # opens it to write
+    kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="new", store=path)
     with sqlite3.connect(path) as db:
         assert "truncated" in {row[1] for row in db.execute("PRAGMA table_info(samples)")}
     with Store(path, read_only=True) as store:

@@ -77,7 +77,7 @@ def test_finetune_resume_evaluate_and_guard(
     assert after < before - 0.1, (before, after)
 
     test = str(split / "test.jsonl")
-    run = ["run", "--model", small_model, "--data", test, "--method", "loglik", "--limit", "3",
+    run = ["run", "--model", small_model, "--data", test, "--method", "loglik", "--limit-total", "3",
            "--prompt", "qualbench-zero", "--store", store]  # fmt: skip
     assert main([*run, "--run-name", "base"]) == 0
     assert main([*run, "--run-name", "tuned", "--adapter", str(adapter)]) == 0
@@ -96,12 +96,12 @@ def test_finetune_resume_evaluate_and_guard(
     assert changes and max(changes) > 0.01  # the adapter moves the log-likelihoods
 
     capsys.readouterr()
-    leak = ["run", "--model", small_model, "--data", str(train), "--method", "loglik", "--limit", "1",
+    leak = ["run", "--model", small_model, "--data", str(train), "--method", "loglik", "--limit-total", "1",
             "--adapter", str(adapter), "--store", store]  # fmt: skip
     assert main([*leak, "--run-name", "leak"]) == 2
     assert "were in the adapter's training data" in capsys.readouterr().err
     assert main([*leak, "--run-name", "leak", "--allow-overlap"]) == 0
     with Store(Path(store)) as opened:
-        assert opened.get_run("leak").spec.adapter["overlap"] == 1  # the one question evaluated (--limit 1)
+        assert opened.get_run("leak").spec.adapter["overlap"] == 1  # the one question evaluated
     assert main(["compare", "base", "tuned", "--store", store]) == 0
     assert "Δ tuned vs base" in capsys.readouterr().out

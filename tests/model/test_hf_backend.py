@@ -158,7 +158,7 @@ def test_cli_run_with_smollm2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                 "smollm2",
                 "--method",
                 "loglik",
-                "--limit",
+                "--limit-total",
                 "4",
                 "--run-name",
                 "cli",

@@ -68,7 +68,7 @@ def test_rows_of_several_prefix_groups_decode_as_their_prompts_alone(tiny: Any) 
             prompts.append(prefix + tail)
     engine = decoder(tiny)
     caches = [(engine.prefill(prefix), len(prefix)) for prefix in prefixes]
-    engine.run(dict(enumerate(caches)), rows)
+    list(engine.generate(dict(enumerate(caches)), rows))
     for row, prompt in zip(rows, prompts, strict=True):
         assert row.tokens == reference(tiny, prompt, row.budget)[: row.budget]
     assert any(len(row.tokens) == row.budget for row in rows)
@@ -79,13 +79,31 @@ def test_an_end_token_and_a_stop_string_end_a_row(tiny: Any) -> None:
     prefix = [5, 6, 7, 8]
     cache = {0: (engine.prefill(prefix), len(prefix))}
     free = Row(0, [9, 10], 30, ())
-    engine.run(cache, [free])
+    list(engine.generate(cache, [free]))
     expected = reference(tiny, [*prefix, 9, 10], 30)
     assert free.tokens == expected and len(expected) > 2
     stop = expected[2]  # its text ends the row where it first appears
     stopped = Row(0, [9, 10], 30, (f"<{stop}>",))
-    engine.run(cache, [stopped])
+    list(engine.generate(cache, [stopped]))
     assert stopped.tokens == expected[: expected.index(stop) + 1]
+
+
+def test_each_row_comes_out_as_it_ends_while_the_batch_decodes_on(tiny: Any) -> None:
+    """A batch's answers leave one by one (what the progress bar counts), not all when the last ends."""
+    engine = decoder(tiny)
+    prefix = [5, 6, 7, 8, 9]
+    cache = {0: (engine.prefill(prefix), len(prefix))}
+    rows = [Row(0, [10 + i, 11], budget, ()) for i, budget in enumerate((2, 40, 5, 12))]
+    seen: list[Row] = []
+    for row in engine.generate(cache, rows):
+        # when a row comes out, the rows still decoding have generated no more than it has
+        out = {id(other) for other in [*seen, row]}
+        assert all(len(other.tokens) <= len(row.tokens) for other in rows if id(other) not in out)
+        seen.append(row)
+    assert sorted(map(id, seen)) == sorted(map(id, rows))
+    assert [len(row.tokens) for row in seen] == sorted(len(row.tokens) for row in rows)
+    for row in rows:  # streaming leaves every answer as it was
+        assert row.tokens == reference(tiny, [*prefix, *row.tail], row.budget)[: row.budget]
 
 
 def test_eos_ids_and_plain_greedy() -> None:

@@ -122,7 +122,7 @@ def test_evaluate_with_a_config_equals_evaluate_with_keywords() -> None:
     assert by_config.spec.model_settings == {"dtype": "float32"}
     assert [s.to_json() for s in by_config.samples] == [s.to_json() for s in by_keywords.samples]
     # An override wins over the config's value, the config is left as it was.
-    assert len(kaoshi.evaluate("sample", "random", config, limit=2).samples) == 2
+    assert len(kaoshi.evaluate("sample", "random", config, limit=2).samples) == 2 * 4  # 4 subjects
     assert config.limit == 6
 
 

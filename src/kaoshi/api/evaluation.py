@@ -94,13 +94,16 @@ def evaluate(
     model: a spec string ("smollm2", "hf:ID", "openai:MODEL", "random", ...), a `kaoshi.models.Model`
         (`kaoshi.models.from_transformers(model, tokenizer)` for weights already in memory), or a callable
         prompt -> answer text. A model evaluate loads is closed at the end; one passed in is left open.
-    config: the run's options (`kaoshi.RunConfig`: method, prompt, shots, limit, seed, max_new_tokens,
-        ..., and `backend`, the `kaoshi.models.ModelOptions`); default: `kaoshi run`'s defaults.
+    config: the run's options (`kaoshi.RunConfig`: method, prompt, shots, limit, limit_total, seed,
+        max_new_tokens, ..., and `backend`, the `kaoshi.models.ModelOptions`); default: `kaoshi run`'s
+        defaults. `limit=N` takes the first N questions of each subject (its domain where it has none),
+        `limit_total=N` at most N in all after it.
     **overrides: options by name, over `config`'s: a RunConfig field (`method="loglik"`, `shard="2/8"`,
         `limit=10`), or a backend's setting (ModelOptions fields: device, dtype, base_url, concurrency,
         requests_per_minute, timeout_s, max_retries, max_length, ...); TypeError for any other name.
     store: a path, an open `kaoshi.store.Store`, or None for an in-memory store (gone with the result).
-    run_name: default <exam>-<split>-<model>-<method>-<N>shot; the same name resumes.
+    run_name: default <exam>-<split>-<model>-<method>-<N>shot, then -limit<N> / -total<N> for the limits;
+        the same name resumes.
     join: when another live process is executing the run (otherwise a StoreError naming it), work beside
         it, asking only the questions nobody has claimed; the run is finished by whichever ends last.
     notify: receives warnings and notes as lines (default: the `kaoshi` logger).

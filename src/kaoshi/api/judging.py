@@ -26,6 +26,7 @@ def judge(
     seed: int = 0,
     batch_size: int | None = None,
     on_grade: Callable[[GradeRecord], None] | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
     **backend: Any,
 ) -> JudgeOutcome:
     """Grade the run's open answers not yet graded by this judge setup; every judge call is stored, so
@@ -33,7 +34,10 @@ def judge(
     the most recent one. No judge is loaded when nothing is left to grade.
 
     judge / second_judge: a model spec, a `kaoshi.models.Model` or a callable prompt -> reply (a loaded
-    spec is closed at the end). **backend: `kaoshi.models.ModelOptions` fields (base_url, ...)."""
+    spec is closed at the end). **backend: `kaoshi.models.ModelOptions` fields (base_url, ...).
+    on_plan(total, done): before each round of judge calls (a debate has two), once the judges are loaded:
+    the open answers the round covers and how many have its grade already. on_grade: each grade as it is
+    stored, one per judge call (a debate's first round gives a PARTIAL grade)."""
     if mode not in JUDGE_MODES:
         raise InputError(f"unknown judge mode {mode!r} (known: {', '.join(JUDGE_MODES)})")
     if second_judge is not None and mode != "debate":
@@ -57,7 +61,7 @@ def judge(
             second = None
             if setup.second_judge is not None:
                 second = second_given or _load(setup.second_judge, options, loaded)
-            return judge_run(opened, run, setup, first, second, on_grade)
+            return judge_run(opened, run, setup, first, second, on_grade, on_plan)
         finally:
             for model in loaded:
                 model.close()

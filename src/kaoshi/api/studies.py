@@ -24,8 +24,9 @@ from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.paired import PairedRow, grouped_rows, outcomes_of
 from kaoshi.results.aggregate import summarize as tally_samples
 from kaoshi.runner.vote import VoteOutcome, vote_runs
-from kaoshi.store import Coverage, RunRecord, run_coverage
+from kaoshi.store import Coverage, RunRecord, RunSpec, SampleRecord, run_coverage
 from kaoshi.store.pairing import conflict_warning, graded, pair_questions
+from kaoshi.store.settings import compact_settings
 
 __all__ = [
     "COMPARE_KEYS",
@@ -62,8 +63,10 @@ class Comparison:
     conflicts: tuple[str, ...]
     groups: dict[str, list[PairedRow]]
     differences: dict[str, list[tuple[str, Any, Any]]]
+    specs: tuple[RunSpec, ...] = ()  # each run's, in the order of `runs`
 
     def to_json(self) -> dict[str, object]:
+        specs = dict(zip(self.runs, self.specs, strict=True)) if self.specs else {}
         return {
             "baseline": self.runs[0],
             "runs": list(self.runs),
@@ -71,6 +74,12 @@ class Comparison:
             "coverage": [c.to_json() for c in self.coverage],
             "conflicting_ids": list(self.conflicts),
             "groups": {key: [row.to_json(self.runs) for row in rows] for key, rows in self.groups.items()},
+            "settings": {run: compact_settings(spec) for run, spec in specs.items()},
+            "specs": {run: spec.to_json() for run, spec in specs.items()},
+            "differences": {
+                run: [{"field": f, "baseline": old, "run": new} for f, old, new in found]
+                for run, found in self.differences.items()
+            },
         }
 
 
@@ -118,6 +127,7 @@ def compare(
         conflicts=tuple(pairing.conflicts),
         groups=groups,
         differences=differences,
+        specs=tuple(r.spec for r in records),
     )
 
 
@@ -242,16 +252,30 @@ def vote(
     run_name: str | None = None,
     by: Sequence[str] = ("domain", "type"),
     notify: Notify = _ignore,
+    on_plan: Callable[[int, int], None] | None = None,
+    on_sample: Callable[[SampleRecord], None] | None = None,
 ) -> Vote:
     """Combine the members' stored answers per question (majority, accuracy-weighted, Dawid-Skene) into a
-    new run, written to the store; no model is called. Earlier members win ties."""
+    new run, written to the store; no model is called. Earlier members win ties.
+
+    on_plan(total, 0): the questions to vote, before the first is stored; on_sample: each voted sample as
+    it is stored."""
     if method not in VOTE_METHODS:
         raise InputError(f"unknown vote method {method!r} (known: {', '.join(VOTE_METHODS)})")
     if method != "weighted" and (in_sample or weights_from):
         raise InputError("--in-sample and --weights-from are for --method weighted")
     name = run_name or f"vote-{method}"
     with open_store(store) as opened:
-        outcome = vote_runs(opened, list(runs), name, method, in_sample, list(weights_from or []) or None)
+        outcome = vote_runs(
+            opened,
+            list(runs),
+            name,
+            method,
+            in_sample,
+            list(weights_from or []) or None,
+            on_plan=on_plan,
+            on_sample=on_sample,
+        )
         loaded: list[tuple[RunRecord, Sequence[Any]]] = [
             (opened.get_run(run), opened.samples(run)) for run in [*runs, name]
         ]

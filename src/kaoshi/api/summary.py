@@ -25,6 +25,7 @@ from kaoshi.store import (
     require_store_file,
     run_coverage,
 )
+from kaoshi.store.settings import compact_settings
 
 StoreLike = Store | str | Path | None
 
@@ -54,7 +55,8 @@ class LoadedRun:
         summary = tally_samples(self.run.name, chosen, keys, standards)
         benchmark = find_benchmark(self.run.spec.benchmark)
         measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
-        return replace(measured, grader=self.grader)
+        statistics = benchmark.statistics if benchmark is not None else None
+        return replace(measured, grader=self.grader, statistics=statistics, spec=self.run.spec)
 
 
 def open_store(
@@ -127,6 +129,8 @@ class RunInfo:
             "status": self.run.status,
             "holder": self.run.holder,
             "created": dt.datetime.fromtimestamp(self.run.created_at).isoformat(timespec="seconds"),
+            "settings": compact_settings(spec),
+            "spec": spec.to_json(),
         }
 
 

@@ -75,3 +75,6 @@ class Benchmark:
     # its own prompt templates, found by name like kaoshi's generic ones
     templates: tuple[Template, ...] = ()
     metrics: tuple[Metric, ...] = ()  # its own numbers in `kaoshi report` (kaoshi.results.metric)
+    # the statistics over answer strings its protocol reports (kaoshi.results.metrics.ANSWER_STATISTICS:
+    # the QualBench F1, the weighted F1); its reports leave out the others
+    statistics: frozenset[str] = frozenset()

@@ -17,6 +17,7 @@ from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
 from kaoshi.report.compare import compare_runs, render_comparison
+from kaoshi.report.tables import PIPE_WIDTH, TextTable, output_width, render_tables
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
 
@@ -66,23 +67,30 @@ def runs_command(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
-    table = Table(title="runs", title_justify="left")
-    for column in ("run", "benchmark", "model", "method", "done", "accuracy", "status", "created"):
-        table.add_column(column, overflow="fold")  # wrapped in its cell, never cut with '…'
-
-    for row in rows:
-        accuracy = "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}%"
-        table.add_row(
-            row["run"],
-            row["benchmark"],
-            row["model"],
-            row["method"],
-            row["done"],
-            accuracy,
-            _shown_status(row),
-            row["created"],
-        )
-    Console(width=140).print(table)
+    table = TextTable(
+        "runs",
+        ("run", "benchmark", "model", "method", "settings", "done", "accuracy", "status", "created"),
+        [
+            [
+                row["run"],
+                row["benchmark"],
+                row["model"],
+                row["method"],
+                row["settings"],
+                row["done"],
+                "—" if row["accuracy"] is None else f"{100 * row['accuracy']:.1f}%",
+                _shown_status(row),
+                row["created"],
+            ]
+            for row in rows
+        ],
+        note="settings: split · shots · chat template or not · prompt and version · new tokens (objective/"
+        "open answers) · limits; --format json has the whole spec",
+        # the run's name is what a user copies: it never wraps; the settings wrap, the date goes first
+        priority=(20, 12, 15, 11, 16, 18, 19, 17, 10),
+        wrap=frozenset({2, 4}),
+    )
+    print(render_tables([table], "table"))
     return 0
 
 
@@ -153,7 +161,7 @@ def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
             "" if row["correct"] is None else ("✓" if row["correct"] else "✗"),
             _short(response, 60),
         )
-    Console(width=160).print(table)
+    Console(width=output_width() or PIPE_WIDTH).print(table)
 
 
 def _short(text: str | None, width: int = 24) -> str:

@@ -9,6 +9,7 @@ from kaoshi.api.judging import judge
 from kaoshi.api.vocabulary import JUDGE_MODES
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.config_options import add_config_options
+from kaoshi.cli.progress import ProgressBar
 from kaoshi.cli.run_cmd import add_backend_options, backend_keywords
 
 
@@ -33,17 +34,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def judge_command(args: argparse.Namespace) -> int:
-    outcome = judge(
-        args.run,
-        args.judge,
-        store=existing_store_path(args),
-        mode=args.mode,
-        second_judge=args.second_judge,
-        max_new_tokens=args.max_new_tokens,
-        seed=args.seed,
-        batch_size=args.batch_size,
-        **backend_keywords(args),
-    )
+    # A debate's two rounds of judge calls: a bar each.
+    labels = iter(("debate round 1", "debate round 2") if args.mode == "debate" else ())
+    with ProgressBar("judging", "answer") as bar:
+        outcome = judge(
+            args.run,
+            args.judge,
+            store=existing_store_path(args),
+            mode=args.mode,
+            second_judge=args.second_judge,
+            max_new_tokens=args.max_new_tokens,
+            seed=args.seed,
+            batch_size=args.batch_size,
+            on_grade=bar.advance,
+            on_plan=lambda total, done: bar.plan(total, done, next(labels, None)),
+            **backend_keywords(args),
+        )
     if outcome.asked == 0:  # nothing to ask: no judge model was even loaded
         eprint(f"{outcome.grader}: 0 graded, {outcome.already} already graded")
         return 0

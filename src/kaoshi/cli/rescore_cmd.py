@@ -7,6 +7,7 @@ import argparse
 from kaoshi.api.rescoring import rescore
 from kaoshi.api.summary import load_run
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
+from kaoshi.cli.progress import ProgressBar
 from kaoshi.cli.run_cmd import add_scoring_options
 from kaoshi.report import render_summary
 from kaoshi.results.aggregate import summarize as tally_samples
@@ -34,14 +35,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def rescore_command(args: argparse.Namespace) -> int:
-    outcome = rescore(
-        args.run,
-        args.run_name,
-        store=existing_store_path(args),
-        multi_policy=args.multi_policy,
-        partial_credit=args.partial_credit,
-        llm_extractor=False if args.no_llm_extractor else args.llm_extractor,
-    )
+    with ProgressBar("rescoring", "sample") as bar:
+        outcome = rescore(
+            args.run,
+            args.run_name,
+            store=existing_store_path(args),
+            multi_policy=args.multi_policy,
+            partial_credit=args.partial_credit,
+            llm_extractor=False if args.no_llm_extractor else args.llm_extractor,
+            on_plan=bar.plan,
+            on_sample=bar.advance,
+        )
     eprint(
         f"rescored {args.run!r} into {args.run_name!r}: {outcome.samples} samples, "
         f"{outcome.changed} changed, {outcome.seconds:.2f} s, "

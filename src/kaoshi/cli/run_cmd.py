@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
-
-from kaoshi.api import LoadResult, ModelOptions, RunConfig, SampleRecord, load_exam_result
+from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
 from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
 from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
 from kaoshi.cli.config_options import add_config_options, config_values, read_config
+from kaoshi.cli.progress import ProgressBar
 from kaoshi.errors import InputError
 from kaoshi.report import render_summary
-from kaoshi.results.aggregate import summarize as tally_samples
 
 
 def add_load_options(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_config_options(parser, RunConfig)  # every run option (backends' too), from RunConfig's fields
     parser.add_argument(
-        "--run-name", help="default: <exam>-<split>-<model>-<method>-<N>shot; the same name resumes"
+        "--run-name",
+        help="default: <exam>-<split>-<model>-<method>-<N>shot[-limit<N>][-total<N>]; the same name resumes",
     )
     parser.add_argument(
         "--join",
@@ -123,7 +120,7 @@ def run_command(args: argparse.Namespace) -> int:
     result = load_from_args(args)
     report_load(result)
     try:
-        with _progress() as (on_plan, on_sample):
+        with ProgressBar("evaluating", "q") as bar:
             evaluated = evaluate_prepared(
                 result.exam,
                 args.model,
@@ -133,8 +130,8 @@ def run_command(args: argparse.Namespace) -> int:
                 store=store_path(args),
                 notify=eprint,
                 join=args.join,
-                on_sample=on_sample,
-                on_plan=on_plan,
+                on_sample=bar.advance,
+                on_plan=bar.plan,
             )
     except RunInterrupted as stopped:
         eprint(
@@ -147,40 +144,7 @@ def run_command(args: argparse.Namespace) -> int:
         f"{evaluated.errors} error(s); store {evaluated.store}"
     )
     if args.report:
-        print(render_summary(tally_samples(evaluated.name, evaluated.samples, ["type"]), "table"))
+        # the run's summary (its benchmark's statistics, its settings), grouped by question type only
+        by_type = replace(evaluated.summary, groups={"type": evaluated.summary.groups.get("type", {})})
+        print(render_summary(by_type, "table"))
     return 0
-
-
-class _progress:
-    """A progress bar with rate and ETA on terminals; silent otherwise."""
-
-    def __init__(self) -> None:
-        console = Console(file=sys.stderr)
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
-            TimeRemainingColumn(),
-            console=console,
-            disable=not console.is_terminal,
-            transient=False,
-        )
-        self._task: TaskID | None = None
-
-    def __enter__(self) -> tuple[Callable[[int, int], None], Callable[[SampleRecord], None]]:
-        self._progress.__enter__()
-        return self._on_plan, self._on_sample
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.__exit__(None, None, None)
-
-    def _on_plan(self, total: int, done: int) -> None:
-        self._task = self._progress.add_task("evaluating", total=total, completed=done, rate="")
-
-    def _on_sample(self, sample: SampleRecord) -> None:
-        if self._task is None:
-            return
-        self._progress.advance(self._task)
-        speed = self._progress.tasks[self._task].speed
-        self._progress.update(self._task, rate=f"{speed:.1f} q/s" if speed else "")

@@ -7,6 +7,7 @@ import argparse
 from kaoshi.api.studies import vote
 from kaoshi.api.vocabulary import VOTE_METHODS
 from kaoshi.cli.common import add_store_option, eprint, store_path
+from kaoshi.cli.progress import ProgressBar
 from kaoshi.report import FORMATS
 from kaoshi.report.compare import render_comparison
 
@@ -40,16 +41,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def vote_command(args: argparse.Namespace) -> int:
     weights_from = [r.strip() for r in args.weights_from.split(",")] if args.weights_from else None
-    result = vote(
-        args.runs,
-        store=store_path(args),
-        method=args.method,
-        in_sample=args.in_sample,
-        weights_from=weights_from,
-        run_name=args.run_name,
-        by=args.by or ["domain", "type"],
-        notify=eprint,
-    )
+    with ProgressBar("voting", "q") as bar:
+        result = vote(
+            args.runs,
+            store=store_path(args),
+            method=args.method,
+            in_sample=args.in_sample,
+            weights_from=weights_from,
+            run_name=args.run_name,
+            by=args.by or ["domain", "type"],
+            notify=eprint,
+            on_plan=bar.plan,
+            on_sample=bar.advance,
+        )
     outcome = result.outcome
     eprint(
         f"{result.name}: {outcome.questions} question(s) voted by {len(args.runs)} runs ({outcome.weights}); "

@@ -261,10 +261,31 @@ class Exam:
         except KeyError:
             raise UnknownName(f"no question {question_id!r} in exam {self.name!r}") from None
 
-    def limited(self, limit: int | None) -> Exam:
-        if limit is None or limit >= len(self.questions):
+    def limited(self, limit: int | None = None, *, per_subject: int | None = None) -> Exam:
+        """The first `per_subject` questions of each subject (`limit_subject`), then the first `limit` of
+        those in all; the questions keep the exam's order (`kaoshi run --limit` / `--limit-total`)."""
+        questions = self.questions
+        if per_subject is not None:
+            taken: Counter[str | None] = Counter()
+            kept: list[Question] = []
+            for question in questions:
+                subject = limit_subject(question)
+                if taken[subject] < per_subject:
+                    taken[subject] += 1
+                    kept.append(question)
+            questions = tuple(kept)
+        if limit is not None:
+            questions = questions[:limit]
+        if len(questions) == len(self.questions):
             return self
-        return Exam(self.name, self.questions[:limit], self.fewshot, self.metadata)
+        return Exam(self.name, questions, self.fewshot, self.metadata)
+
+
+def limit_subject(question: Question) -> str | None:
+    """The subject `--limit N` takes N questions of: the question's subject (C-Eval, CMMLU, GAOKAO-Bench,
+    ...), else its domain (QualBench has only domains); None for a question with neither, and those
+    questions count as one group."""
+    return question.subject or question.domain
 
 
 def _count(n: int, noun: str) -> str:

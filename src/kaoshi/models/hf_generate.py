@@ -17,7 +17,7 @@ import copy
 import dataclasses
 import functools
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,9 +233,11 @@ class Decoder:
             # No position of the prefix is read: one row of logits instead of a vocabulary per token.
             return returned_cache(self.model(input_ids=ids, use_cache=True, logits_to_keep=1))
 
-    def run(self, prefixes: Mapping[int, tuple[Any, int]], rows: Sequence[Row]) -> None:
-        """Generate every row greedily after its group's prefix (cache, length); fills `tokens` (without
-        the end token). Rows of several groups are decoded as one batch."""
+    def generate(self, prefixes: Mapping[int, tuple[Any, int]], rows: Sequence[Row]) -> Iterator[Row]:
+        """Generate every row greedily after its group's prefix (cache, length), filling its `tokens`
+        (without the end token); each row is yielded as it finishes, while the others decode on. Rows of
+        several groups are decoded as one batch. Every row is started (its tail run on a copy of its
+        prefix cache) before the first is yielded, so `prefixes` may be changed after that."""
         parts = []
         for group in sorted({row.group for row in rows}):
             cache, prefix_len = prefixes[group]
@@ -243,10 +245,10 @@ class Decoder:
         merged = self._merge(parts)
         if merged is not None:
             parts.clear()  # the merged copy holds every row: the parts' caches are freed while it decodes
-            self._decode(merged)
+            yield from self._decode(merged)
             return
         while parts:
-            self._decode(parts.pop(0))
+            yield from self._decode(parts.pop(0))
 
     def _start(self, cache: Any, prefix_len: int, rows: list[Row]) -> _Batch:
         """Run the rows' tails on copies of their prefix cache: left-padded between prefix and tail (masked
@@ -305,19 +307,25 @@ class Decoder:
             torch.cat([part.logits for part in parts]),
         )
 
-    def _decode(self, batch: _Batch) -> None:
-        """Greedy steps until every row ends; finished rows leave the batch."""
+    def _decode(self, batch: _Batch) -> Iterator[Row]:
+        """Greedy steps until every row ends; finished rows leave the batch and are yielded at once.
+
+        They are yielded outside inference mode, which is entered for each step: the caller's code runs
+        between steps, and a thread-wide mode left on (or restored under it) would be a surprise there."""
         torch = self.torch
         active, cache, attention = batch.rows, batch.cache, batch.attention
         next_positions, logits = batch.next_positions, batch.logits
         growing_cache(cache, max(row.budget - len(row.tokens) for row in active))
-        with torch.inference_mode():
-            while True:
-                chosen = logits.argmax(dim=-1).tolist()
-                keep = [slot for slot, row in enumerate(active) if not self._advance(row, chosen[slot])]
-                if not keep:
-                    return
-                if len(keep) < len(active):
+        while True:
+            chosen = logits.argmax(dim=-1).tolist()
+            ended = [self._advance(row, token) for row, token in zip(active, chosen, strict=True)]
+            keep = [slot for slot, end in enumerate(ended) if not end]
+            finished = [row for row, end in zip(active, ended, strict=True) if end]
+            yield from finished
+            if not keep:
+                return
+            with torch.inference_mode():
+                if finished:
                     index = torch.tensor(keep, device=self.device)
                     cache.batch_select_indices(index)
                     attention, next_positions = attention[index], next_positions[index]

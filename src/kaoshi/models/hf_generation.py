@@ -92,11 +92,10 @@ def _on_prefixes(
             Row(index, ids[prefixes[index][1] :], request.max_new_tokens, request.stop)
             for index, request, ids in batch
         ]
-        decoder.run(prefixes, rows)
-        for (index, request, ids), row in zip(batch, rows, strict=True):
-            remaining[index] -= 1
-            if not remaining[index]:
-                del prefixes[index]
+        entry_of = {id(row): entry for row, entry in zip(rows, batch, strict=True)}
+        # Each answer goes out as its row ends, while the rest of the batch decodes on.
+        for row in decoder.generate(prefixes, rows):
+            _, request, ids = entry_of[id(row)]
             done += 1
             text = cut_at_stop(decode_whole_characters(lm.decode_generated, row.tokens), request.stop)
             yield ModelOutput(
@@ -107,6 +106,10 @@ def _on_prefixes(
                 tokens_out=len(row.tokens) + (row.ended_by not in (None, lm.tokenizer.pad_token_id)),
                 latency_s=(time.perf_counter() - started) / done,
             )
+        for index, _, _ in batch:
+            remaining[index] -= 1
+            if not remaining[index]:
+                del prefixes[index]
 
 
 def _plain_batch(lm: CausalLM, batch: list[_Encoded]) -> Iterator[ModelOutput]:

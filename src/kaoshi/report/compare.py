@@ -25,6 +25,7 @@ from kaoshi.results.aggregate import RunSummary
 from kaoshi.store.coverage import Coverage, run_coverage
 from kaoshi.store.pairing import Pairing, pair_questions
 from kaoshi.store.records import RunRecord, SampleRecord
+from kaoshi.store.settings import describe_settings
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,12 @@ def comparison_tables(
     """`answered_by_all`: the summaries cover only questions every run answered, so their error rates
     are 0 by construction and left out (each run's own errors are in its coverage)."""
     runs = [s.run for s in summaries]
+    # "best" means best on the same questions: runs scored on different ones get no marks
+    same_questions = len({frozenset(s.outcomes) for s in summaries}) == 1
     tables = [_metrics_table(summaries, without=(ERROR_RATE,) if answered_by_all else ())]
+    settings = settings_table(summaries)
+    if settings is not None:
+        tables.insert(0, settings)
     for key in summaries[0].groups:
         names = sorted({name for s in summaries for name in s.groups.get(key, {})})
         values = [
@@ -144,9 +150,26 @@ def comparison_tables(
         )
     if any(s.has_subjective for s in summaries):
         tables.append(_parts_table(summaries))
+    if not same_questions:
+        tables = [_unmarked(t) for t in tables]
     if comparisons:
         tables.append(_bootstrap_table(comparisons))
     return tables
+
+
+def _unmarked(table: TextTable) -> TextTable:
+    if not table.best:
+        return table
+    note = "no best marked: the runs were scored on different questions"
+    return replace(table, best=frozenset(), note="; ".join(n for n in (table.note, note) if n))
+
+
+def settings_table(summaries: Sequence[RunSummary]) -> TextTable | None:
+    """What each run was (split, shots, chat template or not, prompt, budgets), where the specs are known."""
+    if all(s.spec is None for s in summaries):
+        return None
+    rows = [[s.run, "—" if s.spec is None else describe_settings(s.spec)] for s in summaries]
+    return TextTable("what each run was", ("run", "settings"), rows, wrap=frozenset({1}))
 
 
 def _parts_table(summaries: Sequence[RunSummary]) -> TextTable:

@@ -1,5 +1,9 @@
 """The self-contained HTML report: summary tables, plots and a per-question browser in one file.
 
+The browser's columns and filters are the groupings the report's questions carry (domain, category,
+subject group, subject, type), each where some question has a value for it: an exam of subjects in
+categories is browsed by category and subject, an exam of domains by domain.
+
 Everything the model wrote is data, never markup: Jinja autoescapes the tables, the question data is
 embedded as JSON with `<`, `>` and `&` escaped (so no `</script>` can end the block), the browser code
 places it with textContent only, and a Content-Security-Policy allows only our own script and style
@@ -12,6 +16,8 @@ import base64
 import datetime as dt
 import hashlib
 import json
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,13 +25,14 @@ from typing import Any
 
 import jinja2
 
-from kaoshi.data.model import format_gold
+from kaoshi.data.model import QuestionType, format_gold
 from kaoshi.prompts.base import Prompt
 from kaoshi.qtypes import kind_of
 from kaoshi.report.compare import compare_to_baseline, comparison_tables
 from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
-from kaoshi.results.aggregate import RunSummary
+from kaoshi.results.aggregate import GROUP_KEYS, RunSummary
+from kaoshi.results.metrics import CATEGORY_ORDER, UNKNOWN_GROUP
 from kaoshi.store.records import GradeRecord, RunRecord, SampleRecord
 from kaoshi.version import __version__
 
@@ -35,6 +42,15 @@ _JSON_ESCAPES = {
     ord("&"): "\\u0026",
     0x2028: "\\u2028",
     0x2029: "\\u2029",
+}
+# The groupings the question browser can show, coarsest first (keys of GROUP_KEYS, so the browser groups
+# as the summary tables do). Each becomes a column and a filter where a sample in the report has a value.
+BROWSER_GROUPINGS = ("domain", "category", "group", "subject", "type")
+# Values listed in this order before any other (which follow by name): the categories in the order the
+# category tables show them, the question types in the order kaoshi defines them.
+_FIRST_VALUES: dict[str, tuple[str, ...]] = {
+    "category": CATEGORY_ORDER,
+    "type": tuple(t.value for t in QuestionType),
 }
 
 
@@ -78,15 +94,54 @@ def judge_view(grader: str, grade: GradeRecord) -> dict[str, Any]:
     }
 
 
+def group_value(sample: SampleRecord, key: str) -> str | None:
+    """The sample's value of a grouping (None: it has none)."""
+    return GROUP_KEYS[key](sample) or None
+
+
+def present_groupings(samples: Sequence[SampleRecord]) -> list[str]:
+    """The browser's groupings that at least one of `samples` has a value for, coarsest first; one that
+    repeats a grouping before it on every sample (the sample exam's subjects are its domains) is left out."""
+    shown: list[str] = []
+    for key in BROWSER_GROUPINGS:
+        values = [group_value(s, key) for s in samples]
+        repeats = any(values == [group_value(s, other) for s in samples] for other in shown)
+        if any(values) and not repeats:
+            shown.append(key)
+    return shown
+
+
+def _natural_key(value: str) -> tuple[tuple[int, int | str], ...]:
+    """Numbers by value ("2" before "10"), text case-insensitively."""
+    parts = re.split(r"(\d+)", value.casefold())
+    return tuple((0, int(p)) if p.isdecimal() else (1, p) for p in parts if p)
+
+
+def grouping_choices(samples: Sequence[SampleRecord], key: str) -> list[tuple[str, int]]:
+    """A filter's options: each value of the grouping among `samples` with its number of questions, in
+    the grouping's own order where it has one, else by name; samples without a value last, as (none)."""
+    counts = Counter(group_value(s, key) or UNKNOWN_GROUP for s in samples)
+    first = _FIRST_VALUES.get(key, ())
+    named = sorted(
+        (v for v in counts if v != UNKNOWN_GROUP),
+        key=lambda v: (first.index(v) if v in first else len(first), _natural_key(v)),
+    )
+    if UNKNOWN_GROUP in counts:
+        named.append(UNKNOWN_GROUP)
+    return [(value, counts[value]) for value in named]
+
+
 def sample_view(
-    sample: SampleRecord, with_prompts: bool, chat: bool, judge: dict[str, Any] | None = None
+    sample: SampleRecord,
+    with_prompts: bool,
+    chat: bool,
+    judge: dict[str, Any] | None = None,
+    groupings: Sequence[str] = BROWSER_GROUPINGS,
 ) -> dict[str, Any]:
     return {
         "judge": judge,
         "id": sample.question_id,
-        "type": sample.qtype,
-        "domain": sample.domain,
-        "subject": sample.subject,
+        "groups": {key: group_value(sample, key) for key in groupings},
         "outcome": outcome(sample),
         "gold": format_gold(sample.gold),
         "answer": format_gold(sample.answer) if sample.answer is not None else "",
@@ -101,6 +156,27 @@ def sample_view(
 def _judge(run: ReportRun, question_id: str) -> dict[str, Any] | None:
     grade = run.grades.get(question_id)
     return judge_view(run.grader, grade) if grade is not None and run.grader else None
+
+
+def browser_data(runs: Sequence[ReportRun], with_prompts: bool = True) -> dict[str, Any]:
+    """What the question browser is given: the groupings it shows (those the report's samples carry),
+    and per run its filter options with their counts and its questions."""
+    groupings = present_groupings([s for r in runs for s in r.samples])
+    return {
+        "none": UNKNOWN_GROUP,
+        "groupings": groupings,
+        "runs": [
+            {
+                "name": r.record.name,
+                "choices": {key: grouping_choices(r.samples, key) for key in groupings},
+                "samples": [
+                    sample_view(s, with_prompts, r.record.spec.chat, _judge(r, s.question_id), groupings)
+                    for s in r.samples
+                ],
+            }
+            for r in runs
+        ],
+    }
 
 
 def embed_json(value: Any) -> str:
@@ -134,18 +210,7 @@ def build_html(
     script = (assets / "report.js").read_text(encoding="utf-8")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = environment.from_string((assets / "report.html.j2").read_text(encoding="utf-8"))
-    data = {
-        "runs": [
-            {
-                "name": r.record.name,
-                "samples": [
-                    sample_view(s, with_prompts, r.record.spec.chat, _judge(r, s.question_id))
-                    for s in r.samples
-                ],
-            }
-            for r in runs
-        ]
-    }
+    data = browser_data(runs, with_prompts)
     return template.render(
         title=title,
         version=__version__,
@@ -155,6 +220,7 @@ def build_html(
         tables=[*summary_tables(runs), *extra_tables],
         figures=[{"title": f.title, "png": base64.b64encode(f.png).decode()} for f in figures],
         figures_note=figures_note or "no plots",
+        groupings=data["groupings"],
         data_json=embed_json(data),
         style=style,
         style_hash=_sha256_b64(style),

@@ -18,7 +18,7 @@ from kaoshi.results.layout import DomainLayout, LeaderboardLayout
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
-from kaoshi.store.records import RunRecord, SampleRecord
+from kaoshi.store.records import Method, RunRecord, SampleRecord
 
 OBJECTIVE_POINTS = "objective pts"
 SUBJECTIVE_POINTS = "subjective pts"
@@ -44,12 +44,14 @@ class Board:
     def to_json(self, table: TextTable) -> dict[str, object]:
         order = [row[0] for row in table.rows]
         coverage = {e.run.name: e.coverage.to_json() for e in self.entries}
+        specs = {e.run.name: e.run.spec for e in self.entries}
         return {
             "benchmark": self.benchmark,
             "columns": list(table.headers),
             "rows": table.rows,
             **self.compared.to_json(),
             "coverage": [coverage[name] for name in order],
+            "specs": {name: specs[name].to_json() for name in order},  # what produced each row
         }
 
 
@@ -122,6 +124,8 @@ def leaderboard_table(board: Board) -> TextTable:
         run = entries[i].run
         spec = run.spec
         prompt = f"{spec.prompt} {spec.shots}-shot"
+        if spec.method is not Method.VOTE:  # a vote asks no model: it has no chat form
+            prompt += f" · {'chat' if spec.chat else 'no chat'}"
         covered = layout.coverage(entries[i].summary)
         rows.append(
             [
@@ -139,7 +143,12 @@ def leaderboard_table(board: Board) -> TextTable:
     best = {(r, c) for c, r in mark_best(_transpose(numbers))} if compared.common else set()
     title = f"leaderboard — {benchmark}" + (f" ({compared.headline})" if len(entries) > 1 else "")
     notes = "; ".join(_notes(board, layout))
-    return TextTable(title, (*fixed, *columns), rows, frozenset(best), notes, "column")
+    # In a narrow terminal the scores stay (the headline longest, then from the left), the run's name
+    # with them; the model and prompt wrap; method, split and coverage go first.
+    scores = [99 if c == headline else 90 - min(i, 40) for i, c in enumerate(columns)]
+    priority = (100, 60, 30, 55, 40, 45, *scores)
+    wrap = frozenset({fixed.index("model"), fixed.index("prompt")})
+    return TextTable(title, (*fixed, *columns), rows, frozenset(best), notes, "column", priority, wrap)
 
 
 def _notes(board: Board, layout: LeaderboardLayout) -> list[str]:

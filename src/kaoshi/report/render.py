@@ -7,17 +7,19 @@ from collections.abc import Sequence
 
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
 from kaoshi.results.aggregate import RunSummary, Tally
-from kaoshi.results.metrics import CATEGORY_ORDER, CEVAL_AVERAGE
+from kaoshi.results.metrics import CATEGORY_ORDER, CEVAL_AVERAGE, QUALBENCH_F1, WEIGHTED_F1
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
+from kaoshi.store.settings import describe_settings
 
 FORMATS = (*TEXT_FORMATS, "json")
 ERROR_RATE = "error rate"
+F1_HEADER = "F1"
 _HEADERS = (
     "n",
     "accuracy",
     "95% CI",
-    "F1",
+    F1_HEADER,
     "correct",
     "graded",
     "unparsed",
@@ -85,6 +87,19 @@ def _row(label: str, tally: Tally) -> list[str]:
     ]
 
 
+# How long each column of a tally table stays in a narrow terminal (higher stays longer): the label,
+# accuracy and its interval, n and points first; the counts behind them after.
+_PRIORITY = (20, 17, 19, 18, 16, 11, 12, 14, 13, 15, 10, 16)
+
+
+def _tally_table(summary: RunSummary, title: str, label: str, rows: list[list[str]], note: str) -> TextTable:
+    """A tally table, without the F1 column where the run's benchmark does not report it."""
+    table = TextTable(title, (label, *_HEADERS), rows, note=note, priority=_PRIORITY)
+    if summary.reports(QUALBENCH_F1):
+        return table
+    return table.without_columns({1 + _HEADERS.index(F1_HEADER)})
+
+
 def rate(count: int, total: int) -> float | None:
     return count / total if total else None
 
@@ -97,8 +112,10 @@ def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
     ]
     for key, value in summary.macro.items():
         rows.append((f"accuracy (macro, mean over {key}s)", value, True))
-    rows.append(("F1 (QualBench: 2PR/(P+R), weighted P and R)", overall.f1_qualbench, True))
-    rows.append(("weighted F1 (scikit-learn average=weighted)", summary.weighted_f1, True))
+    if summary.reports(QUALBENCH_F1):
+        rows.append(("F1 (QualBench: 2PR/(P+R), weighted P and R)", overall.f1_qualbench, True))
+    if summary.reports(WEIGHTED_F1):
+        rows.append(("weighted F1 (scikit-learn average=weighted)", summary.weighted_f1, True))
     if overall.max_points:
         rows.append(("points earned / available", overall.points / overall.max_points, True))
     rows.append(("unparsed rate", rate(overall.unparsed, overall.checked), False))
@@ -116,14 +133,20 @@ def ceval_columns(summary: RunSummary) -> list[str]:
     return [*known, *others, CEVAL_AVERAGE]
 
 
+def settings_note(summary: RunSummary) -> str:
+    """`settings: val · 5-shot · chat template · …`, what the numbers were produced with ("" unknown)."""
+    return "" if summary.spec is None else f"settings: {describe_settings(summary.spec)}"
+
+
 def run_tables(summary: RunSummary) -> list[TextTable]:
     note = _JUDGED_NOTE if summary.overall.judged else ""
+    overall_note = "; ".join(n for n in (settings_note(summary), note) if n)
     tables = [
-        TextTable(f"{summary.run} — overall", ("", *_HEADERS), [_row("all", summary.overall)], note=note)
+        _tally_table(summary, f"{summary.run} — overall", "", [_row("all", summary.overall)], overall_note)
     ]
     for key, table in summary.groups.items():
         rows = [_row(n, t) for n, t in table.items()]
-        tables.append(TextTable(f"{summary.run} — by {key}", (key, *_HEADERS), rows, note=note))
+        tables.append(_tally_table(summary, f"{summary.run} — by {key}", key, rows, note))
     tables.append(
         TextTable(
             f"{summary.run} — metrics",

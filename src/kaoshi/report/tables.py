@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -26,6 +29,50 @@ class TextTable:
     best: frozenset[tuple[int, int]] = field(default_factory=frozenset)
     note: str = ""
     best_in: str = "row"  # what the marked cells are best in: "row" or "column"
+    # How long each column stays when the table must be narrowed to fit a terminal: higher stays longer.
+    # Empty: the first column (the row labels) stays longest, then the others from left to right.
+    priority: Sequence[int] = ()
+    # Columns of prose (a description, a size in words) whose text may wrap inside its cells; every other
+    # column keeps its natural width, so numbers and run names are never broken.
+    wrap: frozenset[int] = frozenset()
+
+    def column_priority(self) -> list[int]:
+        if self.priority:
+            if len(self.priority) != len(self.headers):
+                raise ValueError(
+                    f"{self.title}: {len(self.priority)} priorities for {len(self.headers)} columns"
+                )
+            return list(self.priority)
+        return [len(self.headers) + 1, *range(len(self.headers) - 1, 0, -1)]
+
+    def without_columns(self, left_out: set[int]) -> TextTable:
+        """The table without the columns at `left_out`; marks and priorities follow their columns."""
+        kept = [c for c in range(len(self.headers)) if c not in left_out]
+        position = {c: i for i, c in enumerate(kept)}
+        return replace(
+            self,
+            headers=[self.headers[c] for c in kept],
+            rows=[[row[c] for c in kept] for row in self.rows],
+            best=frozenset((r, position[c]) for r, c in self.best if c in position),
+            priority=[self.column_priority()[c] for c in kept],
+            wrap=frozenset(position[c] for c in self.wrap if c in position),
+        )
+
+    def natural_widths(self) -> list[int]:
+        """Each column's width in terminal cells when nothing wraps (a marked cell with its mark)."""
+        widths = [cell_len(h) for h in self.headers]
+        for r, row in enumerate(self.rows):
+            for c in range(len(row)):
+                shown = _cell(self, r, c, "{} " + BEST_MARK)
+                widths[c] = max(widths[c], max((cell_len(line) for line in shown.split("\n")), default=0))
+        return widths
+
+    def needed_width(self) -> int:
+        """The narrowest this table is laid out in: prose columns wrapped at WRAP_WIDTH, the rest whole,
+        plus the borders and padding rich draws (one border and two spaces per column, one more border)."""
+        widths = self.natural_widths()
+        shown = [min(w, WRAP_WIDTH) if c in self.wrap else w for c, w in enumerate(widths)]
+        return sum(shown) + 3 * len(shown) + 1
 
     def legend(self, mark: str) -> str:
         """The note, preceded by what `mark` means when cells are marked."""
@@ -48,9 +95,11 @@ def mark_best(rows: Sequence[Sequence[float | None]], lower_is_better: bool = Fa
     return marked
 
 
-def render_tables(tables: Sequence[TextTable], fmt: str) -> str:
+def render_tables(tables: Sequence[TextTable], fmt: str, width: int | None = None) -> str:
+    """The tables in a text format. For "table", `width` is the terminal's width in columns (default:
+    `output_width()`)."""
     if fmt == "table":
-        return _terminal(tables)
+        return _terminal(tables, output_width() if width is None else width)
     if fmt == "md":
         return "\n\n".join(_markdown(t) for t in tables)
     if fmt == "csv":
@@ -65,27 +114,66 @@ def _cell(table: TextTable, r: int, c: int, marked: str) -> str:
     return marked.format(text) if (r, c) in table.best else text
 
 
-TERMINAL_WIDTH = 160  # what a table is laid out in; wider ones get up to MAX_TERMINAL_WIDTH before wrapping
-MAX_TERMINAL_WIDTH = 240
+def output_width() -> int | None:
+    """The width tables are fitted to: COLUMNS where it is set (the convention rich and the shells
+    follow), else the terminal's width when standard output is one; None for a pipe or a file (laid out
+    in up to PIPE_WIDTH columns)."""
+    given = os.environ.get("COLUMNS", "").strip()
+    if given.isdecimal() and int(given) > 0:
+        return int(given)
+    if sys.stdout.isatty():
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    return None
 
 
-def _terminal(tables: Sequence[TextTable]) -> str:
-    rendered = [_rich_table(t) for t in tables]
-    measure = Console(width=MAX_TERMINAL_WIDTH, file=io.StringIO())
-    natural = max((measure.measure(table).maximum for table in rendered), default=0)
-    width = min(max(TERMINAL_WIDTH, natural), MAX_TERMINAL_WIDTH)
-    console = Console(record=True, width=width, file=io.StringIO(), force_terminal=False)
-    for table in rendered:
-        console.print(table)
+WRAP_WIDTH = 20  # a prose column is wrapped no narrower than this when the table must fit a terminal
+# A pipe or a file has no width: tables keep their natural width up to this, wrapping prose beyond it
+# (a description cell of 500 characters would otherwise make every line of its table 2,000 wide).
+PIPE_WIDTH = 240
+_NARROWEST_COLUMNS = 2  # the row labels and one value stay, folded in their cells if they must
+
+
+def _terminal(tables: Sequence[TextTable], width: int | None) -> str:
+    """The tables laid out in `width` columns: a table wider than that leaves out its columns of lowest
+    priority, saying which, until its prose columns can wrap to fit; numbers and labels never wrap, so no
+    row breaks into a jumble of lines. Only a table whose two most important columns are still too wide
+    folds its cells."""
+    limit = PIPE_WIDTH if width is None else width
+    console = Console(record=True, width=limit, file=io.StringIO(), force_terminal=False)
+    for table in tables:
+        console.print(_fitted(table, limit))
     return console.export_text().rstrip("\n")
 
 
-def _rich_table(t: TextTable) -> Table:
-    caption = t.legend(BEST_MARK) or None
+def _fitted(table: TextTable, width: int) -> Table:
+    priority = table.column_priority()
+    order = sorted(range(len(priority)), key=lambda c: (priority[c], -c))  # lowest first, rightmost first
+    left_out: set[int] = set()
+    shown = table
+    for column in order:
+        if shown.needed_width() <= width or len(table.headers) - len(left_out) <= _NARROWEST_COLUMNS:
+            break
+        left_out.add(column)
+        shown = table.without_columns(left_out)
+    folds = shown.needed_width() > width  # even the narrowest form is too wide: every column may fold
+    return _rich_table(shown, _left_out_note(table, left_out, width), fold_all=folds)
+
+
+def _left_out_note(table: TextTable, left_out: set[int], width: int) -> str:
+    if not left_out:
+        return ""
+    names = ", ".join(table.headers[c] for c in sorted(left_out))
+    return f"left out to fit {width} columns: {names} (--format md or json shows every column)"
+
+
+def _rich_table(t: TextTable, extra_note: str = "", fold_all: bool = False) -> Table:
+    caption = "; ".join(n for n in (t.legend(BEST_MARK), extra_note) if n) or None
     table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
     for i, header in enumerate(t.headers):
-        # fold: a long run name or subject wraps inside its cell instead of being cut with '…'
-        table.add_column(header, justify="left" if i == 0 else "right", overflow="fold")
+        # fold: a cell that must narrow wraps inside its cell instead of being cut with '…'
+        wraps = fold_all or i in t.wrap
+        prose = i == 0 or i in t.wrap  # reads from the left
+        table.add_column(header, justify="left" if prose else "right", overflow="fold", no_wrap=not wraps)
     for r in range(len(t.rows)):
         table.add_row(*(_cell(t, r, c, "{} " + BEST_MARK) for c in range(len(t.rows[r]))))
     return table
@@ -98,7 +186,9 @@ def _md_escape(text: str) -> str:
 def _markdown(t: TextTable) -> str:
     lines = [f"### {_md_escape(t.title)}", ""]
     lines.append("| " + " | ".join(_md_escape(h) for h in t.headers) + " |")
-    lines.append("|" + "|".join([":---"] + ["---:"] * (len(t.headers) - 1)) + "|")
+    lines.append(
+        "|" + "|".join(":---" if c == 0 or c in t.wrap else "---:" for c in range(len(t.headers))) + "|"
+    )
     for r, row in enumerate(t.rows):
         cells = [_md_escape(_cell(t, r, c, "**{}**")) for c in range(len(row))]
         lines.append("| " + " | ".join(cells) + " |")

@@ -21,7 +21,8 @@ from kaoshi.results.metrics import (
 )
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
 from kaoshi.store.pairing import QuestionKey, question_key
-from kaoshi.store.records import SampleRecord, SampleStatus
+from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
+from kaoshi.store.settings import compact_settings
 
 GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
     "domain": lambda s: s.domain,
@@ -150,6 +151,15 @@ class RunSummary:
     grader: str | None = None  # whose grades of open answers count (None: no grades)
     # the run's benchmark's own numbers (kaoshi.results.metric), measured by the API for a stored run
     measurements: tuple[Measurement, ...] = ()
+    # the statistics over answer strings the run's benchmark reports (results.metrics.ANSWER_STATISTICS);
+    # None: a summary made without its benchmark, which shows them all
+    statistics: frozenset[str] | None = None
+    # what produced the numbers (None: a summary of samples alone); JSON reports carry it whole
+    spec: RunSpec | None = None
+
+    def reports(self, statistic: str) -> bool:
+        """Does this run's report show `statistic` (QUALBENCH_F1, WEIGHTED_F1)?"""
+        return self.statistics is None or statistic in self.statistics
 
     @property
     def has_subjective(self) -> bool:
@@ -184,6 +194,11 @@ class RunSummary:
                 for subject, table in self.subject_parts.items()
             },
             **({"graded_by": self.grader} if self.grader else {}),
+            **(
+                {"settings": compact_settings(self.spec), "spec": self.spec.to_json()}
+                if self.spec is not None
+                else {}
+            ),
             **(
                 {"benchmark_metrics": {m.label: m.to_json() for m in self.measurements}}
                 if self.measurements

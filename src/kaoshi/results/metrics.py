@@ -7,6 +7,12 @@ from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 CEVAL_AVERAGE = "Average"
+# Statistics over answer strings that a benchmark reports when its protocol does (Benchmark.statistics):
+# the QualBench paper's F1, and scikit-learn's weighted F1 (CMExam's). Other benchmarks' reports leave
+# them out; a summary made without a benchmark shows both.
+QUALBENCH_F1 = "qualbench_f1"
+WEIGHTED_F1 = "weighted_f1"
+ANSWER_STATISTICS = frozenset({QUALBENCH_F1, WEIGHTED_F1})
 OBJECTIVE, SUBJECTIVE = "objective", "subjective"  # the parts of a mixed exam
 UNKNOWN_GROUP = "(none)"  # the group of a sample without a domain, subject or category
 # The order C-Eval prints its four categories in; CMMLU and M3KE name theirs the same, so category

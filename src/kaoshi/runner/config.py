@@ -77,7 +77,20 @@ class RunConfig:
             metavar="FILE",
         ),
     )
-    limit: int | None = field(default=None, metadata=cli("evaluate only the first N questions", type=int))
+    # Per subject, as lm-evaluation-harness's --limit is per task: a smoke test sees every subject.
+    limit: int | None = field(
+        default=None,
+        metadata=cli(
+            "evaluate only the first N questions of each subject (of each domain where questions have no "
+            "subject, e.g. QualBench; questions with neither count as one group), in the exam's order",
+            type=int,
+            metavar="N",
+        ),
+    )
+    limit_total: int | None = field(
+        default=None,
+        metadata=cli("evaluate at most the first N questions in all (after --limit)", type=int, metavar="N"),
+    )
     # a seed that permutes each choice question's options
     shuffle_options: int | None = field(
         default=None,
@@ -197,8 +210,6 @@ class RunConfig:
         ModelOptions is made)."""
         if self.method not in METHODS:
             raise InputError(f"unknown method {self.method!r} (known: {', '.join(METHODS)})")
-        if self.limit is not None and self.limit <= 0:
-            raise InputError("--limit must be > 0")
         if self.shots is not None and self.shots < 0:
             raise InputError("--shots must be >= 0")
         if self.multi_policy is not None and self.multi_policy not in MULTI_POLICIES:
@@ -207,7 +218,7 @@ class RunConfig:
             )
         if not 0 <= self.partial_credit <= 1:
             raise InputError("--partial-credit must be between 0 and 1")
-        for name in ("max_new_tokens", "max_new_tokens_open"):
+        for name in ("limit", "limit_total", "max_new_tokens", "max_new_tokens_open"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise InputError(f"--{name.replace('_', '-')} must be > 0")

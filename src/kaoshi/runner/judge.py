@@ -161,26 +161,34 @@ def judge_run(
     first: Model,
     second: Model | None = None,
     on_grade: Callable[[GradeRecord], None] | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
 ) -> JudgeOutcome:
-    """Grade the run's open answers not yet graded by this setup (errors and unfinished debates again)."""
+    """Grade the run's open answers not yet graded by this setup (errors and unfinished debates again).
+
+    on_plan(total, done): before each round of judge calls (a debate has two), the open answers the round
+    covers and how many of them have its grade stored already. on_grade: each grade as it is stored, one
+    per judge call (a debate's first round gives a PARTIAL grade)."""
     started = time.perf_counter()
     store.get_run(run)
     grader = setup.grader
     todo, samples, stored = _todo(store, run, grader)
     by_id = {s.question_id: s for s in todo}
+    already = len(samples) - len(todo)
     grades: list[GradeRecord] = []
 
     def keep(grade: GradeRecord) -> None:
         store.add_grade(run, grade)
         if grade.status is not GradeStatus.PARTIAL:
             grades.append(grade)
-            if on_grade is not None:
-                on_grade(grade)
+        if on_grade is not None:
+            on_grade(grade)
 
     # Round one: skipped for debates whose first round is already stored.
     first_rounds: dict[str, dict[str, Any]] = {
         q: dict(g.rounds[0]) for q, g in stored.items() if g.status is GradeStatus.PARTIAL and q in by_id
     }
+    if on_plan is not None:
+        on_plan(len(samples), already + len(first_rounds))
     prompts = {s.question_id: _first_prompt(setup.mode, s) for s in todo if s.question_id not in first_rounds}
     requests = [
         _request(by_id[q], text, "", first.default_chat, setup.max_new_tokens) for q, text in prompts.items()
@@ -196,6 +204,8 @@ def judge_run(
             version = setup.prompt_version
             keep(GradeRecord(output.id, grader, GradeStatus.PARTIAL, None, None, (round_one,), version))
     if setup.mode == "debate" and first_rounds:
+        if on_plan is not None:
+            on_plan(already + len(first_rounds), already)
         judge_two = second or first
         name_two = setup.second_judge or setup.judge
         second_prompts = {
@@ -222,7 +232,7 @@ def judge_run(
         graded=sum(g.status is GradeStatus.OK for g in grades),
         unparsed=sum(g.status is GradeStatus.UNPARSED for g in grades),
         errors=sum(g.status is GradeStatus.ERROR for g in grades),
-        already=len(samples) - len(todo),
+        already=already,
         seconds=time.perf_counter() - started,
     )
 

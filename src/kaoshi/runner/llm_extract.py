@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 from kaoshi.data.model import Question
@@ -40,21 +41,31 @@ def rescue_unparsed(
     extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
 ) -> list[SampleRecord]:
     """Ask the extractor about each unparsed objective sample; samples it cannot read stay unparsed."""
-    asked = [(q, s) for q, s in items if _askable(q, s)]
+    settled = {sample.question_id: sample for sample in rescue_each(extractor, items, spec)}
+    return [settled[question.id] for question, _ in items]
+
+
+def rescue_each(
+    extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
+) -> Iterator[SampleRecord]:
+    """Each of the items' samples once settled: those the extractor is not asked about at once, the others
+    as its replies arrive (in the order they come); a sample it cannot read stays unparsed."""
+    asked = {q.id: (q, s) for q, s in items if _askable(q, s)}
+    yield from (s for q, s in items if q.id not in asked)
     if not asked:
-        return [s for _, s in items]
+        return
     requests = [
         GenerateRequest(q.id, extractor_prompt(q, s.response or ""), answer_candidates(q), max_new_tokens=16)
-        for q, s in asked
+        for q, s in asked.values()
     ]
-    replies = {output.id: output for output in extractor.generate(requests)}
-    rescued: dict[str, SampleRecord] = {}
-    for question, sample in asked:
-        output = replies.get(question.id)
-        if output is None or output.error is not None or output.text is None:
+    for output in extractor.generate(requests):
+        if output.id not in asked:
             continue
-        rescued[question.id] = apply_extractor_reply(question, sample, output.text, spec)
-    return [rescued.get(q.id, s) for q, s in items]
+        question, sample = asked.pop(output.id)
+        if output.error is None and output.text is not None:
+            sample = apply_extractor_reply(question, sample, output.text, spec)
+        yield sample
+    yield from (s for _, s in asked.values())  # no reply came back
 
 
 def apply_extractor_reply(

@@ -23,7 +23,7 @@ from kaoshi.runner.config import RunConfig
 from kaoshi.runner.shards import shard_count, shard_name
 from kaoshi.scoring.grade import MultiPolicy
 from kaoshi.store.records import Method, RunSpec
-from kaoshi.store.sqlite import Store
+from kaoshi.store.sqlite import Store, StoreError
 from kaoshi.version import __version__
 
 Notify = Callable[[str], None]
@@ -88,6 +88,13 @@ def default_run_name(exam_name: str, split: str | None, model: str, method: str,
     return re.sub(r"[^\w.\-]+", "_", raw)
 
 
+def limit_suffix(per_subject: int | None, total: int | None) -> str:
+    """`-limit<N>` (--limit N) and `-total<N>` (--limit-total N), appended to a default run name: a smoke
+    test and the full run are different runs."""
+    suffix = "" if per_subject is None else f"-limit{per_subject}"
+    return suffix if total is None else f"{suffix}-total{total}"
+
+
 def recorded_settings(options: ModelOptions) -> dict[str, object]:
     """The backend settings that can change a run's numbers, for the run spec (never a secret)."""
     settings = {
@@ -123,9 +130,10 @@ def prepare_run(
     """The exam as evaluated (limited, shuffled, with the exemplar pool), its template and the run spec.
 
     model: the model's spec string as recorded. chat: the run's chat form when known before loading the
-    model (options.chat, else the backend's default where its class says it), else None."""
+    model (options.chat, else the backend's default where its class says it), else None. run_name: None
+    names the run by default_run_name, with the limits, shuffle seed and shard appended."""
     options.check()
-    exam = exam.limited(options.limit)
+    exam = exam.limited(options.limit_total, per_subject=options.limit)
     if options.shuffle_options is not None:
         exam = shuffle_exam(exam, options.shuffle_options)
     # A shard renders its prompts from the whole exam (exemplars, a template's demos) and asks only its
@@ -153,7 +161,8 @@ def prepare_run(
         model=model,
         method=Method.parse(options.method),
         seed=options.seed,
-        limit=options.limit,
+        limit=options.limit_total,
+        limit_per_subject=options.limit,
         max_new_tokens=objective_tokens,
         max_new_tokens_open=open_tokens,
         on_invalid=loaded_with.get("on_invalid", "fail"),
@@ -175,11 +184,14 @@ def prepare_run(
         shard=None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",
         shard_questions=asked,
     )
-    name = run_name or default_run_name(exam.name, split, model, options.method, shots)
-    if run_name is None and options.shuffle_options is not None:
-        name += f"-shuffled{options.shuffle_options}"
-    if run_name is None and options.shard is not None:
-        name = shard_name(name, *options.shard)
+    name = run_name
+    if name is None:
+        name = default_run_name(exam.name, split, model, options.method, shots)
+        name += limit_suffix(options.limit, options.limit_total)
+        if options.shuffle_options is not None:
+            name += f"-shuffled{options.shuffle_options}"
+        if options.shard is not None:
+            name = shard_name(name, *options.shard)
     return PreparedRun(name, exam, template, spec, chat_known=chat is not None)
 
 
@@ -203,18 +215,47 @@ def check_before_load(
     store: Store, prepared: PreparedRun, *, default_name: bool, notify: Notify
 ) -> PreparedRun:
     """Refuse a changed spec before paying for the model load (minutes for a 7B model). With a default run
-    name, a run under the earlier default name (before it held the split) with this spec is resumed."""
+    name, a run under an earlier default name (before it held the limits, or the split) with this spec is
+    resumed."""
     if default_name and prepared.spec.shuffle_seed is None and prepared.spec.shard is None:
         prepared = _earlier_default_name(store, prepared, notify)
     ignore = frozenset() if prepared.chat_known else frozenset({"chat"})
-    store.check_resumable(prepared.name, prepared.spec, ignore=ignore)
+    try:
+        store.check_resumable(prepared.name, prepared.spec, ignore=ignore)
+    except StoreError as refused:
+        stored = store.find_run(prepared.name)
+        if not default_name or stored is None or not _limited_before(stored.spec, prepared.spec):
+            raise
+        total = stored.spec.limit
+        raise StoreError(
+            f"{refused}, or rename the stored run (limited to {total} questions in all, from before default "
+            f"run names held the limit) to the name `--limit-total {total}` gives it now: "
+            f"kaoshi runs mv {prepared.name} {prepared.name}-total{total}"
+        ) from None
     return prepared
+
+
+def _limited_before(stored: RunSpec, spec: RunSpec) -> bool:
+    """Whether the stored run is a limited run under the name the unlimited run now has (default names
+    held no limit before)."""
+    unlimited = spec.limit is None and spec.limit_per_subject is None and spec.shuffle_seed is None
+    return unlimited and spec.shard is None and stored.limit is not None and stored.limit_per_subject is None
 
 
 def _earlier_default_name(store: Store, prepared: PreparedRun, notify: Notify) -> PreparedRun:
     spec = prepared.spec
+    if store.find_run(prepared.name) is not None:
+        return prepared
+    # Before default names held the limits, a run limited to N questions in all (`--limit-total N` now)
+    # was named as the full run is.
+    unlimited = default_run_name(prepared.exam.name, spec.split, spec.model, spec.method, spec.shots)
+    if unlimited != prepared.name:
+        before = store.find_run(unlimited)
+        if before is not None and not [d for d in before.spec.differences(spec) if d[0] != "chat"]:
+            notify(f"note: resuming the run {unlimited!r} (named before default run names held the limits)")
+            return replace(prepared, name=unlimited)
     legacy = default_run_name(prepared.exam.name, None, spec.model, spec.method, spec.shots)
-    if legacy == prepared.name or store.find_run(prepared.name) is not None:
+    if legacy in (prepared.name, unlimited):
         return prepared
     earlier = store.find_run(legacy)
     if earlier is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Question
 from kaoshi.models.base import Model, ModelOutput
-from kaoshi.runner.llm_extract import apply_extractor_reply, rescue_unparsed
+from kaoshi.runner.llm_extract import apply_extractor_reply, rescue_each
 from kaoshi.runner.samples import grade_for, score_record
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus, run_method
 from kaoshi.store.sqlite import Store, StoreError
@@ -54,7 +54,14 @@ _RESCORERS: dict[Method, _Rescorer] = {
 
 
 def rescore_run(
-    store: Store, source: str, target: str, extractor: Model | None = None, **changes: object
+    store: Store,
+    source: str,
+    target: str,
+    extractor: Model | None = None,
+    *,
+    on_plan: Callable[[int, int], None] | None = None,
+    on_sample: Callable[[SampleRecord], None] | None = None,
+    **changes: object,
 ) -> RescoreOutcome:
     """Copy `source` into `target` with spec `changes` (e.g. multi_policy="partial"), re-scoring every
     sample the way its method obtained it: model outputs are re-extracted and re-graded, a vote's answers
@@ -62,7 +69,10 @@ def rescore_run(
 
     LLM extraction (model outputs only): with the same `llm_extractor` as the source, its stored replies
     are read again (no call); with a new one, `extractor` (that model) is asked about the samples the
-    rules leave unparsed; with none, only the rules apply. The evaluated model is never called."""
+    rules leave unparsed; with none, only the rules apply. The evaluated model is never called.
+
+    on_plan(total, 0): the samples to re-score, before the first is stored; on_sample: each re-scored
+    sample as it is stored (one the extractor is asked about, as its reply arrives)."""
     original = store.get_run(source)
     if store.find_run(target) is not None:
         raise StoreError(f"run {target!r} already exists; choose another --run-name")
@@ -83,11 +93,23 @@ def rescore_run(
     started = time.perf_counter()
     store.open_run(target, spec)
     samples = store.samples(source)
-    rescored: list[SampleRecord] = []
+    if on_plan is not None:
+        on_plan(len(samples), 0)
+    before = {s.question_id: s for s in samples}
+    changed = 0
+
+    def keep(after: SampleRecord) -> None:
+        nonlocal changed
+        was = before[after.question_id]
+        changed += (after.answer, after.status, after.score) != (was.answer, was.status, was.score)
+        store.add_sample(target, after)
+        if on_sample is not None:
+            on_sample(after)
+
     to_ask: list[tuple[Question, SampleRecord]] = []
     for sample in samples:
         if sample.status == SampleStatus.ERROR:
-            rescored.append(sample)
+            keep(sample)
             continue
         question = Question.from_content(sample.question)
         updated = rescorer.rescore(sample, question, spec)
@@ -95,14 +117,11 @@ def rescore_run(
             if reuse_replies and sample.extractor_response is not None:
                 updated = apply_extractor_reply(question, updated, sample.extractor_response, spec)
             elif extractor is not None and not reuse_replies:
-                to_ask.append((question, updated))
-        rescored.append(updated)
+                to_ask.append((question, updated))  # stored as the extractor's reply arrives
+                continue
+        keep(updated)
     if to_ask and extractor is not None:
-        answered = {s.question_id: s for s in rescue_unparsed(extractor, to_ask, spec)}
-        rescored = [answered.get(s.question_id, s) for s in rescored]
-    changed = 0
-    for before, after in zip(samples, rescored, strict=True):
-        changed += (after.answer, after.status, after.score) != (before.answer, before.status, before.score)
-        store.add_sample(target, after)
+        for after in rescue_each(extractor, to_ask, spec):
+            keep(after)
     store.finish_run(target)
     return RescoreOutcome(len(samples), changed, time.perf_counter() - started)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
@@ -68,7 +68,11 @@ def vote_runs(
     method: str,
     in_sample: bool = False,
     weights_from: Sequence[str] | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+    on_sample: Callable[[SampleRecord], None] | None = None,
 ) -> VoteOutcome:
+    """Vote `members` into the new run `target`. on_plan(total, 0): the questions to vote, before the first
+    is stored; on_sample: each voted sample as it is stored."""
     if method not in VOTE_METHODS:
         raise InputError(f"unknown vote method {method!r} (choose from {', '.join(VOTE_METHODS)})")
     if len(members) < 2:
@@ -121,6 +125,7 @@ def vote_runs(
         model=f"vote:{method}",
         method=Method.VOTE,
         limit=None,
+        limit_per_subject=None,
         llm_extractor=None,
         rescored_from=None,
         shuffle_seed=None,
@@ -128,6 +133,8 @@ def vote_runs(
         model_settings={"vote": method, "weights": protocol},
     )
     store.open_run(target, spec)
+    if on_plan is not None:
+        on_plan(len(rows), 0)
     abstained = 0
     per_question: list[list[float] | None] = list(weights) if weights else [None] * len(rows)
     for row, question, ballot, winner, weight in zip(
@@ -139,26 +146,26 @@ def vote_runs(
         response: dict[str, object] = {"votes": dict(zip(members, ballot, strict=True))}
         if weight is not None:
             response["weights"] = dict(zip(members, (round(w, 6) for w in weight), strict=True))
-        store.add_sample(
-            target,
-            replace(
-                row[0],
-                prompt="",
-                shots=0,
-                status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
-                extracted_by="vote",
-                extractor_response=None,
-                response=json.dumps(response, ensure_ascii=False),
-                logprobs=None,
-                answer=answer,
-                correct=grade.correct,
-                score=grade.points,
-                latency_s=None,
-                tokens_in=None,
-                tokens_out=None,
-                error=None,
-            ),
+        sample = replace(
+            row[0],
+            prompt="",
+            shots=0,
+            status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
+            extracted_by="vote",
+            extractor_response=None,
+            response=json.dumps(response, ensure_ascii=False),
+            logprobs=None,
+            answer=answer,
+            correct=grade.correct,
+            score=grade.points,
+            latency_s=None,
+            tokens_in=None,
+            tokens_out=None,
+            error=None,
         )
+        store.add_sample(target, sample)
+        if on_sample is not None:
+            on_sample(sample)
     store.finish_run(target)
     return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started, pairing.conflicts)
 

@@ -56,6 +56,8 @@ class RunSpec:
     model: str
     method: Method
     seed: int
+    # At most this many questions in all (--limit-total; `--limit` meant this in runs stored before
+    # limit_per_subject, so a stored value keeps its meaning).
     limit: int | None
     # New tokens for a generated objective answer (for every answer in runs stored before the next field).
     max_new_tokens: int
@@ -86,6 +88,8 @@ class RunSpec:
     # is how many this shard asks.
     shard: str | None = None
     shard_questions: int | None = None
+    # --limit N: the first N questions of each subject, before `limit`. None in runs stored before it.
+    limit_per_subject: int | None = None
 
     # Fields that may change between a run and its resumption without changing its numbers.
     # A stored split of None (earlier kaoshi recorded None for a loader's default split, e.g. C-Eval
@@ -103,6 +107,8 @@ class RunSpec:
         value = asdict(self)
         value["method"] = self.method.value
         value["multi_policy"] = self.multi_policy.value
+        for name in ("exemplars", "members"):  # as JSON reads them back, so a value equals its JSON
+            value[name] = list(value[name])
         return value
 
     def new_tokens(self, qtype: str) -> int:

@@ -684,7 +684,7 @@ def test_end_to_end_with_the_random_baseline(
         "gaokao-physics", "gaokao-mathcloze", "logiqa-zh", "jec-qa-kd", "Average", "accuracy"
     ]  # fmt: skip
     assert all(row[10].endswith("(4/12)") for row in board["rows"])  # the average covers 4 of 12 tasks
-    assert {row[3] for row in board["rows"]} == {"agieval 0-shot", "agieval 5-shot"}
+    assert {row[3] for row in board["rows"]} == {"agieval 0-shot · no chat", "agieval 5-shot · no chat"}
     plot = tmp_path / "by-task.png"
     cli(capsys, "plot", "agieval-test-random-generate", "agieval-test-random-loglik-5shot", "--by", "subject",
         "-o", str(plot), "--store", store)  # fmt: skip

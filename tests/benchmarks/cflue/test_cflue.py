@@ -612,7 +612,7 @@ def test_end_to_end_with_the_random_model(
         cli(capsys, "leaderboard", "--benchmark", "cflue", "--format", "json", "--store", store)
     )
     assert board["columns"][6:] == ["单项选择题", "多项选择题", "判断题", "accuracy"]
-    assert [row[3] for row in board["rows"]] == ["cflue 0-shot"]
+    assert [row[3] for row in board["rows"]] == ["cflue 0-shot · no chat"]
     plot = tmp_path / "plot.png"
     cli(capsys, "plot", "rnd", "--by", "domain", "-o", str(plot), "--store", store)
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -439,7 +439,7 @@ def test_end_to_end_with_the_random_model(
         "Average",
     ]
     rows = {row[0]: row for row in board["rows"]}
-    assert rows["a"][3] == "cmmlu 5-shot" and rows["a"][4] == "test"
+    assert rows["a"][3] == "cmmlu 5-shot · no chat" and rows["a"][4] == "test"
     # constant A: agronomy 1/3, chinese_history 1/2; China-specific is chinese_history alone
     stem, humanities, social, other, china, average = rows["a"][6:]
     assert (stem, social) == ("—", "—")

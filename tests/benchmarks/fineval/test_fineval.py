@@ -270,7 +270,7 @@ def test_end_to_end_with_the_random_model(
     assert board["columns"][6:] == ["Finance", "Economy", "Accounting", "Certificate", "Average"]
     rows = {row[0]: row for row in board["rows"]}
     # constant C: finance 0/1, tax_law 1/2 -> Finance 0%, Accounting 50%, Average 25% over 2 of 34 subjects
-    assert rows["c"][3] == "fineval 5-shot"
+    assert rows["c"][3] == "fineval 5-shot · no chat"
     assert rows["c"][6:] == ["0.0% (1/10)", "—", "50.0% (1/10)", "—", "25.0% (2/34)"]
     plot = tmp_path / "plot.png"
     ok(capsys, "plot", "rnd", "--by", "subject", "-o", str(plot), "--store", store)

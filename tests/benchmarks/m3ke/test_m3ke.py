@@ -346,7 +346,7 @@ def test_end_to_end_with_the_random_model(
     ]
     rows = {r[0]: r for r in board["rows"]}
     # constant A: Chinese 1/1, Economics 1/2, Physics 2/2 -> Average (100 + 50 + 100) / 3
-    assert rows["a"][3] == "default 0-shot" and rows["a"][4] == "dev"
+    assert rows["a"][3] == "default 0-shot · no chat" and rows["a"][4] == "dev"
     assert rows["a"][6:] == ["100.0% (1/12)", "—", "100.0% (1/31)", "50.0% (1/7)", "83.3% (3/71)"]
     plot = tmp_path / "plot.png"
     ok(capsys, "plot", "rnd", "--by", "subject", "-o", str(plot), "--store", store)

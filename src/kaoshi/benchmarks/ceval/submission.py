@@ -81,8 +81,10 @@ def answer_file(kind: AnswerFile, run: RunRecord, samples: Iterable[SampleRecord
             f"run {run.name!r} is on the {split!r} split; the {kind.document} needs --split {kind.split}"
         )
     problems: list[str] = []
+    if spec.limit_per_subject is not None:
+        problems.append(f"the run was limited to {spec.limit_per_subject} questions per subject (--limit)")
     if spec.limit is not None:
-        problems.append(f"the run was limited to {spec.limit} questions (--limit)")
+        problems.append(f"the run was limited to {spec.limit} questions in all (--limit-total)")
     by_subject: dict[str, dict[str, str]] = {}
     errors: list[str] = []
     unreadable: list[str] = []

@@ -19,6 +19,7 @@ from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.results.layout import ACCURACY, LeaderboardLayout
 from kaoshi.results.metrics import UNKNOWN_GROUP
+from kaoshi.results.metrics import WEIGHTED_F1 as WEIGHTED_F1_STATISTIC
 
 if TYPE_CHECKING:
     from kaoshi.results.aggregate import RunSummary
@@ -64,6 +65,7 @@ def _disciplines(summaries: Sequence[RunSummary]) -> list[str]:
 
 CMEXAM = Benchmark(
     name="cmexam",
+    statistics=frozenset({WEIGHTED_F1_STATISTIC}),  # the weighted F1 its leaderboard reports
     description="CMExam: Chinese medical licensing exam questions, single and multi-answer, five annotations",
     load=load,
     default_prompt="cmexam",

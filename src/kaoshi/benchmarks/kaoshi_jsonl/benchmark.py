@@ -8,6 +8,7 @@ from kaoshi.benchmarks.base import Benchmark, LoadRequest
 from kaoshi.benchmarks.kaoshi_jsonl.loader import load_kaoshi_jsonl
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
+from kaoshi.results.metrics import ANSWER_STATISTICS
 
 
 def load(request: LoadRequest) -> LoadResult:
@@ -25,6 +26,7 @@ def any_file(path: Path) -> bool:
 
 KAOSHI = Benchmark(
     name="kaoshi",
+    statistics=ANSWER_STATISTICS,  # an exam of any types and domains: both statistics, labelled
     description="an exam in kaoshi's own JSONL schema: any question types, points, subjects, dev rows",
     load=load,
     default_prompt="lhmke",

@@ -16,6 +16,7 @@ from kaoshi.benchmarks.qualbench.prompts import (
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.data.rawio import read_text
+from kaoshi.results.metrics import ANSWER_STATISTICS
 
 QUALBENCH_HUB_ID = "mengze-hong/QualBench"
 # Field names only QualBench's files use; kaoshi's schema says type, explanation and id instead.
@@ -49,6 +50,8 @@ def holds_qualbench(path: Path) -> bool:
 
 QUALBENCH = Benchmark(
     name="qualbench",
+    # the paper's F1, and the weighted F1 beside it, labelled, so neither is taken for the other
+    statistics=ANSWER_STATISTICS,
     description="QualBench: 17,316 questions from Chinese professional qualification exams, six domains",
     load=load,
     default_prompt="qualbench",

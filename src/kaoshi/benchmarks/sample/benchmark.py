@@ -6,6 +6,7 @@ from kaoshi.benchmarks.base import Benchmark, LoadRequest
 from kaoshi.benchmarks.kaoshi_jsonl.loader import load_kaoshi_jsonl
 from kaoshi.benchmarks.loading import sample_exam_path
 from kaoshi.data.collect import LoadResult
+from kaoshi.results.metrics import ANSWER_STATISTICS
 
 
 def load(request: LoadRequest) -> LoadResult:
@@ -15,6 +16,7 @@ def load(request: LoadRequest) -> LoadResult:
 
 SAMPLE = Benchmark(
     name="sample",
+    statistics=ANSWER_STATISTICS,  # the sample shows what a QualBench-style exam reports
     description="the sample exam bundled with kaoshi: its own questions of every type",
     load=load,
     default_prompt="lhmke",

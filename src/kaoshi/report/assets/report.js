@@ -4,9 +4,12 @@
   const data = JSON.parse(document.getElementById("kaoshi-data").textContent);
   const PAGE = 50;
   const $ = (id) => document.getElementById(id);
-  const controls = {
-    run: $("f-run"), domain: $("f-domain"), type: $("f-type"), result: $("f-result"), search: $("f-search"),
-  };
+  const controls = { run: $("f-run"), result: $("f-result"), search: $("f-search") };
+  // One filter per grouping the report's questions carry (domain, category, subject, type, ...).
+  const groupings = data.groupings;
+  const groupFilters = groupings.map((key) => [key, $(`f-${key}`)]);
+  // A question without a value for a grouping is listed under data.none, as the summary tables list it.
+  const groupOf = (sample, key) => sample.groups[key] ?? data.none;
   let page = 0;
 
   function node(tag, text, className) {
@@ -23,13 +26,15 @@
   }
 
   function refillChoices() {
-    const samples = currentRun().samples;
-    for (const [key, select] of [["domain", controls.domain], ["type", controls.type]]) {
+    const run = currentRun();
+    for (const [key, select] of groupFilters) {
       const previous = select.value;
       select.replaceChildren();
       option(select, "", "all");
-      const values = [...new Set(samples.map((s) => s[key] || ""))].filter((v) => v !== "").sort();
-      values.forEach((v) => option(select, v, v));
+      const values = run.choices[key].map(([value, count]) => {
+        option(select, value, `${value} (${count})`);
+        return value;
+      });
       select.value = values.includes(previous) ? previous : "";
     }
   }
@@ -40,8 +45,9 @@
 
   function matches(sample) {
     const query = controls.search.value.trim().toLowerCase();
-    if (controls.domain.value && sample.domain !== controls.domain.value) return false;
-    if (controls.type.value && sample.type !== controls.type.value) return false;
+    for (const [key, select] of groupFilters) {
+      if (select.value && groupOf(sample, key) !== select.value) return false;
+    }
     const result = controls.result.value;
     if (result === "wrong" && !(sample.outcome === "wrong" || sample.outcome === "unparsed")) return false;
     if (result && result !== "wrong" && sample.outcome !== result) return false;
@@ -92,11 +98,10 @@
     for (const sample of selected.slice(page * PAGE, (page + 1) * PAGE)) {
       const row = node("tr", null, "item");
       row.dataset.id = sample.id;
-      const cells = [sample.id, sample.type, sample.domain || "", sample.gold, sample.answer, sample.outcome];
-      cells.forEach((value, i) => {
-        const cell = node("td", value, i === 5 ? `status-${sample.outcome === "correct" ? "ok" : sample.outcome}` : "");
-        row.appendChild(cell);
-      });
+      const groups = groupings.map((key) => sample.groups[key] ?? "");
+      const cells = [sample.id, ...groups, sample.gold, sample.answer, sample.outcome];
+      const status = `status-${sample.outcome === "correct" ? "ok" : sample.outcome}`;
+      cells.forEach((value, i) => row.appendChild(node("td", value, i === cells.length - 1 ? status : "")));
       row.addEventListener("click", () => {
         const next = row.nextElementSibling;
         if (next && next.classList.contains("detail")) next.remove();
@@ -109,8 +114,8 @@
 
   data.runs.forEach((run, i) => option(controls.run, String(i), run.name));
   controls.run.addEventListener("change", () => { page = 0; refillChoices(); render(); });
-  for (const key of ["domain", "type", "result"]) {
-    controls[key].addEventListener("change", () => { page = 0; render(); });
+  for (const select of [...groupFilters.map(([, filter]) => filter), controls.result]) {
+    select.addEventListener("change", () => { page = 0; render(); });
   }
   controls.search.addEventListener("input", () => { page = 0; render(); });
   $("prev").addEventListener("click", () => { page -= 1; render(); });

@@ -1,0 +1,95 @@
+"""What the HTML report's question browser is given: the groupings the report's questions carry, each
+with its filter options and counts, and the page's columns and filters made from them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from kaoshi.report.html import ReportRun, browser_data, build_html
+from kaoshi.results.aggregate import summarize
+from kaoshi.store.records import RunRecord, RunStatus, SampleRecord
+from tests.support.stores import SPEC, sample
+
+HOSTILE = '<img src=x onerror="window.__pwned=1">'
+
+# A C-Eval-like run: subjects and their categories, no domain.
+CEVAL_LIKE = [
+    sample("c1", qtype="single", domain=None, subject="computer_network", category="STEM"),
+    sample("c2", qtype="single", domain=None, subject="art_studies", category="Humanities"),
+    sample("c3", qtype="single", domain=None, subject="college_physics", category="STEM"),
+    sample("c4", qtype="single", domain=None, subject=HOSTILE, category="Other"),
+    sample("c5", qtype="single", domain=None, subject="law", category="Social Science"),
+    sample("c6", qtype="single", domain=None, subject="computer_network", category="STEM"),
+]
+# A QualBench-like run: domains and question types, nothing else.
+QUALBENCH_LIKE = [
+    sample("q1", qtype="judge", domain="安全生产"),
+    sample("q2", qtype="single", domain="信息技术"),
+    sample("q3", qtype="multi", domain="安全生产"),
+    sample("q4", qtype="open", domain="经济金融"),
+]
+
+
+def report_run(name: str, samples: Sequence[SampleRecord]) -> ReportRun:
+    record = RunRecord(name, SPEC, RunStatus.FINISHED, 0.0, 1.0, len(samples))
+    return ReportRun(record, summarize(name, samples).without_unused_groups(), samples)
+
+
+def test_a_ceval_like_run_is_browsed_by_category_subject_and_type_not_domain() -> None:
+    data = browser_data([report_run("c", CEVAL_LIKE)])
+    assert data["groupings"] == ["category", "subject", "type"]
+    choices = data["runs"][0]["choices"]
+    # Categories in the order the category tables show them; subjects by name; each with its count.
+    assert choices["category"] == [("STEM", 3), ("Social Science", 1), ("Humanities", 1), ("Other", 1)]
+    assert choices["subject"] == [
+        (HOSTILE, 1),
+        ("art_studies", 1),
+        ("college_physics", 1),
+        ("computer_network", 2),
+        ("law", 1),
+    ]
+    assert choices["type"] == [("single", 6)]
+    first = data["runs"][0]["samples"][0]
+    assert first["groups"] == {"category": "STEM", "subject": "computer_network", "type": "single"}
+
+
+def test_a_qualbench_like_run_is_browsed_by_domain_and_type() -> None:
+    data = browser_data([report_run("q", QUALBENCH_LIKE)])
+    assert data["groupings"] == ["domain", "type"]
+    choices = data["runs"][0]["choices"]
+    assert [value for value, _ in choices["type"]] == ["single", "multi", "judge", "open"]  # kaoshi's order
+    assert dict(choices["domain"]) == {"安全生产": 2, "信息技术": 1, "经济金融": 1}
+
+
+def test_groupings_cover_every_run_and_questions_without_a_value_are_listed_last() -> None:
+    mixed = [*QUALBENCH_LIKE, sample("x1", qtype="single", domain=None, subject="数学")]
+    data = browser_data([report_run("a", QUALBENCH_LIKE), report_run("b", mixed)])
+    assert data["groupings"] == ["domain", "subject", "type"]  # subject: one question of run b has one
+    first, second = data["runs"]
+    assert first["choices"]["subject"] == [("(none)", 4)]
+    assert second["choices"]["domain"][-1] == ("(none)", 1) and data["none"] == "(none)"
+    assert second["samples"][-1]["groups"] == {"domain": None, "subject": "数学", "type": "single"}
+
+
+def test_a_grouping_that_repeats_an_earlier_one_is_shown_once() -> None:
+    same = [sample(f"s{i}", domain=d, subject=d) for i, d in enumerate(("安全生产", "信息技术"))]
+    assert browser_data([report_run("s", same)])["groupings"] == ["domain", "type"]
+    differs = [*same, sample("s9", domain="安全生产", subject=None)]
+    assert browser_data([report_run("d", differs)])["groupings"] == ["domain", "subject", "type"]
+
+
+def test_subject_names_sort_by_their_numbers() -> None:
+    samples = [sample(str(i), domain=None, subject=f"part {i}") for i in (10, 2, 1)]
+    choices = browser_data([report_run("n", samples)])["runs"][0]["choices"]["subject"]
+    assert [value for value, _ in choices] == ["part 1", "part 2", "part 10"]
+
+
+def test_the_page_has_a_column_and_filter_per_grouping_and_keeps_names_as_data() -> None:
+    html = build_html([report_run("c", CEVAL_LIKE)], [])
+    header = html.split('<table id="questions">')[1].split("</thead>")[0]
+    assert "<th>subject</th>" in header and "<th>category</th>" in header and "domain" not in header
+    assert 'id="f-subject"' in html and 'id="f-category"' in html and 'id="f-domain"' not in html
+    assert HOSTILE not in html  # only escaped, inside the JSON
+    embedded = html.split('<script type="application/json" id="kaoshi-data">')[1].split("</script>")[0]
+    assert json.loads(embedded)["runs"][0]["choices"]["subject"][0] == [HOSTILE, 1]
