@@ -21,7 +21,7 @@ $(VENV)/.models: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.models
-	$(PIP) install -q -e ".[dev,hf,api,plot,subjective,finetune]"
+	$(PIP) install -q -e ".[dev,hf,api,plot,subjective,finetune,view]"
 	touch $@
 
 # System packages the plot and HTML-report tests use: a font with Chinese glyphs and Chromium.

@@ -125,7 +125,7 @@ def _exports() -> dict[str, str]:
 _SUBPACKAGES = frozenset(
     {
         *("analysis", "api", "benchmarks", "cli", "data", "errors", "finetune", "models", "prompts"),
-        *("qtypes", "report", "results", "runner", "scoring", "store"),
+        *("qtypes", "report", "results", "runner", "scoring", "store", "view"),
     }
 )
 

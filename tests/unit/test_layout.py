@@ -18,6 +18,7 @@ ALLOWED = (
     "kaoshi.errors",
     "kaoshi.version",
     "kaoshi.benchmarks",
+    "kaoshi.view",  # `kaoshi view` serves the viewer (kaoshi.view.serve)
 )
 
 
@@ -71,6 +72,7 @@ LAYERS = (
     "finetune",
     "runner",
     "api",
+    "view",
     "cli",
     "kaoshi",
 )

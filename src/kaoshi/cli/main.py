@@ -56,6 +56,9 @@ COMMANDS: dict[str, Command] = {
     "store": Command(
         "store_cmd", "keep the store safe to copy: checkpoint its -wal, back it up while runs write, check it"
     ),
+    "view": Command(
+        "view_cmd", "browse runs, answers, comparisons and leaderboards in the browser (live, read-only)"
+    ),
 }
 
 # Global options that take a value: the word after them is not the command.

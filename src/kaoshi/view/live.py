@@ -1,0 +1,188 @@
+"""The runs page's live numbers: each run's progress, errors, accuracy and points from SQL aggregates.
+
+The page polls every second or two while runs write. A run whose signature (kaoshi.view.queries) has not
+changed keeps its numbers; one that only gained rows adds the new rows' aggregate (rowid > the largest seen);
+any other change (a replaced answer, a removed or renamed run) is counted again, over that run alone. So a
+poll reads the primary keys' indexes and the rows written since the last one, not every sample.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from dataclasses import dataclass, fields
+from typing import Any
+
+from kaoshi.store.coverage import Coverage
+from kaoshi.store.records import RunRecord, RunStatus
+from kaoshi.store.settings import compact_settings
+from kaoshi.view.filters import open_types
+from kaoshi.view.queries import Signature, graders, signatures
+from kaoshi.view.urls import run_url
+
+# Per run, as kaoshi.results.aggregate.Tally counts the stored samples (errors are no answer; accuracy is
+# over the objective answers checked against the gold one).
+_COUNTS_SQL = (
+    "SELECT COUNT(*), TOTAL(status = 'error'), "
+    "TOTAL(status != 'error' AND (correct IS NOT NULL OR score IS NOT NULL)), "
+    "TOTAL(status != 'error' AND correct IS NOT NULL), TOTAL(status != 'error' AND correct = 1), "
+    "TOTAL(status != 'error' AND score IS NOT NULL), TOTAL(CASE WHEN status != 'error' THEN score END), "
+    "TOTAL(CASE WHEN status != 'error' AND score IS NOT NULL THEN points END) "
+    "FROM samples WHERE run = ?"
+)
+# The same over the rows written after a rowid, through the rowids (`+run` keeps SQLite off the run's
+# index, which would walk all its rows): a poll reads only what was written since the last.
+NEW_COUNTS_SQL = _COUNTS_SQL.replace("WHERE run = ?", "WHERE rowid > ? AND +run = ?")
+
+
+@dataclass(frozen=True)
+class Counts:
+    stored: int = 0
+    errors: int = 0
+    graded: int = 0  # answered and marked right or wrong, or scored (coverage's `graded`)
+    checked: int = 0  # objective answers checked against the gold answer: accuracy's denominator
+    correct: int = 0
+    scored: int = 0
+    points: float = 0.0
+    max_points: float = 0.0
+
+    @classmethod
+    def from_row(cls, row: tuple[Any, ...]) -> Counts:
+        stored, errors, graded, checked, correct, scored, points, max_points = row
+        return cls(
+            int(stored), int(errors), int(graded), int(checked), int(correct), int(scored), points, max_points
+        )
+
+    def plus(self, other: Counts) -> Counts:
+        return Counts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
+def count_rows(db: sqlite3.Connection, run: str, after_rowid: int = 0) -> Counts:
+    """The aggregate of the run's samples, or of those written after `after_rowid`."""
+    if after_rowid:
+        return Counts.from_row(db.execute(NEW_COUNTS_SQL, (after_rowid, run)).fetchone())
+    return Counts.from_row(db.execute(_COUNTS_SQL, (run,)).fetchone())
+
+
+def judged_counts(db: sqlite3.Connection, run: str, grader: str) -> Counts:
+    """What the grader's points change in the run's counts: open answers it scored count with its points
+    instead of their stored score (kaoshi.runner.judge.apply_grades). The counts are differences."""
+    kinds = ", ".join("?" for _ in open_types())
+    row = db.execute(
+        "SELECT COUNT(*), TOTAL(s.correct IS NULL AND s.score IS NULL), TOTAL(s.score IS NOT NULL), "
+        "TOTAL(g.points) - TOTAL(s.score), "
+        "TOTAL(s.points) - TOTAL(CASE WHEN s.score IS NOT NULL THEN s.points END) "
+        "FROM grades g JOIN samples s ON s.run = g.run AND s.question_id = g.question_id "
+        "WHERE g.run = ? AND g.grader = ? AND g.points IS NOT NULL AND s.status != 'error' "
+        f"AND s.qtype IN ({kinds})",
+        (run, grader, *open_types()),
+    ).fetchone()
+    judged, newly_graded, had_score, points, max_points = row
+    return Counts(
+        graded=int(newly_graded), scored=int(judged) - int(had_score), points=points, max_points=max_points
+    )
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """A run as the runs page shows it."""
+
+    record: RunRecord
+    counts: Counts  # with the most recent grader's points of open answers folded in
+    grader: str | None
+
+    @property
+    def coverage(self) -> Coverage:
+        spec = self.record.spec
+        asked = spec.shard_questions if spec.shard_questions is not None else spec.n_questions
+        counts = self.counts
+        running = self.record.status != RunStatus.FINISHED
+        return Coverage(
+            self.record.name, asked, counts.stored - counts.errors, counts.graded, counts.errors, running
+        )
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.counts.correct / self.counts.checked if self.counts.checked else None
+
+    def to_json(self) -> dict[str, Any]:
+        record, counts, coverage = self.record, self.counts, self.coverage
+        spec = record.spec
+        accuracy = self.accuracy
+        return {
+            "run": record.name,
+            "href": run_url(record.name),
+            "benchmark": spec.benchmark,
+            "model": spec.model,
+            "method": str(spec.method),
+            "settings": compact_settings(spec),
+            "created": dt.datetime.fromtimestamp(record.created_at).isoformat(sep=" ", timespec="seconds"),
+            "status": str(record.status),
+            "holder": record.holder or "",
+            "questions": coverage.questions,
+            "answered": coverage.answered,
+            "errors": coverage.errors,
+            "missing": coverage.missing,
+            "done": coverage.short,
+            "progress": min(counts.stored, coverage.questions),
+            "accuracy": accuracy,
+            "accuracy_text": "—" if accuracy is None else f"{100 * accuracy:.1f}%",
+            "correct": counts.correct,
+            "checked": counts.checked,
+            "points": f"{counts.points:g}/{counts.max_points:g}" if counts.max_points else "—",
+            "grader": self.grader or "",
+        }
+
+
+@dataclass(frozen=True)
+class _Kept:
+    signature: Signature
+    counts: Counts  # the stored samples' own
+    judged: Counts  # the grader's difference
+    grader: str | None
+
+
+class LiveTallies:
+    """The runs' counts, kept between polls (one per viewer; polls from several pages wait their turn)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[str, _Kept] = {}
+
+    def read(
+        self, db: sqlite3.Connection, records: list[RunRecord], current: dict[str, Signature] | None = None
+    ) -> list[LiveRun]:
+        """The runs' live numbers; `current`: their signatures when already read (default: every run's)."""
+        with self._lock:
+            current = signatures(db) if current is None else current
+            chosen = graders(db) if any(s[2] for s in current.values()) else {}
+            live = []
+            for record in records:
+                signature = current.get(record.name, (0, 0, 0, 0))
+                kept = self._update(db, record.name, signature, chosen.get(record.name))
+                self._kept[record.name] = kept
+                live.append(LiveRun(record, kept.counts.plus(kept.judged), kept.grader))
+            return live
+
+    def _update(self, db: sqlite3.Connection, run: str, signature: Signature, grader: str | None) -> _Kept:
+        before = self._kept.get(run)
+        if before is not None and before.signature == signature and before.grader == grader:
+            return before
+        counts = self._samples(db, run, signature, before)
+        # the grades join the run's samples: counted again (over the grades alone) on any change
+        judged = judged_counts(db, run, grader) if grader is not None else Counts()
+        return _Kept(signature, counts, judged, grader)
+
+    @staticmethod
+    def _samples(db: sqlite3.Connection, run: str, signature: Signature, before: _Kept | None) -> Counts:
+        if before is None:
+            return count_rows(db, run)
+        (had, largest), (has, now_largest) = before.signature[:2], signature[:2]
+        if (had, largest) == (has, now_largest):
+            return before.counts
+        if has > had and largest:
+            added = count_rows(db, run, largest)
+            if added.stored == has - had:  # only new questions: no earlier answer was replaced
+                return before.counts.plus(added)
+        return count_rows(db, run)

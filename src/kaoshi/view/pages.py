@@ -1,0 +1,148 @@
+"""What the runs, run and leaderboard pages show, as the values their templates render. The numbers are
+kaoshi's own: a run's summary is `kaoshi report`'s (kaoshi.api.summary.load_run), the leaderboard
+`kaoshi leaderboard`'s; the viewer only lays them out."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kaoshi.api.boards import leaderboard
+from kaoshi.api.summary import load_run
+from kaoshi.benchmarks import english_names
+from kaoshi.errors import InputError
+from kaoshi.report.leaderboard import leaderboard_table
+from kaoshi.report.plot import PlotError, draw, natural_grouping, png_bytes
+from kaoshi.report.render import run_tables
+from kaoshi.report.tables import TextTable
+from kaoshi.results.aggregate import RunSummary
+from kaoshi.store import RunRecord, Store
+from kaoshi.store.settings import describe_settings
+from kaoshi.view.live import LiveRun, LiveTallies
+from kaoshi.view.memo import Memo
+from kaoshi.view.queries import Signature, reading, run_signature, signatures
+
+
+class NotFound(InputError):
+    """A run or question the store does not hold (the page answers 404)."""
+
+
+@dataclass
+class Viewer:
+    """One viewer of one store: its path, and what it keeps between requests."""
+
+    path: Path
+    tallies: LiveTallies = field(default_factory=LiveTallies)
+    memo: Memo = field(default_factory=Memo)
+
+    def records(self) -> list[RunRecord]:
+        """Every run, oldest first, with its live status (running, held, interrupted, finished)."""
+        with Store(self.path, read_only=True) as store:
+            return store.runs()
+
+    def record(self, name: str) -> RunRecord:
+        with Store(self.path, read_only=True) as store:
+            found = store.find_run(name)
+        if found is None:
+            raise NotFound(f"no run named {name!r} in {self.path}")
+        return found
+
+
+def live_runs(viewer: Viewer) -> list[LiveRun]:
+    records = viewer.records()
+    with reading(viewer.path) as db:
+        return viewer.tallies.read(db, records)
+
+
+def runs_page(viewer: Viewer) -> dict[str, Any]:
+    return {"runs": [run.to_json() for run in live_runs(viewer)]}
+
+
+@dataclass(frozen=True)
+class RunView:
+    """A run's summary as tables, its grader and its bar chart (None, with the reason, without one)."""
+
+    tables: list[TextTable]
+    grader: str | None
+    png: bytes | None
+    plot_note: str
+
+
+def _plot(summary: RunSummary) -> tuple[bytes | None, str]:
+    """The bar chart by the run's natural grouping; without matplotlib (or groups), why not."""
+    key = natural_grouping([summary])
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            png = png_bytes(draw([summary], key, "bar", english_names()))
+    except PlotError as exc:
+        return None, str(exc)
+    notes = "; ".join(dict.fromkeys(str(w.message) for w in caught))
+    return png, f"accuracy by {key}" + (f" ({notes})" if notes else "")
+
+
+def _run_view(path: Path, name: str) -> RunView:
+    loaded = load_run(name, store=path)
+    summary = loaded.summarize().without_unused_groups()
+    png, note = _plot(summary)
+    return RunView(run_tables(summary), loaded.grader, png, note)
+
+
+def run_view(viewer: Viewer, name: str, signature: Signature | None = None) -> RunView:
+    """The run's summary, computed once per state of the run (its signature, read when not given)."""
+    if signature is None:
+        with reading(viewer.path) as db:
+            signature = run_signature(db, name)
+    return viewer.memo.get(("run", name, signature), lambda: _run_view(viewer.path, name))
+
+
+def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
+    record = viewer.record(name)
+    with reading(viewer.path) as db:
+        signature = run_signature(db, name)
+        live = viewer.tallies.read(db, [record], {name: signature})[0]
+    view = run_view(viewer, name, signature)
+    return {
+        "record": record,
+        "live": live.to_json(),
+        "settings": describe_settings(record.spec),
+        "spec_json": json.dumps(record.spec.to_json(), ensure_ascii=False, indent=2, sort_keys=True),
+        "tables": view.tables,
+        "grader": view.grader,
+        "plot": view.png is not None,
+        "plot_note": view.plot_note,
+    }
+
+
+def run_plot(viewer: Viewer, name: str) -> bytes:
+    viewer.record(name)
+    png = run_view(viewer, name).png
+    if png is None:
+        raise NotFound(f"no plot of run {name!r}")
+    return png
+
+
+@dataclass(frozen=True)
+class BoardView:
+    benchmark: str
+    table: TextTable
+    warning: str | None
+
+
+def _boards(path: Path) -> list[BoardView]:
+    try:
+        boards = leaderboard(store=path)
+    except InputError:  # no run in the store yet
+        return []
+    return [BoardView(b.benchmark, leaderboard_table(b), b.compared.pairing.warning()) for b in boards]
+
+
+def leaderboard_page(viewer: Viewer) -> dict[str, Any]:
+    records = viewer.records()
+    with reading(viewer.path) as db:
+        current = signatures(db)
+    state = tuple((r.name, str(r.status), current.get(r.name)) for r in records)
+    return {"boards": viewer.memo.get(("leaderboard", state), lambda: _boards(viewer.path))}
