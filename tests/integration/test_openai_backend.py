@@ -99,22 +99,19 @@ def test_requests_per_minute_limit() -> None:
     assert time.monotonic() - started >= 0.4
 
 
-def test_loglik_reads_top_logprobs_in_one_request() -> None:
+def test_chat_loglik_reads_top_logprobs_in_one_request() -> None:
+    # Plain prompts are scored whole from echoed prompt log-probabilities (test_openai_loglik.py).
     with FakeOpenAI() as server:
         model = model_for(server)
-        requests = [
-            LoglikRequest("c", "题", ("A", "B", "C", "D", "正确"), messages=(("user", "题"),)),
-            LoglikRequest("p", "题\n答案：", ("A", "B", "C", "D")),
-        ]
+        requests = [LoglikRequest("c", "题", ("A", "B", "C", "D", "正确"), messages=(("user", "题"),))]
         outputs = {o.id: o for o in model.loglikelihood(requests)}
-    assert len(server.bodies) == 2
+    assert len(server.bodies) == 1
     assert outputs["c"].logprobs == {
         "A": -0.2,
         "B": -1.9,
         "C": -2.5,
         "D": -4.0,
     }  # ' C' matches C; 正确 absent
-    assert outputs["p"].logprobs == outputs["c"].logprobs
     chat_body = next(b for b in server.bodies if "messages" in b)
     assert chat_body["max_tokens"] == 1 and chat_body["logprobs"] is True and chat_body["top_logprobs"] == 20
 

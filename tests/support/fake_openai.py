@@ -20,22 +20,38 @@ of `faults` gets that key's faults in turn, one per attempt, then a normal answe
   "logprob:str", "logprob:missing" (on the first top token).
 Answers come from `answers` (a key contained in the prompt -> reply text), else `default_answer`.
 Log-probability requests get `logprobs_for(prompt)` (by default `logprobs`) as top log-probabilities.
+
+Completion requests with `echo: true` and `logprobs` are scored by a toy model instead: `toy_tokens`
+splits the prompt (one token a character, or the longest entry of `vocab`), `toy_logprob` gives each
+token a log-probability from a hash of the text before it, and the reply's legacy `logprobs` object holds
+every prompt token (the first with null) and, for max_tokens >= 1, one generated token. `echo_style` says
+how a real server writes them: "chars" (offsets in characters), "bytes" (offsets in UTF-8 bytes),
+"vllm" (a leading '<s>' and offsets that add up the token strings' lengths, as vLLM's do), "llamacpp"
+(as llama-cpp-python's server: character offsets, a split character's pieces as empty strings);
+characters in `split` are written as two byte tokens ('\ufffd' in vllm, '' in llamacpp). A server
+variant is chosen by `list_status` (the HTTP status a list of prompts gets; None: lists are answered one
+choice each) and `echo_support`: "full", "nologprobs" (logprobs null), "ignored" (no echo: only the
+generated token), "refused" (400, OpenAI's message), "content" (llama-server's chat-style logprobs).
+`ToyToken` and `toy_echo` give tests the exact tokens and values, so they know every expected sum.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 DEEP_BODY = b"[" * 100_000 + b"]" * 100_000
 BIG_NUMBER = "9" * 5_000  # over Python's 4,300-digit limit on int(), so json.loads raises ValueError
+# What OpenAI answers a model that cannot echo log-probabilities.
+ECHO_REFUSAL = "Setting 'echo' and 'logprobs' at the same time is not supported for this model."
 HTML_PAGE = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
 
 
@@ -47,6 +63,12 @@ class FakeOpenAI:
     default_answer: str = "答案：A"
     logprobs: dict[str, float] = field(default_factory=lambda: {"A": -0.2, "B": -1.9, " C": -2.5, "D": -4.0})
     hang_s: float = 5.0
+    # the toy model behind echo requests (see the module's docstring)
+    vocab: tuple[str, ...] = ()
+    split: str = ""
+    echo_style: str = "chars"
+    echo_support: str = "full"
+    list_status: int | None = None
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     max_requests: int | None = 100_000
     max_seconds: float | None = 300.0
@@ -160,6 +182,20 @@ class FakeOpenAI:
         if not path.endswith("/completions"):
             return 404, {}, json.dumps({"error": {"message": f"no route {path}"}}).encode()
         prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
+        if isinstance(prompt, list):  # several prompts in one request
+            if len(prompt) > 1 and self.list_status is not None:
+                return (
+                    self.list_status,
+                    {},
+                    json.dumps({"error": {"message": "prompt must be a string"}}).encode(),
+                )
+            prompt = "\n".join(prompt)
+        if body.get("echo") and self.echo_support == "refused":
+            return (
+                400,
+                {},
+                json.dumps({"error": {"message": ECHO_REFUSAL, "type": "invalid_request_error"}}).encode(),
+            )
         self._in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:
@@ -235,6 +271,8 @@ class FakeOpenAI:
         return int(kind), extra, b'{"error": {"message": "scripted fault"}}'
 
     def _completion(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+        if body.get("echo") and body.get("logprobs") and "messages" not in body:
+            return self._echo_completion(body)
         text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
         usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
         wants_logprobs = body.get("logprobs") not in (None, False)
@@ -259,6 +297,113 @@ class FakeOpenAI:
     def logprobs_for(self, prompt: str) -> dict[str, float]:
         """The top log-probabilities a log-likelihood request for this prompt gets."""
         return self.logprobs
+
+    def _echo_completion(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The toy model's reply to an echo request: one choice per prompt."""
+        prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
+        generate = int(body.get("max_tokens", 16)) >= 1
+        choices: list[dict[str, Any]] = []
+        prompt_tokens = 0
+        for index, prompt in enumerate(prompts):
+            tokens = toy_echo(prompt, self.vocab, self.split, self.echo_style, generate)
+            prompt_tokens += len(tokens) - generate
+            choices.append({"index": index, "finish_reason": "length", **self._echo_choice(prompt, tokens)})
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(prompts) * generate}
+        return {"id": "x", "object": "text_completion", "choices": choices, "usage": usage}
+
+    def _echo_choice(self, prompt: str, tokens: list[ToyToken]) -> dict[str, Any]:
+        generated = TOY_GENERATED if tokens and tokens[-1].start >= len(prompt) else ""
+        if self.echo_support == "nologprobs":
+            return {"text": prompt + generated, "logprobs": None}
+        if self.echo_support == "ignored":
+            tokens = tokens[-1:] if generated else []
+            return {"text": generated, "logprobs": _legacy_logprobs(tokens)}
+        if self.echo_support == "content":
+            content = [
+                {"token": t.text, "logprob": t.logprob or 0.0, "top_logprobs": []} for t in tokens[-1:]
+            ]
+            return {"text": generated, "logprobs": {"content": content}}
+        return {"text": prompt + generated, "logprobs": _legacy_logprobs(tokens)}
+
+
+# The toy model: what a test needs to know every log-probability an echo reply holds.
+TOY_WINDOW = 12  # characters of context a toy log-probability depends on
+TOY_GENERATED = "的"  # the one token an echo request with max_tokens >= 1 generates
+
+
+def toy_tokens(text: str, vocab: Sequence[str] = ()) -> list[str]:
+    """The toy tokenizer: the longest entry of `vocab` that starts here, else one character."""
+    ordered = sorted(vocab, key=len, reverse=True)
+    tokens: list[str] = []
+    position = 0
+    while position < len(text):
+        piece = next((entry for entry in ordered if text.startswith(entry, position)), text[position])
+        tokens.append(piece)
+        position += len(piece)
+    return tokens
+
+
+def toy_logprob(before: str, token: str) -> float:
+    """The toy model's log-probability of `token` after `before`: from a hash of the last TOY_WINDOW
+    characters and the token, so it is the same in every process."""
+    digest = hashlib.blake2b(f"{before[-TOY_WINDOW:]}\x1f{token}".encode(), digest_size=8).digest()
+    return -0.05 - 6.0 * int.from_bytes(digest, "big") / 2**64
+
+
+@dataclass(frozen=True)
+class ToyToken:
+    text: str  # as the server writes it
+    offset: int  # as the server reports it
+    logprob: float | None
+    start: int  # the characters of the prompt it truly covers
+    stop: int
+
+
+def toy_echo(prompt: str, vocab: Sequence[str], split: str, style: str, generate: bool) -> list[ToyToken]:
+    """The tokens an echo reply holds for `prompt` in a server style (see the module's docstring)."""
+    pieces: list[tuple[str, float | None, int, int]] = []  # (text as written, value, start, stop)
+    if style == "vllm":
+        pieces.append(("<s>", None, 0, 0))
+    position = 0
+    for token in toy_tokens(prompt, vocab):
+        before = prompt[:position]
+        stop = position + len(token)
+        if token in split:
+            shown = "\ufffd" if style == "vllm" else ""
+            pieces += [(shown, toy_logprob(before, token + "#1"), position, stop)]
+            pieces += [(shown, toy_logprob(before, token + "#2"), position, stop)]
+        else:
+            shown = token[1:] if style == "vllm" and len(token) > 1 and token[0] == " " else token
+            pieces.append((shown, toy_logprob(before, token), position, stop))
+        position = stop
+    if generate:
+        pieces.append((TOY_GENERATED, toy_logprob(prompt, TOY_GENERATED), len(prompt), len(prompt)))
+    first = 1 if style == "vllm" else 0
+    if len(pieces) > first:
+        text, _, start, stop = pieces[first]
+        pieces[first] = (text, None, start, stop)  # nothing precedes the first text token
+    tokens = []
+    reported = 0
+    for index, (text, value, start, stop) in enumerate(pieces):
+        if style == "chars":
+            reported = start
+        elif style == "bytes":
+            reported = len(prompt[:start].encode())
+        elif style == "llamacpp":  # a split character's first piece stands before it, the second too
+            reported = start
+        elif index:  # vllm: the lengths of the token strings before it
+            reported += len(pieces[index - 1][0])
+        tokens.append(ToyToken(text, reported, value, start, stop))
+    return tokens
+
+
+def _legacy_logprobs(tokens: list[ToyToken]) -> dict[str, Any]:
+    return {
+        "tokens": [t.text for t in tokens],
+        "token_logprobs": [t.logprob for t in tokens],
+        "top_logprobs": [None if t.logprob is None else {t.text: t.logprob} for t in tokens],
+        "text_offset": [t.offset for t in tokens],
+    }
 
 
 @dataclass(frozen=True)
@@ -301,6 +446,10 @@ def _reasoning_only(choice: dict[str, Any]) -> None:
 
 def _set_logprob(choice: dict[str, Any], value: object) -> None:
     logprobs = choice["logprobs"]
+    if "token_logprobs" in logprobs:  # an echo reply: the prompt's last token (the one before the generated)
+        values = logprobs["token_logprobs"]
+        values[len(values) - 2] = None if value is _DROP else value
+        return
     if "content" in logprobs:
         entry = logprobs["content"][0]["top_logprobs"][0]
         if value is _DROP:

@@ -11,6 +11,8 @@ missing or impossible log-probabilities) is not retried within the run: it becom
 saying why, keeping the tokens it cost, and resuming the run asks again. The API key is read from the
 environment and never leaves the Authorization header; it and any credential in the base URL are masked
 in every text the backend returns (openai_replies.py reads replies, openai_transport.py addresses them).
+Log-likelihood of plain prompts scores whole candidates from echoed prompt log-probabilities
+(openai_loglik.py sends the requests, openai_echo.py reads them); chat messages rank the next token.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.endpoints import EndpointPool
+from kaoshi.models.openai_loglik import EchoLoglik
 from kaoshi.models.openai_replies import (
     FinalFailure,
     TransientFailure,
@@ -105,6 +108,14 @@ class OpenAIModel(Model):
         self.stats = ApiStats()
         self.backoff = Backoff()
         self._rng = random.Random(options.seed)
+        # Plain-text log-likelihood: whole candidates scored from echoed prompt log-probabilities.
+        self.echo = EchoLoglik(
+            self.model_name,
+            options.seed,
+            self._post,
+            ", ".join(strip_credentials(url) for url in self.base_urls),
+            lambda text: redact(text, self._secrets),
+        )
 
     @property
     def max_wait_s(self) -> float:
@@ -123,8 +134,12 @@ class OpenAIModel(Model):
         return self._run(requests, self._generate_one)
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
+        """Plain prompts: each candidate's whole log-likelihood from a completions endpoint that echoes
+        the prompt's log-probabilities (openai_loglik.py). Chat messages: the next token's top
+        log-probabilities, which rank candidates that differ in their first token only."""
         for request in requests:  # before any request is sent, so nothing is paid for
-            check_next_token_rankable(request.continuations)
+            if request.messages is not None:
+                check_next_token_rankable(request.continuations)
         return self._run(requests, self._loglik_one)
 
     # -- request bodies --------------------------------------------------------------------------------
@@ -157,18 +172,17 @@ class OpenAIModel(Model):
         return await self._reply(client, request.id, path, body, read)
 
     async def _loglik_one(self, client: Any, request: LoglikRequest) -> ModelOutput:
+        if request.messages is None:
+            return await self.echo.score(client, request)
         # One request per question: the next token's top log-probabilities, read for the candidates.
-        if request.messages is not None:
-            path, body = self._body(
-                request.context,
-                request.messages,
-                max_tokens=1,
-                temperature=0,
-                logprobs=True,
-                top_logprobs=TOP_LOGPROBS,
-            )
-        else:
-            path, body = self._body(request.context, None, max_tokens=1, temperature=0, logprobs=TOP_LOGPROBS)
+        path, body = self._body(
+            request.context,
+            request.messages,
+            max_tokens=1,
+            temperature=0,
+            logprobs=True,
+            top_logprobs=TOP_LOGPROBS,
+        )
 
         def read(output: ModelOutput, data: dict[str, Any]) -> ModelOutput:
             top = top_logprobs(first_choice(data))
@@ -199,12 +213,17 @@ class OpenAIModel(Model):
             )
 
     # -- transport ------------------------------------------------------------------------------------
-    async def _post(self, client: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def _post(
+        self, client: Any, path: str, body: dict[str, Any], *, retries: int | None = None
+    ) -> dict[str, Any]:
+        """The reply's JSON body; `retries` (default --max-retries) bounds the retries of a transient
+        failure."""
         import aiohttp
 
+        retries = self.options.max_retries if retries is None else retries
         capped = ""  # what a too-long Retry-After was cut to, said when the request finally fails
         max_bytes = self.options.max_reply_chars * REPLY_BYTES_PER_CHAR
-        for attempt in range(self.options.max_retries + 1):
+        for attempt in range(retries + 1):
             await self._limiter.wait()
             self.stats.requests += 1
             endpoint = self.endpoints.acquire()
@@ -243,7 +262,7 @@ class OpenAIModel(Model):
                 failure = TransientFailure(
                     f"{failure} from {strip_credentials(endpoint.url)}", failure.retry_after
                 )
-            if attempt == self.options.max_retries:
+            if attempt == retries:
                 raise FinalFailure(f"{failure} (gave up after {attempt + 1} attempts{capped})")
             self.stats.retries += 1
             cap = self.max_wait_s
@@ -266,6 +285,7 @@ class OpenAIModel(Model):
             connector = aiohttp.TCPConnector(limit=self.options.concurrency)
             timeout = aiohttp.ClientTimeout(total=self.options.timeout_s)
             self._limiter = _RateLimiter(self.options.requests_per_minute)
+            self.echo.start()
             slots = asyncio.Semaphore(self.options.concurrency)
             async with aiohttp.ClientSession(connector=connector, timeout=timeout) as client:
 
@@ -278,16 +298,20 @@ class OpenAIModel(Model):
                         output = self._redacted(output)
                         self.stats.failures += output.error is not None
                         results.put(output)
+                    except Exception:
+                        failed.set()  # the run's end (e.g. the server lacks a capability): send no more
+                        raise
                     finally:
                         slots.release()
 
                 # A request is taken only once a slot is free: a run that may send no more (its gate,
                 # kaoshi.models.gating) stops here, and what is in flight still comes back.
+                failed = asyncio.Event()
                 sending: list[asyncio.Task[None]] = []
                 taken = iter(requests)
                 while True:
                     await slots.acquire()
-                    request = next(taken, None)
+                    request = None if failed.is_set() else next(taken, None)
                     if request is None:
                         slots.release()
                         break

@@ -266,14 +266,16 @@ def _top_pairs(logprobs: dict[str, Any]) -> list[tuple[object, object]]:
 
 
 def check_next_token_rankable(candidates: Sequence[str]) -> None:
-    """Refuse candidates that one next token cannot rank: when an answer extends another ('A' and 'AB',
-    multiple-choice letter sets) the first token's log-probability is the same for both, and the full
-    sequence's would need echoed prompt log-probabilities, which chat endpoints, OpenAI and llama.cpp's
-    server do not give."""
+    """Refuse candidates that one next token cannot rank (chat messages, whose endpoint gives no prompt
+    log-probabilities): when an answer extends another ('A' and 'AB', multiple-choice letter sets) the
+    first token's log-probability is the same for both. Plain prompts score whole answers instead
+    (openai_loglik.py)."""
     for shorter in candidates:
         longer = next((c for c in candidates if c != shorter and c.startswith(shorter)), None)
         if longer is not None:
             raise CapabilityError(
-                f"the openai backend ranks answers by the next token's log-probability, which cannot tell "
-                f"{shorter!r} from {longer!r} (multiple choice); use --method generate"
+                f"the openai backend ranks answers by the next token's log-probability in chat messages, "
+                f"which cannot tell {shorter!r} from {longer!r} (multiple choice); with --no-chat it scores "
+                "whole answers through a completions endpoint that echoes prompt log-probabilities (vLLM, "
+                "llama-cpp-python's server), or use --method generate"
             )

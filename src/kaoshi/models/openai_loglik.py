@@ -1,0 +1,205 @@
+"""Full-sequence log-likelihood over an OpenAI-compatible completions endpoint (lm-eval's
+local-completions protocol): each candidate is sent as context + candidate + answer end with `echo: true`,
+`logprobs: 1`, `temperature: 0`, and the log-probabilities the server gives the prompt's own tokens are
+summed over the candidate (openai_echo.py reads them).
+
+`max_tokens` is 1, as lm-eval sends: llama-cpp-python reads 0 as "until the context is full" and some
+servers refuse 0; the one generated token lies past the prompt and is never read.
+
+A question's candidates go in one request (`prompt` as a list, one choice per prompt) where the server
+takes lists: the first question with several candidates finds out while the others wait, and a server
+that refuses a list (llama-cpp-python's answers 500) is sent one prompt per request, one after another,
+for the rest of the run. A server that gives no log-probabilities of the prompt stops the run with one
+line saying so, unless an earlier reply held them (then it is that sample's error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kaoshi.models.base import CapabilityError, LoglikRequest, ModelOutput
+from kaoshi.models.openai_echo import EchoPrompt, EchoScore, NoPromptLogprobs, echo_prompts, read_echo
+from kaoshi.models.openai_replies import FinalFailure, first_choice, kind, token_counts
+
+# An error body that names what echo scoring needs: OpenAI's "Setting 'echo' and 'logprobs' at the same
+# time is not supported", llama.cpp's llama-server "Only no echo is supported", a chat-only model on
+# /completions ("not supported in the v1/completions endpoint").
+_REFUSES_ECHO = re.compile(r"(?i)\becho\b|logprob|completions endpoint")
+
+
+class Post(Protocol):
+    def __call__(
+        self, client: Any, path: str, body: dict[str, Any], *, retries: int | None = None
+    ) -> Awaitable[dict[str, Any]]: ...
+
+
+class _ListRefused(Exception):
+    """The server did not answer a list of prompts with one choice each."""
+
+
+@dataclass
+class _Usage:
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+
+    def add(self, data: dict[str, Any]) -> None:
+        tokens_in, tokens_out = token_counts(data)
+        if tokens_in is not None:
+            self.tokens_in = (self.tokens_in or 0) + tokens_in
+        if tokens_out is not None:
+            self.tokens_out = (self.tokens_out or 0) + tokens_out
+
+
+@dataclass
+class EchoLoglik:
+    """Scores plain-text log-likelihood requests for one backend. `prompt_lists`: True sends a question's
+    candidates in one request, False one per request, None finds out from the server."""
+
+    model_name: str
+    seed: int
+    post: Post
+    server: str  # the endpoint, credentials masked, for messages
+    redact: Callable[[str], str]
+    prompt_lists: bool | None = None
+    _echoed: bool = field(default=False, init=False)  # whether a reply so far held prompt log-probs
+    _probe: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+
+    def start(self) -> None:
+        """Begin a batch on a new event loop (the probe's lock belongs to one loop)."""
+        self._probe = asyncio.Lock()
+
+    async def score(self, client: Any, request: LoglikRequest) -> ModelOutput:
+        started = time.perf_counter()
+        prompts = echo_prompts(request)
+        usage = _Usage()
+        try:
+            scores = await self._scores(client, prompts, usage)
+        except FinalFailure as exc:
+            return ModelOutput(
+                request.id,
+                tokens_in=usage.tokens_in,
+                tokens_out=usage.tokens_out,
+                latency_s=time.perf_counter() - started,
+                error=str(exc),
+            )
+        return ModelOutput(
+            request.id,
+            text=_spanning_note(prompts, scores),
+            logprobs={prompt.candidate: score.logprob for prompt, score in zip(prompts, scores, strict=True)},
+            tokens_in=usage.tokens_in,
+            tokens_out=usage.tokens_out,
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def _scores(self, client: Any, prompts: list[EchoPrompt], usage: _Usage) -> list[EchoScore]:
+        if len(prompts) > 1 and self.prompt_lists is None:
+            async with self._probe:  # one question finds out; the others wait for its verdict
+                if self.prompt_lists is None:
+                    return await self._probe_lists(client, prompts, usage)
+        if len(prompts) > 1 and self.prompt_lists:
+            try:
+                return await self._in_one_request(client, prompts, usage, retries=None)
+            except _ListRefused as exc:
+                raise FinalFailure(str(exc)) from None
+        return [await self._in_own_request(client, prompt, usage) for prompt in prompts]
+
+    async def _probe_lists(self, client: Any, prompts: list[EchoPrompt], usage: _Usage) -> list[EchoScore]:
+        """Send the candidates as a list once, without retrying; if that fails, one by one, and if those
+        succeed the server does not take lists."""
+        try:
+            scores = await self._in_one_request(client, prompts, usage, retries=0)
+        except _ListRefused:
+            scores = [await self._in_own_request(client, prompt, usage) for prompt in prompts]
+            self.prompt_lists = False
+            return scores
+        self.prompt_lists = True
+        return scores
+
+    async def _in_one_request(
+        self, client: Any, prompts: list[EchoPrompt], usage: _Usage, retries: int | None
+    ) -> list[EchoScore]:
+        try:
+            data = await self.post(
+                client, "/completions", self._body([p.text for p in prompts]), retries=retries
+            )
+        except FinalFailure as exc:
+            raise _ListRefused(f"a list of {len(prompts)} prompts failed: {exc}") from None
+        usage.add(data)
+        choices = data.get("choices")
+        if not isinstance(choices, list) or len(choices) != len(prompts):
+            shown = (
+                f"{len(choices)} choices"
+                if isinstance(choices, list)
+                else f"choices that are {kind(choices)}"
+            )
+            raise _ListRefused(f"the reply to {len(prompts)} prompts holds {shown}")
+        return [
+            self._read(choice, prompt) for choice, prompt in zip(_by_index(choices), prompts, strict=True)
+        ]
+
+    async def _in_own_request(self, client: Any, prompt: EchoPrompt, usage: _Usage) -> EchoScore:
+        try:
+            data = await self.post(client, "/completions", self._body(prompt.text))
+        except FinalFailure as exc:
+            if not self._echoed and str(exc).startswith("HTTP 4") and _REFUSES_ECHO.search(str(exc)):
+                raise self._lacking(str(exc)) from None
+            raise
+        usage.add(data)
+        return self._read(first_choice(data), prompt)
+
+    def _read(self, choice: object, prompt: EchoPrompt) -> EchoScore:
+        try:
+            score = read_echo(choice, prompt)
+        except NoPromptLogprobs as exc:
+            if not self._echoed:
+                raise self._lacking(str(exc)) from None
+            raise
+        self._echoed = True
+        return score
+
+    def _lacking(self, detail: str) -> CapabilityError:
+        return CapabilityError(
+            f"{self.server} gave no log-probabilities of the prompt's tokens for echo=true "
+            f"({self.redact(detail)[:300]}): --method loglik over HTTP scores plain prompts through a "
+            "completions endpoint that echoes them (vLLM, llama-cpp-python's server); use --method generate"
+        )
+
+    def _body(self, prompt: str | list[str]) -> dict[str, Any]:
+        return {
+            "model": self.model_name,
+            "prompt": prompt,
+            "max_tokens": 1,
+            "temperature": 0,
+            "logprobs": 1,
+            "echo": True,
+            "seed": self.seed,
+        }
+
+
+def _by_index(choices: list[Any]) -> list[Any]:
+    """Choices in prompt order: by their `index` where every choice has a distinct one from 0, else as
+    given."""
+    by_index = {choice.get("index"): choice for choice in choices if isinstance(choice, dict)}
+    if set(by_index) != set(range(len(choices))):
+        return choices
+    return [by_index[index] for index in range(len(choices))]
+
+
+def _spanning_note(prompts: list[EchoPrompt], scores: list[EchoScore]) -> str | None:
+    """A line naming the server's tokens that cross a candidate's edges (counted to the candidate)."""
+    crossing = [
+        f"{prompt.candidate!r}: {', '.join(repr(token) for token in score.spanning)}"
+        for prompt, score in zip(prompts, scores, strict=True)
+        if score.spanning
+    ]
+    if not crossing:
+        return None
+    return (
+        "note: the server's tokenizer merged text across a candidate's edges; those tokens are counted to "
+        f"the candidate ({'; '.join(crossing)[:500]})"
+    )

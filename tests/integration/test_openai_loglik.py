@@ -1,0 +1,254 @@
+"""Full-sequence log-likelihood over an OpenAI-compatible completions endpoint (`--method loglik`, plain
+prompts) against the fake server's toy model, whose every log-probability a test can compute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aiohttp")
+
+from kaoshi.benchmarks import get_template
+from kaoshi.cli.main import main
+from kaoshi.data.model import format_gold
+from kaoshi.models import CapabilityError, LoglikRequest, Model, ModelOptions, resolve_model
+from kaoshi.models.retry import Backoff
+from kaoshi.models.tokens import FOLLOWING_TEXT
+from kaoshi.store import Store
+from kaoshi.store.records import SampleRecord
+from tests.support.fake_openai import ECHO_REFUSAL, FakeOpenAI, toy_logprob
+from tests.support.files import make_ceval, write_jsonl
+
+SINGLE = LoglikRequest("s", "第一题（）。\nA. 甲\nB. 乙\n答案：", ("A", "B", "C", "D"))
+MULTI = LoglikRequest("m", "第二题（）。\n答案：", ("A", "B", "AB", "ABC"), answer_end="\n\n")
+JUDGE = LoglikRequest("j", "第三题：", ("正确", "错误"))
+
+
+def model_for(server: FakeOpenAI, **kw: object) -> Model:
+    options = ModelOptions(base_url=server.base_url, **kw)  # type: ignore[arg-type]
+    model = resolve_model("openai:test-model", options)
+    model.backoff = Backoff(base_s=0.01, cap_s=0.05)  # type: ignore[attr-defined]  # keep the test fast
+    return model
+
+
+def toy_score(context: str, scored: str) -> float:
+    """What the toy model (one token a character) gives `scored` after `context`, as the local backends
+    score it: a scored text ending in whitespace is read before more text."""
+    full = context + scored + (FOLLOWING_TEXT if scored[-1:].isspace() else "")
+    return sum(toy_logprob(full[:i], full[i]) for i in range(len(context), len(context) + len(scored)))
+
+
+def expected(request: LoglikRequest) -> dict[str, float]:
+    end = request.scored_end("")
+    return {c: toy_score(request.context, c + end) for c in request.continuations}
+
+
+def approx(scores: dict[str, float]) -> object:
+    return pytest.approx(scores, abs=1e-9)
+
+
+def test_a_questions_candidates_go_in_one_request_with_echo() -> None:
+    with FakeOpenAI() as server:
+        model = model_for(server)
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
+    for request in (SINGLE, MULTI, JUDGE):
+        output = outputs[request.id]
+        assert output.error is None and output.text is None
+        assert output.logprobs == approx(expected(request))
+    assert len(server.bodies) == 3
+    for body in server.bodies:
+        assert isinstance(body["prompt"], list)
+        assert (body["echo"], body["logprobs"], body["max_tokens"], body["temperature"]) == (True, 1, 1, 0)
+    multi = next(b for b in server.bodies if "第二题" in b["prompt"][0])
+    assert multi["prompt"][2] == MULTI.context + "AB\n\n" + FOLLOWING_TEXT  # the context byte for byte
+    assert outputs["m"].tokens_in == sum(len(p) for p in multi["prompt"]) and outputs["m"].tokens_out == 4
+
+
+def test_letter_sets_are_told_apart_by_their_whole_text() -> None:
+    with FakeOpenAI() as server:
+        [output] = list(model_for(server).loglikelihood([MULTI]))
+    assert output.logprobs is not None
+    assert output.logprobs["A"] != output.logprobs["AB"] != output.logprobs["ABC"]
+
+
+@pytest.mark.parametrize("status", [500, 400, 422])
+def test_a_server_refusing_lists_is_sent_one_prompt_per_request(status: int) -> None:
+    with FakeOpenAI(list_status=status) as server:
+        model = model_for(server, concurrency=4)
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
+    for request in (SINGLE, MULTI, JUDGE):
+        assert outputs[request.id].logprobs == approx(expected(request))
+    lists = [b for b in server.bodies if isinstance(b["prompt"], list)]
+    assert len(lists) == 1  # the probe, not retried; every other question waited for its verdict
+    assert len(server.bodies) == 1 + 4 + 4 + 2
+    assert model.echo.prompt_lists is False  # type: ignore[attr-defined]
+
+
+def test_lists_can_be_turned_off() -> None:
+    with FakeOpenAI() as server:
+        model = model_for(server)
+        model.echo.prompt_lists = False  # type: ignore[attr-defined]
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE])}
+    assert outputs["s"].logprobs == approx(expected(SINGLE))
+    assert [b["prompt"] for b in server.bodies] == [SINGLE.context + c for c in SINGLE.continuations]
+
+
+@pytest.mark.parametrize(
+    ("support", "lacks"),
+    [
+        ("nologprobs", "the reply has no logprobs"),
+        ("ignored", "the reply's log-probabilities start after the prompt: it was not echoed"),
+        ("content", "no token_logprobs and text_offset (only the chat form's `content`)"),
+        ("refused", f"HTTP 400: {ECHO_REFUSAL}"),
+    ],
+)
+def test_a_server_without_prompt_logprobs_is_named_in_one_line(support: str, lacks: str) -> None:
+    with FakeOpenAI(echo_support=support) as server:
+        model = model_for(server, concurrency=1)
+        with pytest.raises(CapabilityError) as raised:
+            list(model.loglikelihood([SINGLE, MULTI, JUDGE]))
+    message = str(raised.value)
+    assert len(server.bodies) <= 2  # the first question (a list, then one prompt) and no other
+    assert message.startswith(
+        f"{server.base_url} gave no log-probabilities of the prompt's tokens for echo=true"
+    )
+    assert lacks in message and message.endswith("use --method generate")
+    assert "\n" not in message
+
+
+def test_missing_logprobs_after_a_good_reply_is_that_samples_error() -> None:
+    later = LoglikRequest("later", "第九题：", ("正确", "错误"))
+    with FakeOpenAI(faults={"第九题": ["logprobs:none"]}) as server:
+        model = model_for(server, concurrency=1)
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, later])}
+    assert outputs["s"].error is None
+    assert outputs["later"].error == "the reply has no logprobs" and outputs["later"].logprobs is None
+
+
+@pytest.mark.parametrize(
+    ("fault", "error"),
+    [
+        ("logprob:nan", "the reply's log-probability of token '确' is nan, not a number <= 0"),
+        ("logprob:pos", "the reply's log-probability of token '确' is 0.5, not a number <= 0"),
+        ("empty", None),  # no choices for a list: the probe's verdict, then one prompt per request
+        ("500", None),  # likewise, and the server is then sent one prompt per request
+    ],
+)
+def test_faulty_echo_replies(fault: str, error: str | None) -> None:
+    with FakeOpenAI(faults={"第三题": [fault]}) as server:
+        [output] = list(model_for(server).loglikelihood([JUDGE]))
+    assert output.error == error
+    if error is None:
+        assert output.logprobs == approx(expected(JUDGE))
+
+
+def test_a_token_across_the_context_end_is_counted_and_noted() -> None:
+    with FakeOpenAI(vocab=("：A", "：B")) as server:
+        [output] = list(model_for(server).loglikelihood([LoglikRequest("q", "答案：", ("A", "B", "C"))]))
+    assert output.logprobs is not None and output.text is not None
+    assert output.logprobs["A"] == pytest.approx(toy_logprob("答案", "：A"))
+    assert output.logprobs["C"] == pytest.approx(toy_score("答案：", "C"))
+    assert "'A': '：A'; 'B': '：B'" in output.text and "counted to the candidate" in output.text
+
+
+@pytest.mark.parametrize("style", ["bytes", "vllm", "llamacpp"])
+def test_every_server_style_gives_the_same_scores(style: str) -> None:
+    requests = [SINGLE, MULTI, JUDGE]
+    with FakeOpenAI(split="：确") as plain, FakeOpenAI(split="：确", echo_style=style) as styled:
+        first = {o.id: o.logprobs for o in model_for(plain).loglikelihood(requests)}
+        second = {o.id: o.logprobs for o in model_for(styled).loglikelihood(requests)}
+    assert all(first[r.id] is not None for r in requests)
+    assert second == {k: approx(v) for k, v in first.items()}  # type: ignore[arg-type]
+
+
+# -- kaoshi run --method loglik --------------------------------------------------------------------------
+
+
+def run(server: FakeOpenAI, store: Path, *args: str) -> int:
+    base = ["run", "--model", "openai:test-model", "--base-url", server.base_url, "--method", "loglik"]
+    return main([*base, "--max-retries", "1", "--store", str(store), "--run-name", "r", *args])
+
+
+def check_against_the_toy_model(store_path: Path) -> list[SampleRecord]:
+    """Every stored sample's scores are the toy model's (letter sets with the template's answer end), and
+    its answer is their best candidate."""
+    with Store(store_path) as store:
+        [record] = [r for r in store.runs() if r.name == "r"]
+        samples = store.samples("r")
+    answer_end = get_template(record.spec.prompt).answer_end(chat=False) or ""
+    for sample in samples:
+        assert sample.status == "ok" and sample.logprobs is not None, sample.error
+        end = answer_end if sample.qtype == "multi" else ""
+        toy = {c: toy_score(sample.prompt, c + end) for c in sample.logprobs}
+        assert sample.logprobs == approx(toy)
+        assert format_gold(sample.answer) == max(toy, key=lambda c: toy[c])
+        assert sample.extracted_by == "loglik"
+    return samples
+
+
+def test_cli_scores_a_ceval_layout_set(
+    tmp_path: Path, store_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_ceval(tmp_path / "ceval-exam")
+    with FakeOpenAI() as server:
+        code = run(
+            server, store_path, "--benchmark", "ceval", "--data", str(root), "--split", "val", "--no-chat"
+        )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "6 new, 0 already stored, 0 error(s)" in err
+    samples = check_against_the_toy_model(store_path)
+    assert len(samples) == 6 and all(set(s.logprobs or {}) == set("ABCD") for s in samples)
+    assert len(server.bodies) == 6 and all(len(b["prompt"]) == 4 for b in server.bodies)
+
+
+def multi_exam(path: Path) -> Path:
+    rows: list[object] = [{"exam": {"name": "multi"}}]
+    for i, answer in enumerate(["AB", "C", "ABD", "BCD"]):
+        rows.append(
+            {"id": f"m{i}", "type": "multi", "question": f"第{i}题多选（）。", "answer": answer,
+             "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}}
+        )  # fmt: skip
+    rows.append({"id": "s0", "type": "single", "question": "单选（）。", "answer": "B",
+                 "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}})  # fmt: skip
+    rows.append({"id": "j0", "type": "judge", "question": "判断。", "answer": True})
+    return write_jsonl(path, rows)
+
+
+def test_cli_scores_multiple_choice_letter_sets(
+    tmp_path: Path, store_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = multi_exam(tmp_path / "multi.jsonl")
+    with FakeOpenAI() as server:
+        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam), "--no-chat")
+    err = capsys.readouterr().err
+    assert code == 0, err
+    samples = {s.question_id: s for s in check_against_the_toy_model(store_path)}
+    assert {s.qtype for s in samples.values()} == {"multi", "single", "judge"}
+    assert len(samples["m0"].logprobs or {}) == 15  # every letter set of four options
+    assert set(samples["j0"].logprobs or {}) == {"正确", "错误"}
+
+
+def test_cli_refuses_a_server_without_prompt_logprobs_in_one_line(
+    tmp_path: Path, store_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = multi_exam(tmp_path / "multi.jsonl")
+    with FakeOpenAI(echo_support="refused") as server:
+        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam), "--no-chat")
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"error: {server.base_url} gave no log-probabilities of the prompt's tokens")
+    assert last.endswith("use --method generate")
+
+
+def test_cli_chat_letter_sets_point_to_no_chat(
+    tmp_path: Path, store_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = multi_exam(tmp_path / "multi.jsonl")
+    with FakeOpenAI() as server:
+        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam))
+    err = capsys.readouterr().err
+    assert code == 2 and server.bodies == []
+    assert "cannot tell 'A' from 'AB'" in err and "with --no-chat it scores whole answers" in err
