@@ -2,7 +2,7 @@
 
     python generate_lmeval_worker.py MODEL_DIR PROMPTS.jsonl OUT.json --batch-size B --max-gen-toks N
 
-Run with lm-eval's interpreter (benchmarks/.venv-lmeval). PROMPTS.jsonl holds one question a line:
+Run with lm-eval's interpreter (speed/.venv-lmeval). PROMPTS.jsonl holds one question a line:
 {"id", "prompt", "ids"}: the exact text kaoshi's model reads (chat template already applied) and kaoshi's
 token ids for it. The local task's `doc_to_text` is the stored prompt, zero shots, no description, no chat
 template; greedy, `max_gen_toks` = kaoshi's budget and a stop string that cannot occur, so generation

@@ -5,7 +5,7 @@ Two protocols, our own generated questions, SmolLM2-135M (fp32, CPU), the same g
 for every path: (a) the QualBench prompt (`qualbench`, one fixed demo per type, 50 new tokens); (b) C-Eval
 5-shot chain of thought (`ceval-cot`; 64 new tokens here, since its 1,024 would take an hour on 2 cores).
 Peers: kaoshi's plain path, `model.generate` in length-sorted batches of 8; and lm-evaluation-harness
-0.4.13 (`--model hf`, installed into benchmarks/.venv-lmeval when missing) running `generate_until` on the
+0.4.13 (`--model hf`, installed into speed/.venv-lmeval when missing) running `generate_until` on the
 exact text kaoshi's model reads (the chat-template-rendered prompt, fed through a local JSONL task), on
 kaoshi's converted copy of the same GGUF weights, in its own process per batch size
 (`generate_lmeval_worker.py`). Model loading is outside the clock for all.

@@ -1,6 +1,6 @@
 """5-shot log-likelihood on C-Eval-format data: kaoshi against lm-evaluation-harness, same model, same run.
 
-Installs lm-evaluation-harness into benchmarks/.venv-lmeval when missing (torch==2.13.0 first), writes our
+Installs lm-evaluation-harness into speed/.venv-lmeval when missing (torch==2.13.0 first), writes our
 own generated questions in the C-Eval CSV layout, and runs each tool in its own process with the same
 model (SmolLM2-135M-Instruct GGUF through transformers, fp32, CPU). The model load is outside the clock
 for both. Prints wall time, the ratio, predicted-letter agreement, the largest per-option log-probability

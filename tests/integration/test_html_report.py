@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.report.html import embed_json
+from tests.support.browser import chromium
 from tests.support.files import write_jsonl
 from tests.support.runs import mock_script
 
@@ -21,33 +21,14 @@ INJECTIONS = {
     "s-fin-5": "</script><script>window.__pwned = 3</script>答案：A",
     "s-it-1": '<svg onload="window.__pwned = 4"></svg><b>答案：A</b>',
 }
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 JUDGE_INJECTION = '评语：<img src=x onerror="window.__pwned=1">要点基本齐全。'
 
 
-def chromium_path() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert path, "Chromium is needed for the browser test: `make test` installs Debian's chromium as root"
-    return path
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    with chromium() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture

@@ -24,8 +24,10 @@ def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
 
 
 @pytest.fixture
-def run(tmp_path: Path, store_path: Path) -> tuple[str, ...]:
-    """`kaoshi run` of the three-subject exam with a mock model that answers every question."""
+def run(tmp_path: Path, store_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, ...]:
+    """`kaoshi run` of the three-subject exam with a mock model that answers every question, from the
+    store's folder."""
+    monkeypatch.chdir(store_path.parent)
     rows: list[dict[str, object]] = [{"exam": {"name": "three"}}]
     for i, subject in enumerate(SUBJECTS):
         row = {"id": f"q{i}", "type": "single", "question": f"题{i}", "options": {"A": "1", "B": "2"}}
@@ -46,9 +48,7 @@ def test_limit_takes_the_first_n_of_every_subject(
     capsys: pytest.CaptureFixture[str],
     run: tuple[str, ...],
     store_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.chdir(store_path.parent)
     code, _, err = kaoshi(capsys, *run, "--limit", "2")
     assert code == 0, err
     assert f"run '{FULL}-limit2': 7 new" in err
@@ -60,12 +60,8 @@ def test_limit_takes_the_first_n_of_every_subject(
 
 
 def test_a_smoke_test_then_the_full_run_are_two_runs(
-    capsys: pytest.CaptureFixture[str],
-    run: tuple[str, ...],
-    store_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], run: tuple[str, ...]
 ) -> None:
-    monkeypatch.chdir(store_path.parent)
     code, _, err = kaoshi(capsys, *run, "--limit", "3")
     # 数学 3, 物理 its 2, 化学 3, the subject-less 1
     assert code == 0 and f"run '{FULL}-limit3': 9 new, 0 already stored" in err
@@ -76,12 +72,8 @@ def test_a_smoke_test_then_the_full_run_are_two_runs(
 
 
 def test_a_run_name_given_with_another_limit_is_refused(
-    capsys: pytest.CaptureFixture[str],
-    run: tuple[str, ...],
-    store_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str], run: tuple[str, ...]
 ) -> None:
-    monkeypatch.chdir(store_path.parent)
     assert kaoshi(capsys, *run, "--limit", "2", "--run-name", "mine")[0] == 0
     code, _, err = kaoshi(capsys, *run, "--limit", "3", "--run-name", "mine")
     assert code == 2
@@ -103,9 +95,7 @@ def test_a_run_stored_before_resumes(
     capsys: pytest.CaptureFixture[str],
     run: tuple[str, ...],
     store_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.chdir(store_path.parent)
     for name, options in (("old-full", ()), ("old-limited", ("--limit-total", "3"))):
         assert kaoshi(capsys, *run, *options, "--run-name", name)[0] == 0
         _as_stored_before(store_path, name)
@@ -117,10 +107,8 @@ def test_a_run_limited_under_the_full_runs_name_before_is_found_and_named(
     capsys: pytest.CaptureFixture[str],
     run: tuple[str, ...],
     store_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Earlier, `kaoshi run X --limit 3` stored 3 questions in all under the full run's default name."""
-    monkeypatch.chdir(store_path.parent)
     assert kaoshi(capsys, *run, "--limit-total", "3", "--run-name", FULL)[0] == 0
     _as_stored_before(store_path, FULL)
     # the same questions asked today are --limit-total 3: that command resumes it under its name

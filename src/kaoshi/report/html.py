@@ -118,17 +118,22 @@ def _natural_key(value: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def grouping_choices(samples: Sequence[SampleRecord], key: str) -> list[tuple[str, int]]:
-    """A filter's options: each value of the grouping among `samples` with its number of questions, in
-    the grouping's own order where it has one, else by name; samples without a value last, as (none)."""
-    counts = Counter(group_value(s, key) or UNKNOWN_GROUP for s in samples)
+    """A filter's options: each value of the grouping among `samples` with its number of questions."""
+    return ordered_choices(key, Counter(group_value(s, key) or UNKNOWN_GROUP for s in samples), None)
+
+
+def ordered_choices(key: str, counts: Mapping[str, int], chosen: str | None) -> list[tuple[str, int]]:
+    """A filter's options with their counts: the grouping's own order where it has one, else by name;
+    (none) last. The chosen value stays listed when nothing matches it any more."""
+    values = set(counts) | ({chosen} if chosen else set())
     first = _FIRST_VALUES.get(key, ())
     named = sorted(
-        (v for v in counts if v != UNKNOWN_GROUP),
+        (v for v in values if v != UNKNOWN_GROUP),
         key=lambda v: (first.index(v) if v in first else len(first), _natural_key(v)),
     )
-    if UNKNOWN_GROUP in counts:
+    if UNKNOWN_GROUP in values:
         named.append(UNKNOWN_GROUP)
-    return [(value, counts[value]) for value in named]
+    return [(value, counts.get(value, 0)) for value in named]
 
 
 def sample_view(

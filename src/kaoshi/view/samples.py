@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from kaoshi.data.model import QuestionType, format_gold
+from kaoshi.data.model import format_gold
 from kaoshi.prompts.base import Prompt
-from kaoshi.report.html import outcome
-from kaoshi.results.metrics import CATEGORY_ORDER, UNKNOWN_GROUP
+from kaoshi.report.html import ordered_choices, outcome
+from kaoshi.results.metrics import UNKNOWN_GROUP
 from kaoshi.runner.judge import apply_grades
 from kaoshi.store.records import GradeRecord, SampleRecord
 from kaoshi.view.filters import FACETS, OUTCOMES, PAGE_SIZE, Cell, SampleFilter, choice_counts, matching
@@ -28,32 +27,6 @@ from kaoshi.view.queries import (
     sample_grades,
     sample_rows,
 )
-
-# Values listed in this order before any other (which follow by name), as the summary tables list them.
-_FIRST_VALUES: dict[str, tuple[str, ...]] = {
-    "category": CATEGORY_ORDER,
-    "type": tuple(t.value for t in QuestionType),
-}
-
-
-def _natural_key(value: str) -> tuple[tuple[int, int | str], ...]:
-    """Numbers by value ("2" before "10"), text case-insensitively."""
-    parts = re.split(r"(\d+)", value.casefold())
-    return tuple((0, int(p)) if p.isdecimal() else (1, p) for p in parts if p)
-
-
-def ordered_choices(key: str, counts: dict[str, int], chosen: str | None) -> list[tuple[str, int]]:
-    """A filter's options with their counts: the grouping's own order, else by name; (none) last. The
-    chosen value stays listed when nothing matches it any more."""
-    values = set(counts) | ({chosen} if chosen else set())
-    first = _FIRST_VALUES.get(key, ())
-    named = sorted(
-        (v for v in values if v != UNKNOWN_GROUP),
-        key=lambda v: (first.index(v) if v in first else len(first), _natural_key(v)),
-    )
-    if UNKNOWN_GROUP in values:
-        named.append(UNKNOWN_GROUP)
-    return [(value, counts.get(value, 0)) for value in named]
 
 
 def shown_facets(cells: Sequence[Cell]) -> list[str]:
