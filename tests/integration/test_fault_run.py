@@ -92,6 +92,7 @@ def test_runs_through_30_percent_faults_store_only_meant_answers_and_resume_to_c
                 result = kaoshi.evaluate(
                     exam, "openai:test-model", method=method, shots=0, base_url=server.base_url,
                     max_retries=MAX_RETRIES, timeout_s=3.0, concurrency=8, store=store, run_name=f"r{round_}",
+                    chat=True,  # log-likelihood: the next token's ranking, whose faults this server serves
                 )  # fmt: skip
                 samples = list(result.samples)
                 check_pass(server, samples, exam, meant)

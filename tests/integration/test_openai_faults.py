@@ -336,7 +336,7 @@ def test_faulty_log_probabilities_are_stored_as_errors_and_resumed(tmp_path: Pat
     )  # fmt: skip
     faults = {"第1题": ["logprob:nan"], "第2题": ["logprob:pos"], "第3题": ["logprobs:none"]}
     with FakeOpenAI(faults=faults) as server:
-        assert kaoshi_run(server, exam, store_path, "--method", "loglik") == 0
+        assert kaoshi_run(server, exam, store_path, "--method", "loglik", "--chat") == 0
         with Store(store_path) as store:
             errors = {s.question_id: s.error for s in store.samples("f") if s.status == "error"}
         assert errors == {
@@ -346,7 +346,7 @@ def test_faulty_log_probabilities_are_stored_as_errors_and_resumed(tmp_path: Pat
         }
         server.faults.clear()
         server.bodies.clear()
-        assert kaoshi_run(server, exam, store_path, "--method", "loglik") == 0
+        assert kaoshi_run(server, exam, store_path, "--method", "loglik", "--chat") == 0
     assert len(server.bodies) == 3
     with Store(store_path) as store:
         assert all(s.correct is True for s in store.samples("f"))
@@ -357,7 +357,7 @@ def test_letter_sets_over_the_api_are_refused_in_one_line(
 ) -> None:
     exam = write_exam(tmp_path / "exam.jsonl")
     with FakeOpenAI() as server:
-        code = kaoshi_run(server, exam, store_path, "--method", "loglik")
+        code = kaoshi_run(server, exam, store_path, "--method", "loglik", "--chat")
     err = capsys.readouterr().err
     assert code == 2 and server.bodies == []
     assert (

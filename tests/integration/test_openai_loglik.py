@@ -219,11 +219,13 @@ def multi_exam(path: Path) -> Path:
 def test_cli_scores_multiple_choice_letter_sets(
     tmp_path: Path, store_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """`--method loglik` on the openai backend sends plain prompts unless --chat is given."""
     exam = multi_exam(tmp_path / "multi.jsonl")
     with FakeOpenAI() as server:
-        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam), "--no-chat")
+        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam))
     err = capsys.readouterr().err
     assert code == 0, err
+    assert all("prompt" in body and "messages" not in body for body in server.bodies)
     samples = {s.question_id: s for s in check_against_the_toy_model(store_path)}
     assert {s.qtype for s in samples.values()} == {"multi", "single", "judge"}
     assert len(samples["m0"].logprobs or {}) == 15  # every letter set of four options
@@ -248,7 +250,10 @@ def test_cli_chat_letter_sets_point_to_no_chat(
 ) -> None:
     exam = multi_exam(tmp_path / "multi.jsonl")
     with FakeOpenAI() as server:
-        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam))
+        code = run(server, store_path, "--benchmark", "kaoshi", "--data", str(exam), "--chat")
     err = capsys.readouterr().err
     assert code == 2 and server.bodies == []
-    assert "cannot tell 'A' from 'AB'" in err and "with --no-chat it scores whole answers" in err
+    assert (
+        "cannot tell 'A' from 'AB'" in err
+        and "with --no-chat (the default for --method loglik) it scores whole answers" in err
+    )

@@ -197,9 +197,9 @@ def evaluate_prepared(
     if options.chat is not None:
         chat: bool | None = options.chat
     elif given is not None:
-        chat = given.default_chat
+        chat = given.default_chat_for(options.method)
     else:
-        chat = default_chat_before_load(spec_text)
+        chat = default_chat_before_load(spec_text, options.method)
     prepared = prepare_run(
         exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
     )
@@ -284,7 +284,11 @@ def _run(
     on_plan: Callable[[int, int], None] | None,
 ) -> RunOutcome:
     model = given if given is not None else resolve_model(prepared.spec.model, model_options)
-    spec = prepared.spec if prepared.chat_known else replace(prepared.spec, chat=model.default_chat)
+    spec = (
+        prepared.spec
+        if prepared.chat_known
+        else replace(prepared.spec, chat=model.default_chat_for(prepared.spec.method))
+    )
     extractor = None
     try:
         if spec.llm_extractor:

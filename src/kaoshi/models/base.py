@@ -195,6 +195,14 @@ class Model:
     default_batch_size = 1
     # Whether prompts are sent as chat messages unless the run says otherwise (--chat / --no-chat).
     default_chat = False
+    # The default for --method loglik where it differs (None: default_chat).
+    default_chat_loglik: bool | None = None
+
+    def default_chat_for(self, method: str) -> bool:
+        """Whether a run of `method` sends chat messages unless it says otherwise."""
+        if method == "loglik" and self.default_chat_loglik is not None:
+            return self.default_chat_loglik
+        return self.default_chat
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         self.spec = spec

@@ -80,6 +80,9 @@ class _RateLimiter:
 class OpenAIModel(Model):
     name = "openai"
     default_chat = True
+    # Log-likelihood scores whole answers from a completions endpoint's echoed prompt log-probabilities;
+    # chat endpoints echo nothing (--chat there ranks the next token only).
+    default_chat_loglik = False
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

@@ -274,8 +274,9 @@ def check_next_token_rankable(candidates: Sequence[str]) -> None:
         longer = next((c for c in candidates if c != shorter and c.startswith(shorter)), None)
         if longer is not None:
             raise CapabilityError(
-                f"the openai backend ranks answers by the next token's log-probability in chat messages, "
-                f"which cannot tell {shorter!r} from {longer!r} (multiple choice); with --no-chat it scores "
-                "whole answers through a completions endpoint that echoes prompt log-probabilities (vLLM, "
-                "llama-cpp-python's server), or use --method generate"
+                "the openai backend ranks answers by the next token's log-probability in chat messages, "
+                f"which cannot tell {shorter!r} from {longer!r} (multiple choice); with --no-chat (the "
+                "default for --method loglik) it scores whole answers through a completions endpoint "
+                "that echoes prompt log-probabilities (vLLM, llama-cpp-python's server), or use --method "
+                "generate"
             )

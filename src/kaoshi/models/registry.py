@@ -25,13 +25,16 @@ BACKENDS: dict[str, str] = {
 _CHAT_FROM_CLASS = frozenset({"random", "constant", "mock", "openai"})
 
 
-def default_chat_before_load(spec: str) -> bool | None:
-    """The backend's default chat form without loading its model, or None where only the loaded model
-    knows (a tokenizer's chat template, or a plugin class that may decide in __init__)."""
+def default_chat_before_load(spec: str, method: str = "generate") -> bool | None:
+    """The backend's default chat form for `method` without loading its model, or None where only the
+    loaded model knows (a tokenizer's chat template, or a plugin class that may decide in __init__)."""
     kind = spec.partition(":")[0]
     if kind not in _CHAT_FROM_CLASS:
         return None
-    return bool(_backend_class(BACKENDS[kind], spec).default_chat)
+    backend = _backend_class(BACKENDS[kind], spec)
+    if method == "loglik" and backend.default_chat_loglik is not None:
+        return bool(backend.default_chat_loglik)
+    return bool(backend.default_chat)
 
 
 def resolve_model(spec: str, options: ModelOptions | None = None) -> Model:
