@@ -89,6 +89,19 @@ def test_a_token_across_the_boundary_is_counted_and_named() -> None:
     assert (score.logprob, score.tokens, score.spanning) == (-0.25, 1, ("：A",))
 
 
+@pytest.mark.parametrize("shift", [0, 2, 3])
+def test_only_the_tokens_near_the_candidate_are_read_but_shifted_offsets_are_found(shift: int) -> None:
+    """Offsets shifted by what precedes the tokens read ('甲' counted in bytes: 2 more; a '<s>': 3) are
+    found even where the text read repeats itself, and the tokens are then placed by their text."""
+    context = "甲" + "a" * 30
+    prompt = prompt_for(context, "a")
+    tokens = ["甲", *["a"] * 31, "的"]
+    values: list[float | None] = [None, *(-0.01 * k for k in range(1, 33))]
+    offsets = [0, *(k + shift for k in range(1, 33))]
+    score = read_echo(reply(tokens, values, offsets, prompt.text + "的"), prompt)
+    assert score.logprob == pytest.approx(-0.31) and score.tokens == 1
+
+
 def test_offsets_in_characters_and_in_bytes_agree() -> None:
     prompt = prompt_for("判断：", "正确")
     tokens, values = ["判", "断", "：", "正", "确", "的"], [None, -1.0, -2.0, -0.5, -0.25, -3.0]

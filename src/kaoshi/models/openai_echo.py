@@ -25,6 +25,7 @@ split character) take the stretch between the tokens placed around them.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,9 @@ _TOKENS_PER_CHARACTER = 4
 _EDGE_TOKENS = 4
 # How servers write a token that is not whole text: OpenAI's partial UTF-8, vLLM's token ids.
 _RAW_TOKEN_PREFIXES = ("bytes:", "token_id:")
+# How many tokens before the one holding the context's end have their offsets checked against the
+# prompt's text, when the reply's offsets are taken as character positions.
+_CHECKED_BEFORE = 8
 
 
 class NoPromptLogprobs(FinalFailure):
@@ -104,11 +108,13 @@ def read_echo(choice: object, prompt: EchoPrompt) -> EchoScore:
     if not offsets or offsets[0] > 0:
         raise NoPromptLogprobs("the reply's log-probabilities start after the prompt: it was not echoed")
     echoed = choice.get("text")
-    spans = token_spans(tokens, offsets, prompt, echoed if isinstance(echoed, str) else "")
-    return _sum_scored(prompt, tokens, values, spans)
+    first, spans = token_spans(tokens, offsets, prompt, echoed if isinstance(echoed, str) else "")
+    return _sum_scored(prompt, tokens[first:], values[first:], spans)
 
 
 def _check_offsets(offsets: list[Any]) -> None:
+    if set(map(type, offsets)) <= {int} and offsets == sorted(offsets) and offsets[:1] >= [0]:
+        return  # the common case, checked at C speed (a 5-shot prompt has thousands of tokens)
     previous = 0
     for offset in offsets:
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < previous:
@@ -121,6 +127,8 @@ def _check_offsets(offsets: list[Any]) -> None:
 def _sum_scored(
     prompt: EchoPrompt, tokens: list[Any], values: list[Any], spans: list[tuple[int, int]]
 ) -> EchoScore:
+    """The scored text's tokens summed; `tokens`, `values` and `spans` are the reply's from some token
+    on (its first token is the prompt's first only when they start at the prompt's start)."""
     start, end = prompt.start, prompt.end
     if max((stop for _, stop in spans), default=0) < end:
         raise FinalFailure(f"the echoed prompt stops before candidate {prompt.candidate!r} ends")
@@ -137,7 +145,7 @@ def _sum_scored(
     total = 0.0
     for index in chosen:
         value = values[index]
-        if value is None and index == 0:
+        if value is None and index == 0 and spans[0][0] == 0:
             raise FinalFailure(
                 f"candidate {prompt.candidate!r} starts at the prompt's first token, which has no "
                 "log-probability (an empty context)"
@@ -159,16 +167,24 @@ def _sum_scored(
 
 def token_spans(
     tokens: list[Any], offsets: list[int], prompt: EchoPrompt, echoed: str = ""
-) -> list[tuple[int, int]]:
-    """Each token's [start, stop) in characters of the prompt (then of the generated text, when the
-    reply's `text` holds the prompt and it: the generated token is placed there, past the prompt)."""
+) -> tuple[int, list[tuple[int, int]]]:
+    """The spans [start, stop) in characters of the prompt of the tokens from some token on, and the
+    index of that token (the spans of the generated token fall past the prompt, when the reply's `text`
+    holds the prompt and it). Where the offsets are character positions only the tokens from a few
+    before the context's end are read: a 5-shot prompt echoes thousands of tokens before the candidate."""
     text = prompt.text
-    if _offsets_are_characters(tokens, offsets, text):
-        last, offset = tokens[-1], offsets[-1]
-        stops = [*offsets[1:], offset + len(last) if _is_text(last) else max(offset, len(text))]
-        return [
-            (min(first, len(text)), min(stop, len(text))) for first, stop in zip(offsets, stops, strict=True)
+    first = max(0, bisect.bisect_right(offsets, prompt.start) - 1 - _CHECKED_BEFORE)
+    window_tokens, window_offsets = tokens[first:], offsets[first:]
+    if _offsets_are_characters(window_tokens, window_offsets, text) and _end_in_place(
+        window_tokens, window_offsets, text
+    ):
+        last, offset = window_tokens[-1], window_offsets[-1]
+        stops = [*window_offsets[1:], offset + len(last) if _is_text(last) else max(offset, len(text))]
+        spans = [
+            (min(start, len(text)), min(stop, len(text)))
+            for start, stop in zip(window_offsets, stops, strict=True)
         ]
+        return first, spans
     full = echoed if echoed.startswith(text) else text
     spans, unplaced_from = _placed_spans(tokens, full)
     if unplaced_from == 0:
@@ -181,7 +197,7 @@ def token_spans(
             f"the reply's last tokens cannot be placed on the prompt's text: cannot tell where candidate "
             f"{prompt.candidate!r} ends and the generated token begins"
         )
-    return spans
+    return 0, spans
 
 
 def _is_text(token: object) -> bool:
@@ -208,6 +224,16 @@ def _offsets_are_characters(tokens: list[Any], offsets: list[int], text: str) ->
             return False
         checked = True
     return checked
+
+
+def _end_in_place(tokens: list[Any], offsets: list[int], text: str) -> bool:
+    """Whether the offsets put the prompt's end where it is: the last token (the one generated) starts
+    there, or ends there (the prompt's own last). Offsets shifted by what precedes the tokens read (a
+    '<s>' counted in, bytes counted for characters) fail this even where the text read repeats itself."""
+    if all(token is None for token in tokens):
+        return True
+    last, offset = tokens[-1], offsets[-1]
+    return offset == len(text) or (_is_text(last) and offset + len(last) == len(text))
 
 
 def _placed_spans(tokens: list[Any], text: str) -> tuple[list[tuple[int, int]], int]:
