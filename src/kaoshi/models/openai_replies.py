@@ -59,7 +59,9 @@ def _parse_json(raw: bytes) -> object:
         raise TransientFailure(_TOO_DEEP) from None
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
         raise TransientFailure(f"the response body is not readable JSON ({str(exc)[:120]})") from None
-    if _nesting_exceeds(data, MAX_REPLY_NESTING):
+    # Fewer brackets than the limit cannot nest past it (every chat reply): no walk.
+    brackets = raw.count(b"[") + raw.count(b"{")
+    if brackets > MAX_REPLY_NESTING and _nesting_exceeds(data, MAX_REPLY_NESTING):
         raise TransientFailure(_TOO_DEEP)
     return data
 
@@ -68,17 +70,20 @@ _TOO_DEEP = f"the response body nests more than {MAX_REPLY_NESTING} levels deep,
 
 
 def _nesting_exceeds(data: object, limit: int) -> bool:
-    """Whether lists and objects nest more than `limit` levels (walked without recursion)."""
-    stack: list[tuple[object, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        for child in children:
-            if isinstance(child, (dict, list)):
-                if depth + 1 > limit:
-                    return True
-                stack.append((child, depth + 1))
-    return False
+    """Whether lists and objects nest more than `limit` levels: the containers of each level gathered in
+    one comprehension (an echo reply's thousands of small objects take a third of the time a walk
+    popping each one off a stack takes), never recursing."""
+    level = [data] if isinstance(data, (dict, list)) else []
+    for _ in range(limit):
+        level = [
+            child
+            for value in level
+            for child in (value.values() if isinstance(value, dict) else value)
+            if isinstance(child, (dict, list))
+        ]
+        if not level:
+            return False
+    return True
 
 
 def _error_code(data: dict[str, Any]) -> object:

@@ -1,0 +1,40 @@
+"""Reading a 2xx reply's body (openai_replies.json_reply): a JSON object, nested no deeper than
+MAX_REPLY_NESTING levels, whatever mix of objects and lists the nesting is made of."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kaoshi.models.openai_replies import MAX_REPLY_NESTING, TransientFailure, json_reply
+
+
+def nested(levels: int, kinds: str) -> object:
+    """A value `levels` containers deep (0: a string): containers chosen in turn from `kinds` ('d' an
+    object, 'l' a list), each beside scalars, a shallower sibling and brackets inside strings."""
+    value: object = "[[{{"
+    for level in range(levels):
+        if kinds[level % len(kinds)] == "d":
+            value = {"inner": value, "n": 1.5, "s": "]}"}
+        else:
+            value = [value, 2, "{[", *([{"leaf": None}] if level else [])]  # the sibling no deeper
+    return value
+
+
+@pytest.mark.parametrize("kinds", ["d", "l", "dl", "lld"])
+@pytest.mark.parametrize("levels", [1, 2, MAX_REPLY_NESTING, MAX_REPLY_NESTING + 1])
+def test_nesting_is_counted_to_the_limit(kinds: str, levels: int) -> None:
+    raw = json.dumps({"choices": nested(levels - 1, kinds)}).encode()  # the reply's object is a level
+    if levels > MAX_REPLY_NESTING:
+        with pytest.raises(TransientFailure, match=f"nests more than {MAX_REPLY_NESTING} levels"):
+            json_reply(raw)
+    else:
+        assert json_reply(raw) == json.loads(raw)
+
+
+def test_a_wide_reply_of_many_small_objects_is_read() -> None:
+    # an echo reply's shape: thousands of one-entry objects, two levels below the choices
+    top = [{f"t{i}": -0.5} for i in range(5000)]
+    raw = json.dumps({"choices": [{"logprobs": {"top_logprobs": top, "tokens": ["a"] * 5000}}]}).encode()
+    assert len(json_reply(raw)["choices"][0]["logprobs"]["top_logprobs"]) == 5000
