@@ -33,13 +33,24 @@ variant is chosen by `list_status` (the HTTP status a list of prompts gets; None
 choice each) and `echo_support`: "full", "nologprobs" (logprobs null), "ignored" (no echo: only the
 generated token), "refused" (400, OpenAI's message), "content" (llama-server's chat-style logprobs).
 `ToyToken` and `toy_echo` give tests the exact tokens and values, so they know every expected sum.
+
+Opt-in, for benchmarks against other tools (speed/http_peers.py): `tokenizer` (a Hugging Face tokenizer,
+`--tokenizer FOLDER` on the command line) makes echo requests use its tokens instead of the toy's, and
+take token ids as the prompt (a list of ids, or a list of such lists), as lm-eval's local-completions
+sends them: a client that counts the context's tokens with the same tokenizer reads the same values
+(`tokenizer_echo`) as one that places tokens by their text. `openai_fields` (`--openai-fields`) adds
+what OpenAI's replies always hold and the toy's leave out (`model`, `object`, usage.total_tokens), which
+EvalScope's reader requires.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
+import functools
 import hashlib
+import itertools
 import json
 import threading
 import time
@@ -69,6 +80,8 @@ class FakeOpenAI:
     echo_style: str = "chars"
     echo_support: str = "full"
     list_status: int | None = None
+    tokenizer: Any = None  # a Hugging Face tokenizer for echo requests (see the module's docstring)
+    openai_fields: bool = False  # replies also hold model, object and usage.total_tokens
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     max_requests: int | None = 100_000
     max_seconds: float | None = 300.0
@@ -182,6 +195,8 @@ class FakeOpenAI:
         if not path.endswith("/completions"):
             return 404, {}, json.dumps({"error": {"message": f"no route {path}"}}).encode()
         prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
+        if self.tokenizer is not None and "messages" not in body:
+            prompt = [_as_text(p, self.tokenizer) for p in _prompt_list(prompt)]
         if isinstance(prompt, list):  # several prompts in one request
             if len(prompt) > 1 and self.list_status is not None:
                 return (
@@ -204,7 +219,10 @@ class FakeOpenAI:
             fault = self.next_fault(prompt, body)
             if fault is not None:
                 return await self._fault(fault, self._completion(body, prompt), headers, query)
-            return 200, {}, json.dumps(self._completion(body, prompt), ensure_ascii=False).encode()
+            reply = self._completion(body, prompt)
+            if self.openai_fields:
+                _add_openai_fields(reply, body)
+            return 200, {}, json.dumps(reply, ensure_ascii=False).encode()
         finally:
             self._in_flight -= 1
 
@@ -300,11 +318,17 @@ class FakeOpenAI:
 
     def _echo_completion(self, body: dict[str, Any]) -> dict[str, Any]:
         """The toy model's reply to an echo request: one choice per prompt."""
-        prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
+        prompts = _prompt_list(body["prompt"])
         generate = int(body.get("max_tokens", 16)) >= 1
         choices: list[dict[str, Any]] = []
         prompt_tokens = 0
         for index, prompt in enumerate(prompts):
+            if self.tokenizer is not None:
+                text, logprobs = tokenizer_echo(prompt, self.tokenizer, generate)
+                prompt_tokens += len(logprobs["tokens"]) - generate
+                choice = {"text": text + TOY_GENERATED * generate, "logprobs": logprobs}
+                choices.append({"index": index, "finish_reason": "length", **choice})
+                continue
             tokens = toy_echo(prompt, self.vocab, self.split, self.echo_style, generate)
             prompt_tokens += len(tokens) - generate
             choices.append({"index": index, "finish_reason": "length", **self._echo_choice(prompt, tokens)})
@@ -395,6 +419,85 @@ def toy_echo(prompt: str, vocab: Sequence[str], split: str, style: str, generate
             reported += len(pieces[index - 1][0])
         tokens.append(ToyToken(text, reported, value, start, stop))
     return tokens
+
+
+def tokenizer_echo(prompt: str | list[int], tokenizer: Any, generate: bool) -> tuple[str, dict[str, Any]]:
+    """The prompt's text and an echo reply's legacy `logprobs` object for it under a Hugging Face
+    tokenizer, written as llama-cpp-python's server writes them: character offsets, a token that ends
+    inside a character shown as '' at the offset of the character it starts (its bytes are counted where
+    the character ends). A token's value comes from its id and the two before it (`tokenizer_logprob`),
+    so any client that sends the same ids, as text or as ids, reads the same values."""
+    if isinstance(prompt, list):
+        ids = prompt
+    else:
+        ids = tokenizer.backend_tokenizer.encode(prompt, add_special_tokens=False).ids
+    vocabulary = _vocabulary_bytes(tokenizer)
+    decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+    shown = [decode(vocabulary[token_id]) for token_id in ids]
+    text = "".join(shown) + decode(b"", final=True)
+    offsets = list(itertools.accumulate(map(len, shown), initial=0))[: len(shown)]
+    # nothing precedes the first token
+    values = [None, *(tokenizer_logprob(tuple(ids[max(0, i - 2) : i]), ids[i]) for i in range(1, len(ids)))]
+    del values[len(ids) :]
+    if generate:
+        shown.append(TOY_GENERATED)
+        values.append(tokenizer_logprob(tuple(ids[-2:]), -1))
+        offsets.append(len(text))
+    top = [None if value is None else {piece: value} for piece, value in zip(shown, values, strict=True)]
+    return text, {"tokens": shown, "token_logprobs": values, "top_logprobs": top, "text_offset": offsets}
+
+
+def tokenizer_logprob(before: tuple[int, ...], token_id: int) -> float:
+    """A log-probability from the token's id and the ids before it (hashes of ints are the same in every
+    process, whatever PYTHONHASHSEED)."""
+    return -0.05 - 6.0 * (hash((*before, token_id)) & 0xFFFFFFFF) / 2**32
+
+
+@functools.cache
+def _vocabulary_bytes(tokenizer: Any) -> list[bytes]:
+    """Each token id's bytes: byte-level BPE names them one character a byte (GPT-2's map); a token whose
+    name is outside the map is its decoded text."""
+    byte_of = _byte_decoder()
+    ids = list(range(len(tokenizer)))
+    pieces = []
+    for token_id, name in zip(ids, tokenizer.convert_ids_to_tokens(ids), strict=True):
+        if name is not None and all(character in byte_of for character in name):
+            pieces.append(bytes(byte_of[character] for character in name))
+        else:
+            pieces.append(tokenizer.decode([token_id]).encode())
+    return pieces
+
+
+@functools.cache
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level map, character -> byte."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    printable += range(ord("®"), ord("ÿ") + 1)
+    shown = {byte: chr(byte) for byte in printable}
+    extra = 0
+    for byte in range(256):
+        if byte not in shown:
+            shown[byte] = chr(256 + extra)
+            extra += 1
+    return {character: byte for byte, character in shown.items()}
+
+
+def _prompt_list(prompt: Any) -> list[Any]:
+    """A completions `prompt` as a list of prompts: text, a list of ids, or a list of either."""
+    if not isinstance(prompt, list) or (prompt and all(isinstance(item, int) for item in prompt)):
+        return [prompt]
+    return prompt
+
+
+def _as_text(prompt: str | list[int], tokenizer: Any) -> str:
+    return prompt if isinstance(prompt, str) else str(tokenizer.decode(prompt))
+
+
+def _add_openai_fields(reply: dict[str, Any], body: dict[str, Any]) -> None:
+    reply["model"] = str(body.get("model", ""))
+    reply.setdefault("object", "chat.completion" if "messages" in body else "text_completion")
+    usage = reply["usage"]
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
 
 
 def _legacy_logprobs(tokens: list[ToyToken]) -> dict[str, Any]:
@@ -490,15 +593,33 @@ REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
 }
 
 
-def serve_forever(latency_s: float) -> None:
+def serve_forever(latency_s: float, tokenizer: str | None = None, openai_fields: bool = False) -> None:
     """Run the server in this process (for benchmarks: keeps it off the client's interpreter)."""
-    with FakeOpenAI(latency_s=latency_s, max_requests=None, max_seconds=None) as server:
+    loaded = None
+    if tokenizer is not None:
+        from transformers import AutoTokenizer
+
+        loaded = AutoTokenizer.from_pretrained(tokenizer)
+    with FakeOpenAI(
+        latency_s=latency_s,
+        max_requests=None,
+        max_seconds=None,
+        tokenizer=loaded,
+        openai_fields=openai_fields,
+    ) as server:
         print(server.base_url, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    serve_forever(float(sys.argv[1]) if len(sys.argv) > 1 else 0.0)
+    parser = argparse.ArgumentParser(description="the fake OpenAI server, in this process")
+    parser.add_argument("latency_s", nargs="?", type=float, default=0.0)
+    parser.add_argument("--tokenizer", help="a Hugging Face tokenizer folder for echo requests")
+    parser.add_argument(
+        "--openai-fields", action="store_true", help="replies also hold model, object and usage.total_tokens"
+    )
+    arguments = parser.parse_args()
+    serve_forever(arguments.latency_s, arguments.tokenizer, arguments.openai_fields)
