@@ -38,3 +38,32 @@ def test_a_wide_reply_of_many_small_objects_is_read() -> None:
     top = [{f"t{i}": -0.5} for i in range(5000)]
     raw = json.dumps({"choices": [{"logprobs": {"top_logprobs": top, "tokens": ["a"] * 5000}}]}).encode()
     assert len(json_reply(raw)["choices"][0]["logprobs"]["top_logprobs"]) == 5000
+
+
+# Bodies orjson refuses or would read otherwise: each must come out as json.loads reads it, or fail as
+# it fails (kaoshi reads bodies with orjson where it is installed).
+BODIES = [
+    b'{"choices": [{"logprobs": {"token_logprobs": [NaN, -Infinity, -0.5]}}]}',
+    b'{"choices": [{"text": "A"}], "usage": {"prompt_tokens": 1e400}}',
+    b'{"choices": [{"text": "A"}], "usage": {"prompt_tokens": 99999999999999999999999}}',
+    b'{"choices": [{"text": "A"}], "usage": {"prompt_tokens": -9999999999999999999}}',
+    b'{"choices": [{"text": "\\ud800 lone"}]}',
+    b'{"choices": [{"text": "A"}], "id": "1234567890123456789012345"}',  # digits in a string
+    b'{"a": 1, "a": 2, "choices": [{"text": "-0.0"}], "x": [-0.0, 1.0000000000000002, 5e-324]}',
+    '{"choices": [{"text": "答案：A"}]}'.encode("utf-16"),
+]
+
+
+@pytest.mark.parametrize("raw", BODIES)
+def test_a_body_is_read_as_json_reads_it(raw: bytes) -> None:
+    expected = json.loads(raw)
+    got = json_reply(raw)
+    assert json.dumps(got) == json.dumps(expected)
+    assert [type(v) for v in got.get("usage", {}).values()] == [
+        type(v) for v in expected.get("usage", {}).values()
+    ]
+
+
+def test_a_number_of_5000_digits_is_refused_as_before() -> None:
+    with pytest.raises(TransientFailure, match="not readable JSON"):
+        json_reply(b'{"choices": [{"text": "A"}], "n": ' + b"9" * 5000 + b"}")

@@ -5,6 +5,7 @@ never anything that would end the run."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -52,7 +53,7 @@ def json_reply(raw: bytes) -> dict[str, Any]:
 
 def _parse_json(raw: bytes) -> object:
     try:
-        data = json.loads(raw)
+        data = _loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise TransientFailure(f"the response body is not JSON: {describe_body(raw)}") from None
     except RecursionError:
@@ -64,6 +65,35 @@ def _parse_json(raw: bytes) -> object:
     if brackets > MAX_REPLY_NESTING and _nesting_exceeds(data, MAX_REPLY_NESTING):
         raise TransientFailure(_TOO_DEEP)
     return data
+
+
+# A run of digits long enough for an integer past 64 bits, which orjson reads as a float: found by
+# writing every digit as 0 and everything else as a space (C speed; a regex takes longer than orjson).
+_DIGITS_AS_ZEROS = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
+_LONG_DIGITS = b"0" * 19
+
+
+@functools.cache
+def _orjson() -> Any:
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson
+
+
+def _loads(raw: bytes) -> object:
+    """json.loads, through orjson where it is installed and reads the body as json would: an echo reply's
+    thousands of floats in a quarter of the time. What orjson refuses (NaN, 1e400, lone surrogates, deep
+    nesting, UTF-16) or would read otherwise (integers past 64 bits become floats) goes to json, whose
+    reading the checks here were written for."""
+    fast = _orjson()
+    if fast is not None and _LONG_DIGITS not in raw.translate(_DIGITS_AS_ZEROS):
+        try:
+            return fast.loads(raw)
+        except fast.JSONDecodeError:
+            pass
+    return json.loads(raw)
 
 
 _TOO_DEEP = f"the response body nests more than {MAX_REPLY_NESTING} levels deep, not an API reply"
