@@ -29,7 +29,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -254,31 +253,11 @@ def server_counts(base_url: str) -> tuple[int, int]:
 def llamacpp_server(log: Path) -> Iterator[str]:
     from kaoshi.models.hf_load import smollm2_path
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path())]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024"]
-    with log.open("wb") as sink:  # a file: a full pipe would stall it
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base_url}/models", timeout=2):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"llama_cpp.server did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(0.5)
+    sys.path.insert(0, str(ROOT))
+    from tests.support.llama_server import llama_server
+
+    with llama_server(smollm2_path(), log, "--n_ctx", "1024") as base_url:
         yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 # -- a client that only sends and reads: the most any client can get from the server here ---------------

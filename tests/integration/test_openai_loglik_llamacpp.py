@@ -18,16 +18,11 @@ Python, seconds a request here; so the sets are small, 0-shot, and scored once f
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.util
 import json
 import math
 import shutil
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -41,6 +36,7 @@ from kaoshi.models.hf_load import smollm2_path
 from kaoshi.models.tokens import continuation_tokens
 from kaoshi.store.records import SampleRecord
 from tests.support.files import make_ceval, write_jsonl
+from tests.support.llama_server import llama_server
 
 gguf = pytest.importorskip("gguf")
 
@@ -63,45 +59,11 @@ CONTEXT = 1024
 # evaluates one token a batch, as `ModelValues` does, so kaoshi's reading of it is checked to float
 # rounding; kaoshi's local backend evaluates in batches, so the two may differ by that spread, per token.
 READING_TOLERANCE = 1e-4
+SERVER_OPTIONS = ("--n_ctx", str(CONTEXT), "--n_batch", "1")  # one token a batch, as ModelValues
 SPREAD_PER_TOKEN = 0.4
 # A lead larger than llama.cpp's spread over a whole candidate on these sets (0.55 nats): both backends
 # must choose that answer.
 CLEAR_LEAD = 1.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def llama_server(model: Path, log: Path) -> Iterator[str]:
-    """llama-cpp-python's server on loopback, one token a batch; its base URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model)]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT), "--n_batch", "1"]
-    with log.open("wb") as sink:  # a file: a full pipe would stall it
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base_url}/models", timeout=2):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server did not start: {log.read_text(errors='replace')[-2000:]}")
-                time.sleep(0.5)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +81,8 @@ def gguf_with_bos(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(gguf_with_bos: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with llama_server(gguf_with_bos, tmp_path_factory.mktemp("llama-server") / "server.log") as base_url:
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with llama_server(gguf_with_bos, log, *SERVER_OPTIONS) as base_url:
         yield base_url
 
 
@@ -268,7 +231,7 @@ def test_the_server_misreads_a_model_without_bos(tmp_path: Path) -> None:
     own = [float(logprobs[k - 1, tokens[k]]) for k in range(1, len(tokens))]
     after = [float(logprobs[k, tokens[k]]) for k in range(1, len(tokens))]
     body = {"prompt": text, "max_tokens": 1, "temperature": 0, "logprobs": 1, "echo": True}
-    with llama_server(smollm2_path(), tmp_path / "server.log") as base_url:
+    with llama_server(smollm2_path(), tmp_path / "server.log", *SERVER_OPTIONS) as base_url:
         request = urllib.request.Request(
             f"{base_url}/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
         )
