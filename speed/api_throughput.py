@@ -21,14 +21,11 @@ LATENCY_S = 0.050
 
 
 @contextlib.contextmanager
-def server_process() -> Iterator[str]:
-    """The fake server in its own process, so it does not share the client's interpreter lock."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.fake_openai", str(LATENCY_S)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def server_process(command: list[str] | None = None) -> Iterator[str]:
+    """A fake server (by default tests/support/fake_openai.py with a fixed latency) in its own process,
+    so it does not share the client's interpreter lock; the base URL it prints first."""
+    command = command or [sys.executable, "-m", "tests.support.fake_openai", str(LATENCY_S)]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         yield process.stdout.readline().strip()

@@ -179,14 +179,10 @@ def load_questions(root: Path, per_subject: int, subjects: Sequence[str]) -> Que
 @contextlib.contextmanager
 def fake_server() -> Iterator[str]:
     """The fake in its own process (`serve_fake`), so that it does not share the client's interpreter."""
-    command = [sys.executable, str(Path(__file__)), "--serve-fake"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        yield process.stdout.readline().strip()
-    finally:
-        process.terminate()
-        process.wait(10)
+    from api_throughput import server_process
+
+    with server_process([sys.executable, str(Path(__file__)), "--serve-fake"]) as base_url:
+        yield base_url
 
 
 def serve_fake() -> None:

@@ -200,9 +200,7 @@ class Model:
 
     def default_chat_for(self, method: str) -> bool:
         """Whether a run of `method` sends chat messages unless it says otherwise."""
-        if method == "loglik" and self.default_chat_loglik is not None:
-            return self.default_chat_loglik
-        return self.default_chat
+        return chat_default(self, method)
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         self.spec = spec
@@ -234,3 +232,9 @@ class Model:
 
     def close(self) -> None:
         """Release resources (weights, connections)."""
+
+
+def chat_default(backend: Model | type[Model], method: str) -> bool:
+    """A backend's (or, before it loads, its class's) default chat form for `method`."""
+    loglik = backend.default_chat_loglik
+    return bool(loglik if method == "loglik" and loglik is not None else backend.default_chat)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import replace
 
-from kaoshi.models.base import Model, ModelError, ModelOptions
+from kaoshi.models.base import Model, ModelError, ModelOptions, chat_default
 from kaoshi.models.ray_replicas import RayReplicas
 
 # name -> "module:Class"; a backend's heavy dependencies are imported only when it is chosen.
@@ -31,10 +31,7 @@ def default_chat_before_load(spec: str, method: str = "generate") -> bool | None
     kind = spec.partition(":")[0]
     if kind not in _CHAT_FROM_CLASS:
         return None
-    backend = _backend_class(BACKENDS[kind], spec)
-    if method == "loglik" and backend.default_chat_loglik is not None:
-        return bool(backend.default_chat_loglik)
-    return bool(backend.default_chat)
+    return chat_default(_backend_class(BACKENDS[kind], spec), method)
 
 
 def resolve_model(spec: str, options: ModelOptions | None = None) -> Model:
