@@ -6,8 +6,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kaoshi.models.openai_replies import MAX_REPLY_NESTING, TransientFailure, json_reply
+from kaoshi.models.openai_replies import (
+    MAX_REPLY_NESTING,
+    TransientFailure,
+    _brackets_nest_past,
+    _nesting_exceeds,
+    json_reply,
+)
 
 
 def nested(levels: int, kinds: str) -> object:
@@ -67,3 +75,42 @@ def test_a_body_is_read_as_json_reads_it(raw: bytes) -> None:
 def test_a_number_of_5000_digits_is_refused_as_before() -> None:
     with pytest.raises(TransientFailure, match="not readable JSON"):
         json_reply(b'{"choices": [{"text": "A"}], "n": ' + b"9" * 5000 + b"}")
+
+
+# -- the nesting read from a UTF-8 body's bytes is the nesting of what it parses to ----------------------
+# Strings are where bytes lie about structure: brackets, quotes and backslashes in them, escaped or not,
+# and the escape letters (b f n r t u /) that the byte reading keeps for a while; ensure_ascii writes
+# the other characters as \\u escapes.
+_TRICKY = st.text(alphabet=st.sampled_from('[]{}"\\/bfnrtuxé答\n\t\x00'))
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=False) | st.integers(-(2**60), 2**60) | _TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TRICKY, inner, max_size=4),
+    max_leaves=40,
+)
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_JSON, ascii_only=st.booleans(), limit=st.integers(1, 6))
+def test_the_bytes_tell_the_nesting_the_walk_finds(value: object, ascii_only: bool, limit: int) -> None:
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode()
+    parsed = json.loads(raw)
+    assert _brackets_nest_past(raw, limit) == _nesting_exceeds(parsed, limit) == (_depth(parsed) > limit)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-8-sig"])
+def test_a_body_in_another_unicode_encoding_is_checked_on_what_it_parses_to(encoding: str) -> None:
+    # U+5B5B is the bytes 5B 5B ('[[') in UTF-16: read as bytes it would nest past the limit
+    text = "\u5b5b" * (MAX_REPLY_NESTING + 1)
+    raw = json.dumps({"choices": [{"text": text}]}, ensure_ascii=False).encode(encoding)
+    assert json_reply(raw)["choices"][0]["text"] == text
+    deep = json.dumps({"choices": nested(MAX_REPLY_NESTING, "dl")}).encode(encoding)
+    with pytest.raises(TransientFailure, match="nests more than"):
+        json_reply(deep)
