@@ -23,6 +23,7 @@ from tests.support.files import make_ceval, write_jsonl
 SINGLE = LoglikRequest("s", "第一题（）。\nA. 甲\nB. 乙\n答案：", ("A", "B", "C", "D"))
 MULTI = LoglikRequest("m", "第二题（）。\n答案：", ("A", "B", "AB", "ABC"), answer_end="\n\n")
 JUDGE = LoglikRequest("j", "第三题：", ("正确", "错误"))
+JUDGE_2 = LoglikRequest("j2", "第四题：", ("正确", "错误"))
 
 
 def model_for(server: FakeOpenAI, **kw: object) -> Model:
@@ -50,7 +51,7 @@ def approx(scores: dict[str, float]) -> object:
 
 def test_a_questions_candidates_go_in_one_request_with_echo() -> None:
     with FakeOpenAI() as server:
-        model = model_for(server)
+        model = model_for(server, prompts_per_request=4)  # one question's candidates a request
         outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
     for request in (SINGLE, MULTI, JUDGE):
         output = outputs[request.id]
@@ -63,6 +64,74 @@ def test_a_questions_candidates_go_in_one_request_with_echo() -> None:
     multi = next(b for b in server.bodies if "第二题" in b["prompt"][0])
     assert multi["prompt"][2] == MULTI.context + "AB\n\n" + FOLLOWING_TEXT  # the context byte for byte
     assert outputs["m"].tokens_in == sum(len(p) for p in multi["prompt"]) and outputs["m"].tokens_out == 4
+
+
+@pytest.mark.parametrize(
+    ("most", "packs"),
+    [(32, [["s", "m", "j"]]), (10, [["s", "m", "j"]]), (9, [["s", "m"], ["j"]]), (5, [["s"], ["m"], ["j"]])],
+)
+def test_the_next_questions_prompts_go_in_the_same_request_while_they_fit(
+    most: int, packs: list[list[str]]
+) -> None:
+    with FakeOpenAI() as server:
+        model = model_for(server, prompts_per_request=most, concurrency=1)
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
+    for request in (SINGLE, MULTI, JUDGE):
+        assert outputs[request.id].error is None
+        assert outputs[request.id].logprobs == approx(expected(request))
+    by_context = {r.context: r.id for r in (SINGLE, MULTI, JUDGE)}
+    sent = [
+        sorted(
+            {by_context[c] for p in body["prompt"] for c in by_context if p.startswith(c)}, key="smj".index
+        )
+        for body in server.bodies
+    ]
+    assert sent == packs
+    # what each request cost is shared out by prompt length, adding up to what the server counted
+    assert sum(o.tokens_in or 0 for o in outputs.values()) == sum(
+        len(p) for b in server.bodies for p in b["prompt"]
+    )
+    assert sum(o.tokens_out or 0 for o in outputs.values()) == 10
+    if len(packs) == 1:
+        assert outputs["j"].tokens_in == sum(len(JUDGE.context) + len(c) for c in JUDGE.continuations)
+
+
+def test_a_question_with_more_candidates_than_a_request_takes_goes_alone() -> None:
+    with FakeOpenAI() as server:
+        model = model_for(server, prompts_per_request=3, concurrency=1)
+        outputs = {o.id: o for o in model.loglikelihood([JUDGE, SINGLE, JUDGE_2])}
+    assert [len(b["prompt"]) for b in server.bodies] == [2, 4, 2]
+    assert all(o.error is None for o in outputs.values())
+
+
+def test_a_reply_unreadable_for_one_question_of_a_request_is_that_questions_error() -> None:
+    with FakeOpenAI(faults={"第三题": ["logprob:nan"]}) as server:
+        outputs = {o.id: o for o in model_for(server).loglikelihood([SINGLE, JUDGE, MULTI])}
+    assert len(server.bodies) == 1
+    assert outputs["j"].error == "the reply's log-probability of token '确' is nan, not a number <= 0"
+    assert outputs["s"].logprobs == approx(expected(SINGLE)) and outputs["m"].logprobs == approx(
+        expected(MULTI)
+    )
+
+
+def test_a_failed_request_is_the_error_of_every_question_it_carried() -> None:
+    with FakeOpenAI(faults={"第二题": ["400"]}) as server:
+        model = model_for(server)
+        model.echo.prompt_lists = True  # type: ignore[attr-defined]  # found out earlier in the run
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI])}
+    assert len(server.bodies) == 1
+    assert outputs["s"].error == outputs["m"].error
+    assert (outputs["s"].error or "").startswith("a list of 8 prompts failed: HTTP 400")
+
+
+def test_a_request_that_fails_for_a_while_is_sent_again_whole() -> None:
+    with FakeOpenAI(faults={"第二题": ["500", "drop"]}) as server:
+        model = model_for(server)
+        model.echo.prompt_lists = True  # type: ignore[attr-defined]
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
+    assert [len(b["prompt"]) for b in server.bodies] == [10, 10, 10]
+    for request in (SINGLE, MULTI, JUDGE):
+        assert outputs[request.id].logprobs == approx(expected(request))
 
 
 def test_letter_sets_are_told_apart_by_their_whole_text() -> None:
@@ -200,7 +269,8 @@ def test_cli_scores_a_ceval_layout_set(
     assert "6 new, 0 already stored, 0 error(s)" in err
     samples = check_against_the_toy_model(store_path)
     assert len(samples) == 6 and all(set(s.logprobs or {}) == set("ABCD") for s in samples)
-    assert len(server.bodies) == 6 and all(len(b["prompt"]) == 4 for b in server.bodies)
+    # 24 prompts: one request at the default --prompts-per-request (32)
+    assert [len(b["prompt"]) for b in server.bodies] == [24]
 
 
 def multi_exam(path: Path) -> Path:

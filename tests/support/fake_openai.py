@@ -218,7 +218,8 @@ class FakeOpenAI:
                 await asyncio.sleep(self.latency_s)
             fault = self.next_fault(prompt, body)
             if fault is not None:
-                return await self._fault(fault, self._completion(body, prompt), headers, query)
+                key = next((k for k in self.faults if k in prompt), "")
+                return await self._fault(fault, self._completion(body, prompt), headers, query, key)
             reply = self._completion(body, prompt)
             if self.openai_fields:
                 _add_openai_fields(reply, body)
@@ -237,10 +238,13 @@ class FakeOpenAI:
         return script[attempt] if attempt < len(script) else None
 
     async def _fault(
-        self, fault: str, reply: dict[str, Any], headers: dict[str, str], query: str
+        self, fault: str, reply: dict[str, Any], headers: dict[str, str], query: str, key: str
     ) -> tuple[int, Extra, Payload]:
         if fault in REPLY_SHAPES:
-            REPLY_SHAPES[fault](reply, reply["choices"][0])
+            # the first choice echoing the faulted prompt (several questions' prompts share a request)
+            choices = reply["choices"]
+            faulted = next((c for c in choices if key in str(c.get("text", ""))), choices[0])
+            REPLY_SHAPES[fault](reply, faulted)
             return 200, {}, json.dumps(reply, ensure_ascii=False).encode()  # NaN is written as NaN
         kind, _, arg = fault.partition(":")
         if kind == "hang":
@@ -569,7 +573,8 @@ def _set_logprob(choice: dict[str, Any], value: object) -> None:
 
 _DROP = object()
 
-# Reply-shape faults: each alters a normal reply (the whole reply, its first choice) in place.
+# Reply-shape faults: each alters a normal reply in place (the whole reply, and the choice echoing the
+# faulted prompt, else the first).
 REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "empty": lambda reply, choice: reply.update(choices=[]),
     "nochoices": lambda reply, choice: reply.pop("choices"),

@@ -128,6 +128,16 @@ class ModelOptions:
             group=_BACKENDS,
         ),
     )
+    # Log-likelihood over /completions: a question's candidates and the next questions' in one request.
+    prompts_per_request: int = field(
+        default=32,
+        metadata=cli(
+            "openai --method loglik: the most prompts one request carries (a question's candidates, and "
+            "the next questions' while they fit; 1: one candidate a request)",
+            type=int,
+            group=_BACKENDS,
+        ),
+    )
     # local weights
     device: str = field(default="auto", metadata=cli("hf: auto, cpu, cuda, cuda:1 ...", group=_BACKENDS))
     dtype: str = field(
@@ -170,6 +180,7 @@ class ModelOptions:
             "--rpm": self.requests_per_minute,
             "--max-wait": self.max_wait_s,
             "--max-reply-chars": self.max_reply_chars,
+            "--prompts-per-request": self.prompts_per_request,
             "--batch-size": self.batch_size,
             "--max-length": self.max_length,
             "--tensor-parallel-size": self.tensor_parallel_size,

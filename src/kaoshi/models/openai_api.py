@@ -23,14 +23,14 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.endpoints import EndpointPool
-from kaoshi.models.openai_loglik import EchoLoglik
+from kaoshi.models.openai_loglik import ECHO_BYTES_PER_CHAR, EchoLoglik
 from kaoshi.models.openai_replies import (
     FinalFailure,
     TransientFailure,
@@ -136,16 +136,41 @@ class OpenAIModel(Model):
 
     # -- the two capabilities -------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
-        return self._run(requests, self._generate_one)
+        return self._run(([request] for request in requests), self._generate_one)
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
         """Plain prompts: each candidate's whole log-likelihood from a completions endpoint that echoes
-        the prompt's log-probabilities (openai_loglik.py). Chat messages: the next token's top
-        log-probabilities, which rank candidates that differ in their first token only."""
+        the prompt's log-probabilities (openai_loglik.py), several questions' prompts a request
+        (--prompts-per-request). Chat messages: the next token's top log-probabilities, which rank
+        candidates that differ in their first token only."""
         for request in requests:  # before any request is sent, so nothing is paid for
             if request.messages is not None:
                 check_next_token_rankable(request.continuations)
-        return self._run(requests, self._loglik_one)
+        return self._run(self._packs(requests), self._loglik_pack)
+
+    def _packs(self, requests: Iterable[LoglikRequest]) -> Iterator[list[LoglikRequest]]:
+        """Consecutive plain questions, as many as fit one request: at most --prompts-per-request
+        prompts, and prompt text whose echoed reply stays well inside the reply cap (a question too
+        large for either goes alone). Chat questions go one a request; so does every question once the
+        server has refused lists. Requests are taken one at a time, each as the run's gate lets it."""
+        most = self.options.prompts_per_request
+        most_chars = self.options.max_reply_chars * REPLY_BYTES_PER_CHAR // (2 * ECHO_BYTES_PER_CHAR)
+        pack: list[LoglikRequest] = []
+        prompts = chars = 0
+        for request in requests:
+            alone = request.messages is not None or self.echo.prompt_lists is False or most == 1
+            size = len(request.continuations)
+            length = size * len(request.context) + sum(map(len, request.continuations))
+            if pack and (alone or prompts + size > most or chars + length > most_chars):
+                yield pack
+                pack, prompts, chars = [], 0, 0
+            pack.append(request)
+            prompts, chars = prompts + size, chars + length
+            if alone:
+                yield pack
+                pack, prompts, chars = [], 0, 0
+        if pack:
+            yield pack
 
     # -- request bodies --------------------------------------------------------------------------------
     def _body(
@@ -158,7 +183,8 @@ class OpenAIModel(Model):
         body["prompt"] = prompt
         return "/completions", body
 
-    async def _generate_one(self, client: Any, request: GenerateRequest) -> ModelOutput:
+    async def _generate_one(self, client: Any, requests: list[GenerateRequest]) -> list[ModelOutput]:
+        (request,) = requests
         path, body = self._body(
             request.prompt,
             request.messages,
@@ -174,11 +200,12 @@ class OpenAIModel(Model):
             text = reply_text(choice, self.options.max_reply_chars)
             return replace(output, text=text, truncated=choice.get("finish_reason") == "length")
 
-        return await self._reply(client, request.id, path, body, read)
+        return [await self._reply(client, request.id, path, body, read)]
 
-    async def _loglik_one(self, client: Any, request: LoglikRequest) -> ModelOutput:
-        if request.messages is None:
-            return await self.echo.score(client, request)
+    async def _loglik_pack(self, client: Any, requests: list[LoglikRequest]) -> list[ModelOutput]:
+        if requests[0].messages is None:
+            return await self.echo.score(client, requests)
+        (request,) = requests
         # One request per question: the next token's top log-probabilities, read for the candidates.
         path, body = self._body(
             request.context,
@@ -194,7 +221,7 @@ class OpenAIModel(Model):
             scores = {c: top[c] for c in request.continuations if c in top}
             return replace(output, logprobs=scores, tokens_out=0)
 
-        return await self._reply(client, request.id, path, body, read)
+        return [await self._reply(client, request.id, path, body, read)]
 
     async def _reply(
         self, client: Any, request_id: str, path: str, body: dict[str, Any], read: Reader
@@ -279,9 +306,10 @@ class OpenAIModel(Model):
         raise FinalFailure("no attempt was made (--max-retries must be >= 0)")
 
     def _run(
-        self, requests: Sequence[Any], call: Callable[[Any, Any], Awaitable[ModelOutput]]
+        self, units: Iterable[list[Any]], call: Callable[[Any, list[Any]], Awaitable[list[ModelOutput]]]
     ) -> Iterator[ModelOutput]:
-        """Run calls concurrently in a worker thread's event loop; yield each output as it completes."""
+        """Run calls concurrently in a worker thread's event loop, one a unit of requests (those one
+        HTTP request carries); yield each output as it completes."""
         results: queue.Queue[ModelOutput | BaseException | None] = queue.Queue()
 
         async def main() -> None:
@@ -294,15 +322,16 @@ class OpenAIModel(Model):
             slots = asyncio.Semaphore(self.options.concurrency)
             async with aiohttp.ClientSession(connector=connector, timeout=timeout) as client:
 
-                async def one(request: Any) -> None:
+                async def one(unit: list[Any]) -> None:
                     try:
                         try:
-                            output = await call(client, request)
+                            outputs = await call(client, unit)
                         except FinalFailure as exc:
-                            output = ModelOutput(request.id, error=str(exc))
-                        output = self._redacted(output)
-                        self.stats.failures += output.error is not None
-                        results.put(output)
+                            outputs = [ModelOutput(request.id, error=str(exc)) for request in unit]
+                        for output in outputs:
+                            output = self._redacted(output)
+                            self.stats.failures += output.error is not None
+                            results.put(output)
                     except Exception:
                         failed.set()  # the run's end (e.g. the server lacks a capability): send no more
                         raise
@@ -313,14 +342,14 @@ class OpenAIModel(Model):
                 # kaoshi.models.gating) stops here, and what is in flight still comes back.
                 failed = asyncio.Event()
                 sending: list[asyncio.Task[None]] = []
-                taken = iter(requests)
+                taken = iter(units)
                 while True:
                     await slots.acquire()
-                    request = None if failed.is_set() else next(taken, None)
-                    if request is None:
+                    unit = None if failed.is_set() else next(taken, None)
+                    if unit is None:
                         slots.release()
                         break
-                    sending.append(asyncio.ensure_future(one(request)))
+                    sending.append(asyncio.ensure_future(one(unit)))
                 await asyncio.gather(*sending)
 
         def worker() -> None:

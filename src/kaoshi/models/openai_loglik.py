@@ -7,10 +7,13 @@ summed over the candidate (openai_echo.py reads them).
 servers refuse 0; the one generated token lies past the prompt and is never read.
 
 A question's candidates go in one request (`prompt` as a list, one choice per prompt) where the server
-takes lists: the first question with several candidates finds out while the others wait, and a server
+takes lists, with the next questions' while they fit --prompts-per-request (the backend packs them,
+openai_api.py): the first request of several prompts finds out while the others wait, and a server
 that refuses a list (llama-cpp-python's answers 500) is sent one prompt per request, one after another,
-for the rest of the run. A server that gives no log-probabilities of the prompt stops the run with one
-line saying so, unless an earlier reply held them (then it is that sample's error).
+for the rest of the run. A failed request is the error of every question it carried; a reply that
+cannot be read for one question is that question's. A server that gives no log-probabilities of the
+prompt stops the run with one line saying so, unless an earlier reply held them (then it is that
+sample's error).
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from kaoshi.models.base import CapabilityError, LoglikRequest, ModelOutput
@@ -30,12 +33,19 @@ from kaoshi.models.openai_replies import FinalFailure, first_choice, kind, token
 # time is not supported", llama.cpp's llama-server "Only no echo is supported", a chat-only model on
 # /completions ("not supported in the v1/completions endpoint").
 _REFUSES_ECHO = re.compile(r"(?i)\becho\b|logprob|completions endpoint")
+# An echo reply's bytes per character of prompt, about, at the most: a token of one Chinese character
+# is written four times (tokens, top_logprobs' key, the echoed text, as \u escapes at worst) beside its
+# log-probabilities and offset. Packs of questions are sized so that their reply stays under the cap.
+ECHO_BYTES_PER_CHAR = 80
 
 
 class Post(Protocol):
     def __call__(
         self, client: Any, path: str, body: dict[str, Any], *, retries: int | None = None
     ) -> Awaitable[dict[str, Any]]: ...
+
+
+Scored = list[EchoScore] | FinalFailure  # a question's candidates' scores, or why it has none
 
 
 class _ListRefused(Exception):
@@ -73,56 +83,59 @@ class EchoLoglik:
         """Begin a batch on a new event loop (the probe's lock belongs to one loop)."""
         self._probe = asyncio.Lock()
 
-    async def score(self, client: Any, request: LoglikRequest) -> ModelOutput:
+    async def score(self, client: Any, requests: Sequence[LoglikRequest]) -> list[ModelOutput]:
+        """The questions' outputs, all their prompts sent together (one request where the server takes
+        lists). The tokens the requests cost are shared out by the questions' prompt lengths; a failure
+        of the request is every question's error, a reply unreadable for one question that question's."""
         started = time.perf_counter()
-        prompts = echo_prompts(request)
+        prompts = [echo_prompts(request) for request in requests]
         usage = _Usage()
-        try:
-            scores = await self._scores(client, prompts, usage)
-        except FinalFailure as exc:
-            return ModelOutput(
-                request.id,
-                tokens_in=usage.tokens_in,
-                tokens_out=usage.tokens_out,
-                latency_s=time.perf_counter() - started,
-                error=str(exc),
-            )
-        return ModelOutput(
-            request.id,
-            text=_spanning_note(prompts, scores),
-            logprobs={prompt.candidate: score.logprob for prompt, score in zip(prompts, scores, strict=True)},
-            tokens_in=usage.tokens_in,
-            tokens_out=usage.tokens_out,
-            latency_s=time.perf_counter() - started,
-        )
+        results = await self._questions(client, prompts, usage)
+        latency = time.perf_counter() - started
+        shares = [sum(len(p.text) for p in question) for question in prompts]
+        tokens_in, tokens_out = _shared_out(usage.tokens_in, shares), _shared_out(usage.tokens_out, shares)
+        outputs = []
+        for request, question, result, i, o in zip(
+            requests, prompts, results, tokens_in, tokens_out, strict=True
+        ):
+            output = ModelOutput(request.id, tokens_in=i, tokens_out=o, latency_s=latency)
+            if isinstance(result, FinalFailure):
+                outputs.append(replace(output, error=str(result)))
+                continue
+            logprobs = {p.candidate: score.logprob for p, score in zip(question, result, strict=True)}
+            outputs.append(replace(output, text=_spanning_note(question, result), logprobs=logprobs))
+        return outputs
 
-    async def _scores(self, client: Any, prompts: list[EchoPrompt], usage: _Usage) -> list[EchoScore]:
-        if len(prompts) > 1 and self.prompt_lists is None:
-            async with self._probe:  # one question finds out; the others wait for its verdict
+    async def _questions(self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage) -> list[Scored]:
+        if sum(map(len, questions)) > 1 and self.prompt_lists is None:
+            async with self._probe:  # one request finds out; the others wait for its verdict
                 if self.prompt_lists is None:
-                    return await self._probe_lists(client, prompts, usage)
-        if len(prompts) > 1 and self.prompt_lists:
+                    return await self._probe_lists(client, questions, usage)
+        if sum(map(len, questions)) > 1 and self.prompt_lists:
             try:
-                return await self._in_one_request(client, prompts, usage, retries=None)
+                return await self._in_one_request(client, questions, usage, retries=None)
             except _ListRefused as exc:
-                raise FinalFailure(str(exc)) from None
-        return [await self._in_own_request(client, prompt, usage) for prompt in prompts]
+                return [FinalFailure(str(exc))] * len(questions)
+        return [await self._one_by_one(client, question, usage) for question in questions]
 
-    async def _probe_lists(self, client: Any, prompts: list[EchoPrompt], usage: _Usage) -> list[EchoScore]:
-        """Send the candidates as a list once, without retrying; if that fails, one by one, and if those
+    async def _probe_lists(
+        self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage
+    ) -> list[Scored]:
+        """Send the prompts as a list once, without retrying; if that fails, one by one, and if those
         succeed the server does not take lists."""
         try:
-            scores = await self._in_one_request(client, prompts, usage, retries=0)
+            results = await self._in_one_request(client, questions, usage, retries=0)
         except _ListRefused:
-            scores = [await self._in_own_request(client, prompt, usage) for prompt in prompts]
+            results = [await self._one_by_one(client, question, usage) for question in questions]
             self.prompt_lists = False
-            return scores
+            return results
         self.prompt_lists = True
-        return scores
+        return results
 
     async def _in_one_request(
-        self, client: Any, prompts: list[EchoPrompt], usage: _Usage, retries: int | None
-    ) -> list[EchoScore]:
+        self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage, retries: int | None
+    ) -> list[Scored]:
+        prompts = [prompt for question in questions for prompt in question]
         try:
             data = await self.post(
                 client, "/completions", self._body([p.text for p in prompts]), retries=retries
@@ -138,9 +151,24 @@ class EchoLoglik:
                 else f"choices that are {kind(choices)}"
             )
             raise _ListRefused(f"the reply to {len(prompts)} prompts holds {shown}")
-        return [
-            self._read(choice, prompt) for choice, prompt in zip(_by_index(choices), prompts, strict=True)
-        ]
+        ordered = iter(_by_index(choices))
+        results: list[Scored] = []
+        for question in questions:
+            own = [next(ordered) for _ in question]
+            try:
+                results.append(
+                    [self._read(choice, prompt) for choice, prompt in zip(own, question, strict=True)]
+                )
+            except FinalFailure as exc:
+                results.append(exc)
+        return results
+
+    async def _one_by_one(self, client: Any, question: list[EchoPrompt], usage: _Usage) -> Scored:
+        """A question's prompts one a request, until one fails."""
+        try:
+            return [await self._in_own_request(client, prompt, usage) for prompt in question]
+        except FinalFailure as exc:
+            return exc
 
     async def _in_own_request(self, client: Any, prompt: EchoPrompt, usage: _Usage) -> EchoScore:
         try:
@@ -179,6 +207,22 @@ class EchoLoglik:
             "echo": True,
             "seed": self.seed,
         }
+
+
+def _shared_out(total: int | None, shares: list[int]) -> list[int | None]:
+    """`total` split in proportion to `shares`, in whole numbers that add up to it (largest remainders
+    first); None for each where the server counted nothing."""
+    if total is None:
+        return [None] * len(shares)
+    if len(shares) == 1:
+        return [total]
+    weight = sum(shares) or len(shares)
+    exact = [total * (share if sum(shares) else 1) / weight for share in shares]
+    parts = [int(value) for value in exact]
+    by_remainder = sorted(range(len(shares)), key=lambda i: parts[i] - exact[i])
+    for i in by_remainder[: total - sum(parts)]:
+        parts[i] += 1
+    return list(parts)
 
 
 def _by_index(choices: list[Any]) -> list[Any]:
