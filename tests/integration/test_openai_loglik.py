@@ -327,3 +327,20 @@ def test_cli_chat_letter_sets_point_to_no_chat(
         "cannot tell 'A' from 'AB'" in err
         and "with --no-chat (the default for --method loglik) it scores whole answers" in err
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "generate", "loglik"),
+    [
+        ({}, 8 * 16, 8 * 16 * 8),  # 16 rounds of the slots; 32 prompts a request are about 8 questions
+        ({"prompts_per_request": 4}, 128, 128),
+        ({"prompts_per_request": 1}, 128, 128),
+        ({"batch_size": 100}, 100, 100),  # --batch-size is the chunk, whatever the method
+    ],
+)
+def test_a_runner_chunk_is_16_rounds_of_every_slot(
+    options: dict[str, int], generate: int, loglik: int
+) -> None:
+    with FakeOpenAI() as server:
+        model = model_for(server, **options)
+    assert (model.chunk_size("generate"), model.chunk_size("loglik")) == (generate, loglik)

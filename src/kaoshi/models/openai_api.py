@@ -134,6 +134,13 @@ class OpenAIModel(Model):
         # alone at concurrency 32 on a 50 ms server, speed/http_peers.py; 16: 6%). A claim is a chunk.
         return self.options.batch_size or self.options.concurrency * 16
 
+    def chunk_size(self, method: str) -> int:
+        """16 rounds of every slot; under log-likelihood a slot's request carries the prompts of several
+        questions (four candidates each, as most exams have), so a chunk holds that many more."""
+        if self.options.batch_size or method != "loglik":
+            return self.batch_size
+        return self.batch_size * max(1, self.options.prompts_per_request // 4)
+
     # -- the two capabilities -------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         return self._run(([request] for request in requests), self._generate_one)
