@@ -48,13 +48,14 @@ from ceval_data import GENERATORS, write_ceval  # noqa: E402
 LATENCY_S = 0.050
 CONCURRENCY = 32
 LLAMACPP_CONCURRENCY = 2
+PROMPTS_PER_REQUEST = 32  # kaoshi's default --prompts-per-request
 MODEL = "smollm2"
 TOKENIZER = WORK / "smollm2-tokenizer"
 LMEVAL_VENV = HERE / ".venv-lmeval"
 EVALSCOPE_VENV = HERE / ".venv-evalscope"
 WORKER = HERE / "http_peers_worker.py"
 # lm-eval's log-likelihood settings: prompts a request (batch_size), token ids or text (tokenized_requests)
-LMEVAL_LOGLIK = [(1, True), (1, False), (4, True), (4, False), (32, True), (32, False)]
+LMEVAL_LOGLIK = [(1, True), (1, False), (4, True), (4, False), (32, True), (32, False), (64, True)]
 LMEVAL_LOGLIK_QUICK = [(1, True), (4, True), (32, True)]
 Counts = tuple[int | None, int | None]  # requests and prompts, as the server counted them
 
@@ -285,17 +286,27 @@ def raw_seconds(base_url: str, path: str, bodies: list[bytes]) -> float:
     return time.perf_counter() - started
 
 
-def kaoshi_bodies(questions: Questions, method: str, max_new_tokens: int) -> list[bytes]:
-    """The bodies kaoshi sends (openai_loglik.py's for log-likelihood, openai_api.py's for chat)."""
-    bodies = []
+def kaoshi_bodies(
+    questions: Questions, method: str, max_new_tokens: int, prompts_per_request: int = PROMPTS_PER_REQUEST
+) -> list[bytes]:
+    """The bodies kaoshi sends (openai_loglik.py's for log-likelihood: consecutive questions' prompts
+    while they fit `prompts_per_request`; openai_api.py's for chat)."""
+    if method != "loglik":
+        chats = questions.chats.values()
+        return [
+            json.dumps(
+                {"model": MODEL, "messages": chat, "max_tokens": max_new_tokens, "temperature": 0, "seed": 0}
+            ).encode()
+            for chat in chats
+        ]
+    packs: list[list[str]] = []
     for q, context in questions.plain.items():
-        if method == "loglik":
-            prompts = [context + candidate for candidate in questions.candidates[q]]
-            body = dict(prompt=prompts, max_tokens=1, temperature=0, logprobs=1, echo=True, seed=0)
-        else:
-            body = dict(messages=questions.chats[q], max_tokens=max_new_tokens, temperature=0, seed=0)
-        bodies.append(json.dumps({"model": MODEL, **body}).encode())
-    return bodies
+        prompts = [context + candidate for candidate in questions.candidates[q]]
+        if not packs or len(packs[-1]) + len(prompts) > prompts_per_request:
+            packs.append([])
+        packs[-1] += prompts
+    body = dict(max_tokens=1, temperature=0, logprobs=1, echo=True, seed=0)
+    return [json.dumps({"model": MODEL, "prompt": pack, **body}).encode() for pack in packs]
 
 
 # -- kaoshi -----------------------------------------------------------------------------------------------
@@ -317,18 +328,28 @@ def timed(url: str, send: Sender, requests: list[Any], warmup: int, counted: boo
     return seconds, (after[0] - before[0], after[1] - before[1]), outputs
 
 
-def kaoshi_model(base_url: str, concurrency: int) -> Any:
+def kaoshi_model(base_url: str, concurrency: int, prompts_per_request: int = PROMPTS_PER_REQUEST) -> Any:
     from kaoshi.models import ModelOptions, resolve_model
 
-    return resolve_model(f"openai:{MODEL}", ModelOptions(base_url=base_url, concurrency=concurrency))
+    options = ModelOptions(
+        base_url=base_url, concurrency=concurrency, prompts_per_request=prompts_per_request
+    )
+    return resolve_model(f"openai:{MODEL}", options)
 
 
-def kaoshi_loglik(questions: Questions, url: str, concurrency: int, warmup: int, counted: bool = True) -> Any:
+def kaoshi_loglik(
+    questions: Questions,
+    url: str,
+    concurrency: int,
+    warmup: int,
+    counted: bool = True,
+    prompts_per_request: int = PROMPTS_PER_REQUEST,
+) -> Any:
     """The backend alone, its `loglikelihood` on the requests kaoshi's runner builds: seconds, the
     server's counts and each question's scores."""
     from kaoshi.models import LoglikRequest
 
-    model = kaoshi_model(url, concurrency)
+    model = kaoshi_model(url, concurrency, prompts_per_request)
     candidates = questions.candidates
     requests = [LoglikRequest(q, text, candidates[q], answer_end="") for q, text in questions.plain.items()]
     seconds, counts, outputs = timed(url, model.loglikelihood, requests, warmup, counted)
@@ -490,7 +511,7 @@ def evalscope_generate(
 
 # -- the two servers --------------------------------------------------------------------------------------
 RAW = "kaoshi's bodies; replies read, not parsed: the most a client gets here"
-BACKEND = f"openai backend, concurrency={CONCURRENCY}"
+BACKEND = f"openai backend, concurrency={CONCURRENCY}"  # its defaults otherwise
 EVALUATE = "kaoshi.evaluate, in-memory store"
 
 
@@ -499,15 +520,23 @@ def fake_rows(questions: Questions, peers: Peers, lmeval_settings: Sequence[tupl
     loglik, generate = Section("fake", "loglik", n), Section("fake", "generate", n)
     with fake_server() as url:
         print("log-likelihood on the fake server", flush=True)
-        bodies = kaoshi_bodies(questions, "loglik", 0)
-        counts = (n, sum(map(len, questions.candidates.values())))
-        for setting, note in (
-            ("each reply made when asked", RAW + "; fills the server's table"),
-            ("replies from the table", RAW),
+        prompts = sum(map(len, questions.candidates.values()))
+        one_each = kaoshi_bodies(questions, "loglik", 0, prompts_per_request=4)
+        packed = kaoshi_bodies(questions, "loglik", 0)
+        for setting, bodies, note in (
+            ("each reply made when asked", one_each, RAW + "; fills the server's table"),
+            ("replies from the table, one question a request", one_each, RAW),
+            (f"replies from the table, {PROMPTS_PER_REQUEST} prompts a request", packed, RAW),
         ):
-            loglik.add("raw client", setting, raw_seconds(url, "/completions", bodies), counts, note=note)
+            seconds = raw_seconds(url, "/completions", bodies)
+            loglik.add("raw client", setting, seconds, (len(bodies), prompts), note=note)
         seconds, counts, ours = kaoshi_loglik(questions, url, CONCURRENCY, CONCURRENCY * 2)
         loglik.add("kaoshi", BACKEND, seconds, counts, n, 0.0)
+        seconds, counts, alone = kaoshi_loglik(
+            questions, url, CONCURRENCY, CONCURRENCY * 2, prompts_per_request=4
+        )
+        setting = f"{BACKEND}, prompts_per_request=4 (one question a request)"
+        loglik.add("kaoshi", setting, seconds, counts, *compare_scores(ours, alone))
         seconds, counts, result = kaoshi_evaluate(questions, url, "loglik")
         evaluated = {s.question_id: dict(s.logprobs or {}) for s in result.samples}
         loglik.add("kaoshi", EVALUATE, seconds, counts, *compare_scores(ours, evaluated))
@@ -573,7 +602,10 @@ def table(rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Each row with its rates, its ratios to the ideal (fake server: concurrency / latency, in requests
     and in questions at one request each) and kaoshi's backend's rate over its own."""
     ideal = CONCURRENCY / LATENCY_S
-    kaoshi = {(r.server, r.method): r.per_second for r in rows if r.setting.startswith("openai backend")}
+    kaoshi: dict[tuple[str, str], float] = {}
+    for r in rows:  # the first backend row of each section: kaoshi at its defaults
+        if r.tool == "kaoshi" and r.setting.startswith("openai backend"):
+            kaoshi.setdefault((r.server, r.method), r.per_second)
     records = []
     for row in rows:
         record: dict[str, Any] = asdict(row)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ def _tiny_model() -> Any:
     config = transformers.LlamaConfig(
         vocab_size=32, hidden_size=8, intermediate_size=16, num_hidden_layers=1, num_attention_heads=2
     )
+    config.architectures = None  # as a model loaded from a GGUF file has it
     return transformers.LlamaForCausalLM(config)
 
 
@@ -45,7 +47,9 @@ def test_a_conversion_is_found_once_complete_and_keyed_by_the_content(gguf: Path
     folder = gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model())
     assert folder is not None and gguf_cache.cached(gguf, torch.float32) == folder
     assert {p.name for p in folder.iterdir()} >= {"config.json", "model.safetensors", "tokenizer.json"}
-    assert "quantization_config" not in (folder / "config.json").read_text(encoding="utf-8")
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    assert "quantization_config" not in config
+    assert config["architectures"] == ["LlamaForCausalLM"]  # what vLLM loads the folder as
     assert gguf_cache.cached(gguf, torch.bfloat16) is None  # another dtype, other numbers
     os.utime(gguf, ns=(1, 1))  # touched, same bytes: the same conversion
     assert gguf_cache.cached(gguf, torch.float32) == folder

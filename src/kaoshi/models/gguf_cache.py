@@ -110,6 +110,8 @@ def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path |
         config = copy.deepcopy(model.config)
         if hasattr(config, "quantization_config"):  # the weights are stored dequantized
             del config.quantization_config
+        if not getattr(config, "architectures", None):  # a GGUF load names none; vLLM reads it
+            config.architectures = [type(model).__name__]
         config.save_pretrained(partial)
         model.generation_config.save_pretrained(partial)
         tokenizer.save_pretrained(partial)
