@@ -25,9 +25,14 @@ def _conversions() -> list[Path]:
     return [p for p in gguf_cache.cache_root().iterdir() if p.name != gguf_cache.DIGESTS]
 
 
-def _tiny_model() -> Any:
+def _tiny_model(tied: bool = False) -> Any:
     config = transformers.LlamaConfig(
-        vocab_size=32, hidden_size=8, intermediate_size=16, num_hidden_layers=1, num_attention_heads=2
+        vocab_size=32,
+        hidden_size=8,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        tie_word_embeddings=tied,
     )
     config.architectures = None  # as a model loaded from a GGUF file has it
     return transformers.LlamaForCausalLM(config)
@@ -79,7 +84,7 @@ def test_a_refused_write_leaves_no_folder(gguf: Path, monkeypatch: pytest.Monkey
     def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("safetensors.torch.save_model", full_disk)
+    monkeypatch.setattr("safetensors.torch.save_file", full_disk)
     assert gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model()) is None
     assert gguf_cache.cached(gguf, torch.float32) is None
     assert not _conversions()
@@ -94,7 +99,7 @@ def test_ctrl_c_while_writing_leaves_no_folder(gguf: Path, monkeypatch: pytest.M
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("safetensors.torch.save_model", interrupted)
+    monkeypatch.setattr("safetensors.torch.save_file", interrupted)
     with pytest.raises(KeyboardInterrupt):
         gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), _tiny_model())
     assert not _conversions()
@@ -107,3 +112,21 @@ def test_a_library_error_while_writing_is_not_fatal(gguf: Path) -> None:
 
     assert gguf_cache.save_converted(gguf, torch.float32, Refusing(), _tiny_model()) is None
     assert not _conversions()
+
+
+def test_a_tied_output_layer_is_stored_once_under_the_embeddings_name(gguf: Path) -> None:
+    """As SmolLM2's: vLLM loads a tied model's embedding and refuses a folder without it."""
+    from safetensors import safe_open
+
+    model = _tiny_model(tied=True)
+    assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    folder = gguf_cache.save_converted(gguf, torch.float32, _Tokenizer(), model)
+    assert folder is not None
+    with safe_open(str(folder / "model.safetensors"), "pt") as stored:
+        names = set(stored.keys())
+    assert "model.embed_tokens.weight" in names and "lm_head.weight" not in names
+    assert names == {name for name in model.state_dict() if name != "lm_head.weight"}
+    loaded = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    ids = torch.tensor([[1, 5, 7]])
+    with torch.inference_mode():
+        assert torch.equal(loaded(ids).logits, model(ids).logits)

@@ -94,7 +94,7 @@ def cached(gguf: Path, dtype: Any) -> Path | None:
 def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path | None:
     """Write the loaded tokenizer and model beside each other; None when the cache is off, the weights are
     too large, or the disk refuses (the run goes on with the model already loaded)."""
-    from safetensors.torch import save_model
+    from safetensors.torch import save_file
 
     size = sum(p.numel() * p.element_size() for p in model.parameters())
     if not enabled() or size > MAX_CACHED_BYTES:
@@ -115,7 +115,7 @@ def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path |
         config.save_pretrained(partial)
         model.generation_config.save_pretrained(partial)
         tokenizer.save_pretrained(partial)
-        save_model(model, str(partial / "model.safetensors"))  # tied weights are stored once
+        save_file(_weights_once(model), str(partial / "model.safetensors"), metadata={"format": "pt"})
         (partial / COMPLETE).write_text(str(gguf.resolve()), encoding="utf-8")
         os.replace(partial, folder)
     except Exception:
@@ -127,6 +127,26 @@ def save_converted(gguf: Path, dtype: Any, tokenizer: Any, model: Any) -> Path |
         shutil.rmtree(partial, ignore_errors=True)
         raise
     return folder
+
+
+def _weights_once(model: Any) -> dict[str, Any]:
+    """The model's tensors, each stored once: a weight tied to the input embedding (the output layer of
+    SmolLM2) under the embedding's name, as checkpoints on the hub have it. transformers ties it back
+    on loading; vLLM loads a tied model's embedding only and refuses a folder that lacks it
+    (safetensors' own save_model keeps whichever name comes last)."""
+    state = model.state_dict()
+    embedding = model.get_input_embeddings()
+    first = [f"{name}.weight" for name, module in model.named_modules() if module is embedding]
+    first = [name for name in first if name in state]
+    seen: set[tuple[int, int, tuple[int, ...]]] = set()
+    kept: dict[str, Any] = {}
+    for name in [*first, *(name for name in state if name not in first)]:
+        tensor = state[name]
+        key = (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape))
+        if key not in seen:
+            seen.add(key)
+            kept[name] = tensor.detach().contiguous()
+    return kept
 
 
 def discard(folder: Path) -> None:
