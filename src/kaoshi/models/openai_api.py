@@ -317,7 +317,8 @@ class OpenAIModel(Model):
     ) -> Iterator[ModelOutput]:
         """Run calls concurrently in a worker thread's event loop, one a unit of requests (those one
         HTTP request carries); yield each output as it completes."""
-        results: queue.Queue[ModelOutput | BaseException | None] = queue.Queue()
+        # a unit's outputs are handed over together: one wake-up of the caller's thread a request
+        results: queue.Queue[list[ModelOutput] | BaseException | None] = queue.Queue()
 
         async def main() -> None:
             import aiohttp
@@ -335,10 +336,9 @@ class OpenAIModel(Model):
                             outputs = await call(client, unit)
                         except FinalFailure as exc:
                             outputs = [ModelOutput(request.id, error=str(exc)) for request in unit]
-                        for output in outputs:
-                            output = self._redacted(output)
-                            self.stats.failures += output.error is not None
-                            results.put(output)
+                        outputs = [self._redacted(output) for output in outputs]
+                        self.stats.failures += sum(output.error is not None for output in outputs)
+                        results.put(outputs)
                     except Exception:
                         failed.set()  # the run's end (e.g. the server lacks a capability): send no more
                         raise
@@ -372,7 +372,7 @@ class OpenAIModel(Model):
         while (item := results.get()) is not None:
             if isinstance(item, BaseException):
                 raise item
-            yield item
+            yield from item
         thread.join()
 
     def _redacted(self, output: ModelOutput) -> ModelOutput:
