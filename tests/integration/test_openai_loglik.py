@@ -13,6 +13,7 @@ from kaoshi.benchmarks import get_template
 from kaoshi.cli.main import main
 from kaoshi.data.model import format_gold
 from kaoshi.models import CapabilityError, LoglikRequest, Model, ModelOptions, resolve_model
+from kaoshi.models.gating import GatedRequests
 from kaoshi.models.retry import Backoff
 from kaoshi.models.tokens import FOLLOWING_TEXT
 from kaoshi.store import Store
@@ -114,14 +115,64 @@ def test_a_reply_unreadable_for_one_question_of_a_request_is_that_questions_erro
     )
 
 
-def test_a_failed_request_is_the_error_of_every_question_it_carried() -> None:
-    with FakeOpenAI(faults={"第二题": ["400"]}) as server:
-        model = model_for(server)
+def test_a_request_refused_for_one_question_is_sent_again_a_question_at_a_time() -> None:
+    # a 400 for what one question holds (a prompt past the context, say) must not take the others down,
+    # now or on every resume, where the same questions would be packed together again
+    with FakeOpenAI(faults={"第二题": ["400", "400"]}) as server:
+        model = model_for(server, concurrency=1)
         model.echo.prompt_lists = True  # type: ignore[attr-defined]  # found out earlier in the run
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
+    assert [len(b["prompt"]) for b in server.bodies] == [10, 4, 4, 2]
+    assert (outputs["m"].error or "").startswith("a list of 4 prompts failed: HTTP 400")
+    for request in (SINGLE, JUDGE):
+        assert outputs[request.id].logprobs == approx(expected(request))
+
+
+def test_a_request_failing_until_the_retries_ran_out_is_every_questions_error() -> None:
+    # the server's state, not a question's: sending each question again would only multiply requests
+    with FakeOpenAI(faults={"第二题": ["500", "500"]}) as server:
+        model = model_for(server, max_retries=1)
+        model.echo.prompt_lists = True  # type: ignore[attr-defined]
         outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI])}
-    assert len(server.bodies) == 1
+    assert len(server.bodies) == 2  # the request and its one retry
     assert outputs["s"].error == outputs["m"].error
-    assert (outputs["s"].error or "").startswith("a list of 8 prompts failed: HTTP 400")
+    assert (outputs["s"].error or "").startswith("a list of 8 prompts failed: HTTP 500 (gave up after 2")
+
+
+def test_a_probe_that_fails_one_prompt_at_a_time_too_decides_nothing() -> None:
+    # an outage during the first request is no verdict on lists: the next request asks again
+    with FakeOpenAI(faults={"第一题": ["500", "500"]}) as server:
+        model = model_for(server, concurrency=1, max_retries=0, prompts_per_request=4)
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI])}
+    assert outputs["s"].error is not None and outputs["m"].logprobs == approx(expected(MULTI))
+    assert model.echo.prompt_lists is True  # type: ignore[attr-defined]  # found out by the second
+    assert [b["prompt"] if isinstance(b["prompt"], str) else len(b["prompt"]) for b in server.bodies] == [
+        4,
+        SINGLE.context + "A",
+        4,
+    ]
+
+
+def test_one_prompt_per_request_sends_every_candidate_alone() -> None:
+    with FakeOpenAI() as server:
+        outputs = {o.id: o for o in model_for(server, prompts_per_request=1).loglikelihood([SINGLE, JUDGE])}
+    assert sorted(b["prompt"] for b in server.bodies) == sorted(
+        [SINGLE.context + c for c in SINGLE.continuations] + [JUDGE.context + c for c in JUDGE.continuations]
+    )
+    assert outputs["s"].logprobs == approx(expected(SINGLE)) and outputs["j"].logprobs == approx(
+        expected(JUDGE)
+    )
+
+
+def test_the_next_question_is_taken_through_the_gate_only_when_a_slot_can_send_it() -> None:
+    """A run whose gate closes while a request is in flight (its lease taken over) sends nothing more:
+    the pack is sent before the next question is taken, so the gate is asked when it could go."""
+    with FakeOpenAI(latency_s=0.2) as server:
+        model = model_for(server, concurrency=1, prompts_per_request=8)
+        gated = GatedRequests([SINGLE, MULTI, JUDGE], admit=lambda: not server.bodies)
+        outputs = {o.id: o for o in model.loglikelihood(gated)}
+    assert [len(b["prompt"]) for b in server.bodies] == [8]  # S and M; J would not have fitted
+    assert set(outputs) == {"s", "m"} and gated.withheld == {"j"}
 
 
 def test_a_request_that_fails_for_a_while_is_sent_again_whole() -> None:

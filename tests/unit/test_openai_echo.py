@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kaoshi.models import LoglikRequest
 from kaoshi.models.openai_echo import EchoPrompt, NoPromptLogprobs, echo_prompts, read_echo
+from kaoshi.models.openai_loglik import _shared_out
 from kaoshi.models.openai_replies import FinalFailure
 from kaoshi.models.tokens import FOLLOWING_TEXT
 from tests.support.fake_openai import TOY_GENERATED, ToyToken, toy_echo
@@ -217,3 +218,22 @@ def test_any_reply_is_read_or_refused_with_a_reason(
         assert str(exc)
     else:
         assert math.isfinite(score.logprob) and score.logprob <= 0 and score.tokens >= 1
+
+
+# -- what a request of several questions cost, shared out ------------------------------------------------
+@pytest.mark.parametrize(
+    ("total", "shares", "expected"),
+    [
+        (None, [3, 4], [None, None]),
+        (10, [1, 1], [5, 5]),
+        (10, [1, 2], [3, 7]),  # 3.33 and 6.67: the larger remainder gets the unit left
+        (7, [0, 5], [0, 7]),
+        (4, [0, 0], [2, 2]),  # nothing to share by: evenly
+        (100000000000498708, [0, 293584], [0, 100000000000498708]),  # exact past 2**53
+        (8, [120, 1200], [1, 7]),
+    ],
+)
+def test_a_requests_cost_is_shared_out_in_whole_numbers_that_add_up(
+    total: int | None, shares: list[int], expected: list[int | None]
+) -> None:
+    assert _shared_out(total, shares) == expected

@@ -33,6 +33,7 @@ from kaoshi.models.endpoints import EndpointPool
 from kaoshi.models.openai_loglik import ECHO_BYTES_PER_CHAR, EchoLoglik
 from kaoshi.models.openai_replies import (
     FinalFailure,
+    RetriesExhausted,
     TransientFailure,
     check_next_token_rankable,
     describe_error_body,
@@ -118,6 +119,7 @@ class OpenAIModel(Model):
             self._post,
             ", ".join(strip_credentials(url) for url in self.base_urls),
             lambda text: redact(text, self._secrets),
+            options.prompts_per_request,
         )
 
     @property
@@ -155,28 +157,39 @@ class OpenAIModel(Model):
                 check_next_token_rankable(request.continuations)
         return self._run(self._packs(requests), self._loglik_pack)
 
-    def _packs(self, requests: Iterable[LoglikRequest]) -> Iterator[list[LoglikRequest]]:
+    def _packs(self, requests: Sequence[LoglikRequest]) -> Iterator[list[LoglikRequest]]:
         """Consecutive plain questions, as many as fit one request: at most --prompts-per-request
         prompts, and prompt text whose echoed reply stays well inside the reply cap (a question too
         large for either goes alone). Chat questions go one a request; so does every question once the
-        server has refused lists. Requests are taken one at a time, each as the run's gate lets it."""
+        server has refused lists. Whether the next question fits is read from the sequence, not taken
+        through the run's gate: a pack is yielded before the next request is taken, so each request
+        is taken, and the gate asked, only when a slot is free to send it."""
         most = self.options.prompts_per_request
         most_chars = self.options.max_reply_chars * REPLY_BYTES_PER_CHAR // (2 * ECHO_BYTES_PER_CHAR)
+
+        def alone(request: LoglikRequest) -> bool:
+            return request.messages is not None or self.echo.prompt_lists is False or most == 1
+
+        def size(request: LoglikRequest) -> tuple[int, int]:
+            n = len(request.continuations)
+            return n, n * len(request.context) + sum(map(len, request.continuations))
+
         pack: list[LoglikRequest] = []
         prompts = chars = 0
-        for request in requests:
-            alone = request.messages is not None or self.echo.prompt_lists is False or most == 1
-            size = len(request.continuations)
-            length = size * len(request.context) + sum(map(len, request.continuations))
-            if pack and (alone or prompts + size > most or chars + length > most_chars):
-                yield pack
-                pack, prompts, chars = [], 0, 0
+        for position, request in enumerate(requests, start=1):  # each taken through the gate
             pack.append(request)
-            prompts, chars = prompts + size, chars + length
-            if alone:
+            n, length = size(request)
+            prompts, chars = prompts + n, chars + length
+            following = requests[position] if position < len(requests) else None
+            if following is None or alone(request) or alone(following):
+                full = True
+            else:
+                n, length = size(following)
+                full = prompts + n > most or chars + length > most_chars
+            if full:
                 yield pack
                 pack, prompts, chars = [], 0, 0
-        if pack:
+        if pack:  # the gate closed before the pack was full
             yield pack
 
     # -- request bodies --------------------------------------------------------------------------------
@@ -302,7 +315,7 @@ class OpenAIModel(Model):
                     f"{failure} from {strip_credentials(endpoint.url)}", failure.retry_after
                 )
             if attempt == retries:
-                raise FinalFailure(f"{failure} (gave up after {attempt + 1} attempts{capped})")
+                raise RetriesExhausted(f"{failure} (gave up after {attempt + 1} attempts{capped})")
             self.stats.retries += 1
             cap = self.max_wait_s
             if failure.retry_after is not None and failure.retry_after > cap:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from kaoshi.models.base import CapabilityError, LoglikRequest, ModelOutput
 from kaoshi.models.openai_echo import EchoPrompt, EchoScore, NoPromptLogprobs, echo_prompts, read_echo
-from kaoshi.models.openai_replies import FinalFailure, first_choice, kind, token_counts
+from kaoshi.models.openai_replies import FinalFailure, RetriesExhausted, first_choice, kind, token_counts
 
 # An error body that names what echo scoring needs: OpenAI's "Setting 'echo' and 'logprobs' at the same
 # time is not supported", llama.cpp's llama-server "Only no echo is supported", a chat-only model on
@@ -49,7 +49,12 @@ Scored = list[EchoScore] | FinalFailure  # a question's candidates' scores, or w
 
 
 class _ListRefused(Exception):
-    """The server did not answer a list of prompts with one choice each."""
+    """The server did not answer a list of prompts with one choice each; `exhausted`: it failed for a
+    while (retries ran out), not for what the list held."""
+
+    def __init__(self, message: str, exhausted: bool = False) -> None:
+        super().__init__(message)
+        self.exhausted = exhausted
 
 
 @dataclass
@@ -75,6 +80,7 @@ class EchoLoglik:
     post: Post
     server: str  # the endpoint, credentials masked, for messages
     redact: Callable[[str], str]
+    prompts_per_request: int = 32  # 1: every prompt in its own request
     prompt_lists: bool | None = None
     _echoed: bool = field(default=False, init=False)  # whether a reply so far held prompt log-probs
     _probe: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
@@ -92,8 +98,9 @@ class EchoLoglik:
         usage = _Usage()
         results = await self._questions(client, prompts, usage)
         latency = time.perf_counter() - started
-        shares = [sum(len(p.text) for p in question) for question in prompts]
-        tokens_in, tokens_out = _shared_out(usage.tokens_in, shares), _shared_out(usage.tokens_out, shares)
+        # prompt tokens by the questions' prompt lengths; generated tokens by their prompts (one each)
+        tokens_in = _shared_out(usage.tokens_in, [sum(len(p.text) for p in question) for question in prompts])
+        tokens_out = _shared_out(usage.tokens_out, [len(question) for question in prompts])
         outputs = []
         for request, question, result, i, o in zip(
             requests, prompts, results, tokens_in, tokens_out, strict=True
@@ -107,27 +114,41 @@ class EchoLoglik:
         return outputs
 
     async def _questions(self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage) -> list[Scored]:
-        if sum(map(len, questions)) > 1 and self.prompt_lists is None:
+        several = sum(map(len, questions)) > 1 and self.prompts_per_request > 1
+        if several and self.prompt_lists is None:
             async with self._probe:  # one request finds out; the others wait for its verdict
                 if self.prompt_lists is None:
                     return await self._probe_lists(client, questions, usage)
-        if sum(map(len, questions)) > 1 and self.prompt_lists:
+        if several and self.prompt_lists:
             try:
                 return await self._in_one_request(client, questions, usage, retries=None)
             except _ListRefused as exc:
-                return [FinalFailure(str(exc))] * len(questions)
+                if len(questions) == 1 or exc.exhausted:
+                    return [FinalFailure(str(exc))] * len(questions)
+            # Refused for what one question holds (a prompt past the context, say): each question
+            # alone, so that the others are answered, now and on every resume.
+            return [await self._alone(client, question, usage) for question in questions]
         return [await self._one_by_one(client, question, usage) for question in questions]
+
+    async def _alone(self, client: Any, question: list[EchoPrompt], usage: _Usage) -> Scored:
+        if len(question) == 1:
+            return await self._one_by_one(client, question, usage)
+        try:
+            return (await self._in_one_request(client, [question], usage, retries=None))[0]
+        except _ListRefused as exc:
+            return FinalFailure(str(exc))
 
     async def _probe_lists(
         self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage
     ) -> list[Scored]:
         """Send the prompts as a list once, without retrying; if that fails, one by one, and if those
-        succeed the server does not take lists."""
+        all succeed the server does not take lists (if any fails too, the next request asks again)."""
         try:
             results = await self._in_one_request(client, questions, usage, retries=0)
         except _ListRefused:
             results = [await self._one_by_one(client, question, usage) for question in questions]
-            self.prompt_lists = False
+            if not any(isinstance(result, FinalFailure) for result in results):
+                self.prompt_lists = False
             return results
         self.prompt_lists = True
         return results
@@ -141,7 +162,8 @@ class EchoLoglik:
                 client, "/completions", self._body([p.text for p in prompts]), retries=retries
             )
         except FinalFailure as exc:
-            raise _ListRefused(f"a list of {len(prompts)} prompts failed: {exc}") from None
+            exhausted = isinstance(exc, RetriesExhausted)
+            raise _ListRefused(f"a list of {len(prompts)} prompts failed: {exc}", exhausted) from None
         usage.add(data)
         choices = data.get("choices")
         if not isinstance(choices, list) or len(choices) != len(prompts):
@@ -211,18 +233,16 @@ class EchoLoglik:
 
 def _shared_out(total: int | None, shares: list[int]) -> list[int | None]:
     """`total` split in proportion to `shares`, in whole numbers that add up to it (largest remainders
-    first); None for each where the server counted nothing."""
+    first; integer arithmetic, exact at any size); None for each where the server counted nothing."""
     if total is None:
         return [None] * len(shares)
-    if len(shares) == 1:
-        return [total]
-    weight = sum(shares) or len(shares)
-    exact = [total * (share if sum(shares) else 1) / weight for share in shares]
-    parts = [int(value) for value in exact]
-    by_remainder = sorted(range(len(shares)), key=lambda i: parts[i] - exact[i])
-    for i in by_remainder[: total - sum(parts)]:
-        parts[i] += 1
-    return list(parts)
+    weights = shares if sum(shares) > 0 else [1] * len(shares)
+    whole = sum(weights)
+    parts, remainders = zip(*(divmod(total * weight, whole) for weight in weights), strict=True)
+    shared = list(parts)
+    for i in sorted(range(len(shared)), key=lambda i: -remainders[i])[: total - sum(shared)]:
+        shared[i] += 1
+    return list(shared)
 
 
 def _by_index(choices: list[Any]) -> list[Any]:
