@@ -8,12 +8,14 @@ servers refuse 0; the one generated token lies past the prompt and is never read
 
 A question's candidates go in one request (`prompt` as a list, one choice per prompt) where the server
 takes lists, with the next questions' while they fit --prompts-per-request (the backend packs them,
-openai_api.py): the first request of several prompts finds out while the others wait, and a server
-that refuses a list (llama-cpp-python's answers 500) is sent one prompt per request, one after another,
-for the rest of the run. A failed request is the error of every question it carried; a reply that
-cannot be read for one question is that question's. A server that gives no log-probabilities of the
-prompt stops the run with one line saying so, unless an earlier reply held them (then it is that
-sample's error).
+openai_api.py): the first request of several prompts finds out while the others wait, and a server that
+refuses a list (llama-cpp-python's answers 500) is sent one prompt per request, one after another, for
+the rest of the run (unless the prompts fail one at a time too: then the next request asks again). A
+request refused for what it holds (a 4xx) is sent again a question at a time, so that one question the
+server cannot take does not fail the others; one that failed until the retries ran out is the error of
+every question it carried; a reply that cannot be read for one question is that question's. A server that
+gives no log-probabilities of the prompt stops the run with one line saying so, unless an earlier reply
+held them (then it is that sample's error).
 """
 
 from __future__ import annotations
