@@ -48,6 +48,17 @@ def counted(base_url: str, before: list[int] | None) -> list[int] | None:
     return None if before is None or after is None else [a - b for a, b in zip(after, before, strict=True)]
 
 
+def timed(job: dict[str, Any], call: Any, instances: list[Any]) -> tuple[Any, float, list[int] | None]:
+    """An lm-eval LM call on `instances` after the job's warm-up ones untimed: its results, seconds and
+    what the server counted."""
+    call(instances[: job.get("warmup", 0)], disable_tqdm=True)
+    before = server_counts(job["base_url"])
+    started = time.perf_counter()
+    results = call(instances, disable_tqdm=True)
+    seconds = time.perf_counter() - started
+    return results, seconds, counted(job["base_url"], before)
+
+
 def lmeval_loglik(job: dict[str, Any]) -> dict[str, Any]:
     """Job: base_url, tokenizer, model, pairs [[question id, context, continuation]], warmup (pairs sent
     first, untimed), configs [{num_concurrent, batch_size, tokenized_requests}]; each config's time,
@@ -71,12 +82,7 @@ def lmeval_loglik(job: dict[str, Any]) -> dict[str, Any]:
             Instance(request_type="loglikelihood", doc={}, arguments=(context, continuation), idx=index)
             for index, (_, context, continuation) in enumerate(pairs)
         ]
-        model.loglikelihood(instances[: job.get("warmup", 0)], disable_tqdm=True)
-        before = server_counts(job["base_url"])
-        started = time.perf_counter()
-        scored = model.loglikelihood(instances, disable_tqdm=True)
-        seconds = time.perf_counter() - started
-        counts = counted(job["base_url"], before)
+        scored, seconds, counts = timed(job, model.loglikelihood, instances)
         by_question: dict[str, dict[str, float]] = {}
         for (question, _, continuation), (logprob, _) in zip(pairs, scored, strict=True):
             by_question.setdefault(question, {})[continuation] = logprob
@@ -110,12 +116,7 @@ def lmeval_generate(job: dict[str, Any]) -> dict[str, Any]:
             )
             for index, (_, messages) in enumerate(chats)
         ]
-        model.generate_until(instances[: job.get("warmup", 0)], disable_tqdm=True)
-        before = server_counts(job["base_url"])
-        started = time.perf_counter()
-        texts = model.generate_until(instances, disable_tqdm=True)
-        seconds = time.perf_counter() - started
-        counts = counted(job["base_url"], before)
+        texts, seconds, counts = timed(job, model.generate_until, instances)
         outputs = {question: text for (question, _), text in zip(chats, texts, strict=True)}
         runs.append({"config": config, "seconds": seconds, "counts": counts, "texts": outputs})
     return {"runs": runs}

@@ -91,11 +91,8 @@ def _may_hold_long_integer(raw: bytes) -> bool:
     while start != -1:
         if digits.rfind(b".", 0, start) <= digits.rfind(b" ", 0, start):
             return True  # the run starts after a space (anything but a point), or at the body's start
-        end = digits.find(b" ", start)
-        point = digits.find(b".", start)
-        if end == -1 and point == -1:
-            return False
-        start = digits.find(_LONG_DIGITS, min(e for e in (end, point) if e != -1))
+        # further on in the same run (38 digits or more) the point still comes last: the same verdict
+        start = digits.find(_LONG_DIGITS, start + len(_LONG_DIGITS))
     return False
 
 
