@@ -2,11 +2,12 @@
 `vllm serve`, against the `hf` backend on the same weights, on a C-Eval-layout and a QualBench-layout set,
 for log-likelihood and generation. Needs a CUDA GPU and vLLM; on a lent device machine without vLLM,
 speed/vllm_kit.py builds what to carry there (speed/README.md, "vLLM on a GPU", gives the calls). The
-phases' default limits fit one 600 s device call (measured on an H200: install 20 s, convert 41 s, hf 60 s,
-vllm 165 s for 1,000 questions of which 86 s starting the engine, `vllm serve` up in 100 s).
+phases' default limits fit one 600 s device call (measured on an H200: install 20 s, convert 42 s, hf 43-60 s,
+vllm 165 s for 1,000 questions of which 86 s starting the engine, `vllm serve` up in 62-100 s, its 150
+questions a set in 30-50 s).
 
     python3 speed/vllm_gpu.py --out DIR [--questions 600] [--hf-questions 200] [--serve-questions 150]
-        [--phases convert,hf,vllm,serve,serve-x4]
+        [--phases convert,hf,vllm,serve-x4]
 
 Phase `serve-xN` is `vllm serve --api-server-count N`: N API processes in front of one engine, each
 detokenizing and writing its own replies (an echo reply writes every prompt token's values).
@@ -157,6 +158,14 @@ def phase(
         record["seconds"] = time.perf_counter() - started
         _write(out / f"phase-{name}.json", record)
         return
+    if name == "shapes":  # raw requests of several shapes against `vllm serve` (speed/vllm_shapes.py)
+        import vllm_shapes
+
+        url = f"http://127.0.0.1:{PORT}/v1/completions"
+        record["runs"] = {}
+        record["shapes"] = vllm_shapes.run(url, sets["ceval"], first["serve"], 5, SERVED_NAME)
+        _write(out / f"phase-{name}.json", record)
+        return
     if name == "hf":
         model = resolve_model("smollm2", ModelOptions(device=device, dtype=DTYPE))
     elif name == "vllm":
@@ -264,12 +273,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--questions", type=int, default=600, help="C-Eval-layout questions (5 subjects)")
     parser.add_argument("--hf-questions", type=int, default=200, help="the hf backend runs the first N")
-    # the served echo runs at ~6 C-Eval questions/s (its API process writes every prompt token's values)
+    # a served echo runs at ~7 C-Eval questions/s behind one API process, 16 behind four (H200)
     parser.add_argument("--serve-questions", type=int, default=150, help="vllm serve runs the first N")
-    parser.add_argument("--phases", default="convert,hf,vllm,serve")
+    parser.add_argument("--phases", default="convert,hf,vllm,serve-x4")
     parser.add_argument(
         "--phase-timeouts",
-        default="convert=150,hf=120,vllm=180,serve=200,serve-x4=200",
+        default="convert=120,hf=100,vllm=180,serve=190,serve-x4=170",
         help="seconds each phase may take",
     )
     parser.add_argument("--device", default="cuda", help="the hf backend's device (cpu: a dry run here)")
@@ -329,7 +338,7 @@ def main() -> None:
         log = None
         clock = time.perf_counter()
         limit = limits.get(name, limits.get(name.partition("-")[0], 180.0))
-        if name.startswith("serve"):
+        if name.startswith("serve") or name == "shapes":
             if not folder:
                 print(f"[{name}] skipped: no converted folder", flush=True)
                 continue
