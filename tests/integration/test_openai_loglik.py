@@ -61,7 +61,8 @@ def test_a_questions_candidates_go_in_one_request_with_echo() -> None:
     assert len(server.bodies) == 3
     for body in server.bodies:
         assert isinstance(body["prompt"], list)
-        assert (body["echo"], body["logprobs"], body["max_tokens"], body["temperature"]) == (True, 1, 1, 0)
+        # logprobs 0: the prompt tokens' own values, no alternatives (all the scoring reads)
+        assert (body["echo"], body["logprobs"], body["max_tokens"], body["temperature"]) == (True, 0, 1, 0)
     multi = next(b for b in server.bodies if "第二题" in b["prompt"][0])
     assert multi["prompt"][2] == MULTI.context + "AB\n\n" + FOLLOWING_TEXT  # the context byte for byte
     assert outputs["m"].tokens_in == sum(len(p) for p in multi["prompt"]) and outputs["m"].tokens_out == 4
@@ -229,12 +230,33 @@ def test_a_server_without_prompt_logprobs_is_named_in_one_line(support: str, lac
         with pytest.raises(CapabilityError) as raised:
             list(model.loglikelihood([SINGLE, MULTI, JUDGE]))
     message = str(raised.value)
-    assert len(server.bodies) <= 2  # the first question (a list, then one prompt) and no other
+    # the first question only: a list (then one prompt) with logprobs 0, and again with logprobs 1
+    assert len(server.bodies) <= 4 and server.bodies[-1]["logprobs"] == 1
     assert message.startswith(
         f"{server.base_url} gave no log-probabilities of the prompt's tokens for echo=true"
     )
     assert lacks in message and message.endswith("use --method generate")
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("support", ["zero-none", "zero-refused"])
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_a_server_that_needs_logprobs_1_is_asked_with_1_from_then_on(support: str, concurrency: int) -> None:
+    requests = [
+        LoglikRequest(f"q{i}", f"第{i}题：{'甲乙丙'[i % 3]}是____", ("A", "B", "C", "D")) for i in range(24)
+    ]
+    with FakeOpenAI(echo_support=support) as server:
+        model = model_for(server, concurrency=concurrency, prompts_per_request=8)
+        outputs = {o.id: o for o in model.loglikelihood(requests)}
+    for request in requests:
+        assert outputs[request.id].error is None
+        assert outputs[request.id].logprobs == approx(expected(request))
+    asked = [body["logprobs"] for body in server.bodies]
+    assert asked[0] == 0 and asked[-1] == 1
+    # requests already on their way with 0 are asked again; nothing after the switch asks for 0
+    first_one = asked.index(1)
+    assert asked[first_one:].count(0) <= concurrency - 1
+    assert asked.count(1) >= len(requests) // 2  # every question answered by a request at 1
 
 
 def test_missing_logprobs_after_a_good_reply_is_that_samples_error() -> None:

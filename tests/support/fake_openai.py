@@ -31,7 +31,10 @@ how a real server writes them: "chars" (offsets in characters), "bytes" (offsets
 characters in `split` are written as two byte tokens ('\ufffd' in vllm, '' in llamacpp). A server
 variant is chosen by `list_status` (the HTTP status a list of prompts gets; None: lists are answered one
 choice each) and `echo_support`: "full", "nologprobs" (logprobs null), "ignored" (no echo: only the
-generated token), "refused" (400, OpenAI's message), "content" (llama-server's chat-style logprobs).
+generated token), "refused" (400, OpenAI's message), "content" (llama-server's chat-style logprobs),
+"zero-none" (`logprobs: 0` read as no log-probabilities, as a server testing it for truth would; 1 and
+up as "full"), "zero-refused" (400 naming `logprobs` for 0). Every other variant reads `logprobs: 0` as
+vLLM does: the prompt tokens' own values, no alternatives.
 `ToyToken` and `toy_echo` give tests the exact tokens and values, so they know every expected sum.
 
 Opt-in, for benchmarks against other tools (speed/http_peers.py): `tokenizer` (a Hugging Face tokenizer,
@@ -205,6 +208,9 @@ class FakeOpenAI:
                     json.dumps({"error": {"message": "prompt must be a string"}}).encode(),
                 )
             prompt = "\n".join(prompt)
+        if body.get("echo") and self.echo_support == "zero-refused" and body.get("logprobs") == 0:
+            message = "logprobs must be at least 1 when echo is set"
+            return 400, {}, json.dumps({"error": {"message": message}}).encode()
         if body.get("echo") and self.echo_support == "refused":
             return (
                 400,
@@ -293,7 +299,8 @@ class FakeOpenAI:
         return int(kind), extra, b'{"error": {"message": "scripted fault"}}'
 
     def _completion(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
-        if body.get("echo") and body.get("logprobs") and "messages" not in body:
+        top = body.get("logprobs")
+        if body.get("echo") and top is not None and top is not False and "messages" not in body:
             return self._echo_completion(body)
         text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
         usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
@@ -335,13 +342,14 @@ class FakeOpenAI:
                 continue
             tokens = toy_echo(prompt, self.vocab, self.split, self.echo_style, generate)
             prompt_tokens += len(tokens) - generate
-            choices.append({"index": index, "finish_reason": "length", **self._echo_choice(prompt, tokens)})
+            choice = self._echo_choice(prompt, tokens, body["logprobs"])
+            choices.append({"index": index, "finish_reason": "length", **choice})
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(prompts) * generate}
         return {"id": "x", "object": "text_completion", "choices": choices, "usage": usage}
 
-    def _echo_choice(self, prompt: str, tokens: list[ToyToken]) -> dict[str, Any]:
+    def _echo_choice(self, prompt: str, tokens: list[ToyToken], top: int) -> dict[str, Any]:
         generated = TOY_GENERATED if tokens and tokens[-1].start >= len(prompt) else ""
-        if self.echo_support == "nologprobs":
+        if self.echo_support == "nologprobs" or (self.echo_support == "zero-none" and top == 0):
             return {"text": prompt + generated, "logprobs": None}
         if self.echo_support == "ignored":
             tokens = tokens[-1:] if generated else []

@@ -58,8 +58,9 @@ class FakeLLM:
         self.calls.append((prompts, params))
         outputs = []
         for prompt in prompts:
-            if params.kwargs.get("prompt_logprobs"):
-                # The token at each position with its log-probability under fake_logits (None first).
+            if params.kwargs.get("prompt_logprobs") is not None:
+                # As vLLM's prompt_logprobs=0: the token at each position with its log-probability under
+                # fake_logits (None first), no alternatives.
                 ids = prompt["prompt_token_ids"]
                 scored: list[dict[int, FakeLogprob] | None] = [None]
                 scored += [
@@ -131,7 +132,7 @@ def test_vllm_loglik_scores_every_candidate_with_its_answer_end(fake_vllm: types
     candidates = ("A", "AB", "ABD", "正确")
     [output] = list(model.loglikelihood([LoglikRequest("q", "题\n答案：", candidates, answer_end="\n\n")]))
     [(prompts, params)] = model.llm.calls  # type: ignore[attr-defined]
-    assert params.kwargs == {"temperature": 0.0, "max_tokens": 1, "prompt_logprobs": 1, "detokenize": False}
+    assert params.kwargs == {"temperature": 0.0, "max_tokens": 1, "prompt_logprobs": 0, "detokenize": False}
     context = [1, *"题\n答案：".encode()]
     # One whole sequence per candidate: context + candidate + answer end, all scored.
     assert prompts == [{"prompt_token_ids": context + list(f"{c}\n\n".encode())} for c in candidates]

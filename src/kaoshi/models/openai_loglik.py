@@ -1,7 +1,13 @@
 """Full-sequence log-likelihood over an OpenAI-compatible completions endpoint (lm-eval's
 local-completions protocol): each candidate is sent as context + candidate + answer end with `echo: true`,
-`logprobs: 1`, `temperature: 0`, and the log-probabilities the server gives the prompt's own tokens are
+`logprobs: 0`, `temperature: 0`, and the log-probabilities the server gives the prompt's own tokens are
 summed over the candidate (openai_echo.py reads them).
+
+`logprobs: 0` asks for the prompt tokens' own log-probabilities and no alternatives, which is all the
+scoring reads: vLLM 0.20 answers it twice as fast as lm-eval's `logprobs: 1`, whose top alternative it
+computes, decodes and writes at every prompt position (speed/README.md, "vllm_shapes.py"). A server that
+reads 0 as "none" (or refuses it) before any reply held log-probabilities is asked with `logprobs: 1`
+from then on.
 
 `max_tokens` is 1, as lm-eval sends: llama-cpp-python reads 0 as "until the context is full" and some
 servers refuse 0; the one generated token lies past the prompt and is never read.
@@ -50,6 +56,10 @@ class Post(Protocol):
 Scored = list[EchoScore] | FinalFailure  # a question's candidates' scores, or why it has none
 
 
+class _AskForOneTop(Exception):
+    """A reply to `logprobs: 0` held no log-probabilities of the prompt, or the server refused 0."""
+
+
 class _ListRefused(Exception):
     """The server did not answer a list of prompts with one choice each; `exhausted`: it failed for a
     while (retries ran out), not for what the list held."""
@@ -84,6 +94,7 @@ class EchoLoglik:
     redact: Callable[[str], str]
     prompts_per_request: int = 32  # 1: every prompt in its own request
     prompt_lists: bool | None = None
+    top_alternatives: int = 0  # the `logprobs` sent: 0 until a server shows it needs 1
     _echoed: bool = field(default=False, init=False)  # whether a reply so far held prompt log-probs
     _probe: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
 
@@ -116,6 +127,15 @@ class EchoLoglik:
         return outputs
 
     async def _questions(self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage) -> list[Scored]:
+        try:
+            return await self._questions_as_asked(client, questions, usage)
+        except _AskForOneTop:
+            self.top_alternatives = 1  # for the whole run: this server needs `logprobs: 1`
+            return await self._questions_as_asked(client, questions, usage)
+
+    async def _questions_as_asked(
+        self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage
+    ) -> list[Scored]:
         several = sum(map(len, questions)) > 1 and self.prompts_per_request > 1
         if several and self.prompt_lists is None:
             async with self._probe:  # one request finds out; the others wait for its verdict
@@ -159,9 +179,10 @@ class EchoLoglik:
         self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage, retries: int | None
     ) -> list[Scored]:
         prompts = [prompt for question in questions for prompt in question]
+        asked = self.top_alternatives
         try:
             data = await self.post(
-                client, "/completions", self._body([p.text for p in prompts]), retries=retries
+                client, "/completions", self._body([p.text for p in prompts], asked), retries=retries
             )
         except FinalFailure as exc:
             exhausted = isinstance(exc, RetriesExhausted)
@@ -181,7 +202,7 @@ class EchoLoglik:
             own = [next(ordered) for _ in question]
             try:
                 results.append(
-                    [self._read(choice, prompt) for choice, prompt in zip(own, question, strict=True)]
+                    [self._read(choice, prompt, asked) for choice, prompt in zip(own, question, strict=True)]
                 )
             except FinalFailure as exc:
                 results.append(exc)
@@ -195,39 +216,43 @@ class EchoLoglik:
             return exc
 
     async def _in_own_request(self, client: Any, prompt: EchoPrompt, usage: _Usage) -> EchoScore:
+        asked = self.top_alternatives
         try:
-            data = await self.post(client, "/completions", self._body(prompt.text))
+            data = await self.post(client, "/completions", self._body(prompt.text, asked))
         except FinalFailure as exc:
             if not self._echoed and str(exc).startswith("HTTP 4") and _REFUSES_ECHO.search(str(exc)):
-                raise self._lacking(str(exc)) from None
+                raise self._lacking(str(exc), asked) from None
             raise
         usage.add(data)
-        return self._read(first_choice(data), prompt)
+        return self._read(first_choice(data), prompt, asked)
 
-    def _read(self, choice: object, prompt: EchoPrompt) -> EchoScore:
+    def _read(self, choice: object, prompt: EchoPrompt, asked: int) -> EchoScore:
+        """The prompt's score from its choice in a reply to a request sent with `logprobs: asked`."""
         try:
             score = read_echo(choice, prompt)
         except NoPromptLogprobs as exc:
             if not self._echoed:
-                raise self._lacking(str(exc)) from None
+                raise self._lacking(str(exc), asked) from None
             raise
         self._echoed = True
         return score
 
-    def _lacking(self, detail: str) -> CapabilityError:
+    def _lacking(self, detail: str, asked: int) -> CapabilityError | _AskForOneTop:
+        if asked == 0:
+            return _AskForOneTop(detail)
         return CapabilityError(
             f"{self.server} gave no log-probabilities of the prompt's tokens for echo=true "
             f"({self.redact(detail)[:300]}): --method loglik over HTTP scores plain prompts through a "
             "completions endpoint that echoes them (vLLM, llama-cpp-python's server); use --method generate"
         )
 
-    def _body(self, prompt: str | list[str]) -> dict[str, Any]:
+    def _body(self, prompt: str | list[str], top_alternatives: int) -> dict[str, Any]:
         return {
             "model": self.model_name,
             "prompt": prompt,
             "max_tokens": 1,
             "temperature": 0,
-            "logprobs": 1,
+            "logprobs": top_alternatives,
             "echo": True,
             "seed": self.seed,
         }

@@ -80,8 +80,10 @@ class VLLMModel(Model):
                 )
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
-        # prompt_logprobs=1 returns, at every prompt position, the log-probability of the token there.
-        params = self._vllm.SamplingParams(temperature=0.0, max_tokens=1, prompt_logprobs=1, detokenize=False)
+        # prompt_logprobs=0 returns, at every prompt position, the log-probability of the token there and
+        # no alternatives (1 would also find, at every position, the most likely token: on an H200
+        # `vllm serve` answered such requests at half the rate, speed/README.md "vllm_shapes.py").
+        params = self._vllm.SamplingParams(temperature=0.0, max_tokens=1, prompt_logprobs=0, detokenize=False)
         started = time.perf_counter()
         prompts: list[dict[str, list[int]]] = []
         spans: list[tuple[int, list[list[int]]]] = []  # per request: context length, candidate tokens
