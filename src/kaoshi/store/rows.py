@@ -60,8 +60,12 @@ RUN_QUERY = (
 )
 
 
+# json.dumps with these settings builds an encoder a call; one made once writes the same text.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _ENCODER.encode(value)
 
 
 def loads(value: str | None) -> Any:
