@@ -186,12 +186,14 @@ def _ask(
     request through the gate, as the backend takes it."""
     by_id = {p.question.id: p for p in chunk}
     scored: list[PendingQuestion] = []
+    loglik_requests: list[LoglikRequest] = []
     generated: list[PendingQuestion] = []
     for pending in chunk:
         if not ranked(pending.question, spec.method):
             generated.append(pending)
-        elif answer_candidates(pending.question):
+        elif candidates := answer_candidates(pending.question):
             scored.append(pending)
+            loglik_requests.append(_loglik_request(pending, template, candidates))
         else:
             yield (
                 pending,
@@ -201,7 +203,7 @@ def _ask(
                     "log-likelihood; use --method generate",
                 ),
             )
-    scored_requests = gate.requests([_loglik_request(p, template) for p in scored])
+    scored_requests = gate.requests(loglik_requests)
     generated_requests = gate.requests([_generate_request(p, spec) for p in generated])
     streams: list[Iterator[ModelOutput]] = []
     if scored:
@@ -223,7 +225,9 @@ def _ask(
         )
 
 
-def _loglik_request(pending: PendingQuestion, template: Template) -> LoglikRequest:
+def _loglik_request(
+    pending: PendingQuestion, template: Template, candidates: tuple[str, ...]
+) -> LoglikRequest:
     prompt = pending.prompt
     # Candidates that can be prefixes of one another (letter sets) are scored with what ends an answer
     # in the prompt's format, so 'ABCD' never loses to its own prefix 'AB'; the others are scored bare.
@@ -235,7 +239,7 @@ def _loglik_request(pending: PendingQuestion, template: Template) -> LoglikReque
     return LoglikRequest(
         pending.question.id,
         prompt.text,
-        answer_candidates(pending.question),
+        candidates,
         prompt.messages,
         answer_end=answer_end,
     )
