@@ -177,3 +177,42 @@ def test_judged_open_answers_are_graded_and_earn_their_points() -> None:
             assert tally.scored == tally.graded, name  # every graded answer has points, and only those
             assert tally.graded + tally.ungraded + tally.errors == tally.n, name
     assert "| open | 4 | — | — | — | 0 | 1 | 0 | 0 | 0 | 3 | 3/5 |" in render_summary(summary, "md")
+
+
+def test_summary_tallies_equal_adding_each_sample_one_by_one() -> None:
+    """summarize adds each group's per-sample counts at the end: the same tallies, float points
+    included, as Tally.add one sample at a time."""
+    from functools import reduce
+
+    from kaoshi.results.aggregate import GROUP_KEYS, Tally, part_of
+    from kaoshi.results.metrics import UNKNOWN_GROUP
+
+    kinds: list[dict[str, object]] = [
+        {},
+        {"status": "error", "correct": None, "error": "x"},
+        {"status": "unparsed", "correct": False},
+        {"status": "ambiguous", "correct": False},
+        {"qtype": "open", "correct": None, "score": 0.1, "points": 0.7},
+        {"qtype": "open", "correct": None, "score": None},
+        {"correct": False, "truncated": True, "score": 0.3},
+    ]
+    samples = [
+        sample(f"q{i}", **{"subject": f"s{i % 3}", "domain": f"d{i % 2}", **kinds[i % len(kinds)]})
+        for i in range(40)
+    ]
+    summary = summarize("r", samples)
+
+    def one_by_one(members: list[SampleRecord]) -> dict[str, object]:
+        return reduce(Tally.add, members, Tally()).__dict__
+
+    def counts(tally: Tally) -> dict[str, object]:
+        return {**tally.__dict__, "f1_qualbench": None}  # set per group by summarize
+
+    assert summary.overall.n == 40
+    assert counts(summary.overall) == one_by_one(samples)
+    for key, table in summary.groups.items():
+        for name, tally in table.items():
+            members = [s for s in samples if (GROUP_KEYS[key](s) or UNKNOWN_GROUP) == name]
+            assert counts(tally) == one_by_one(members), (key, name)
+    for part, tally in summary.parts.items():
+        assert counts(tally) == one_by_one([s for s in samples if part_of(s) == part])

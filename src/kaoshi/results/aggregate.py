@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import reduce
 
 from kaoshi.analysis.stats import wilson_interval
 from kaoshi.data.model import format_gold
@@ -75,25 +77,57 @@ class Tally:
         return self.correct / self.checked if self.checked else None
 
     def add(self, sample: SampleRecord) -> Tally:
-        is_error = sample.status == SampleStatus.ERROR
-        is_checked = not is_error and sample.correct is not None
-        # An open answer has no `correct`; it is graded once a judge's score has been folded in.
-        is_judged = not is_error and sample.correct is None and sample.score is not None
-        is_ungraded = not is_error and not is_checked and not is_judged
-        has_score = not is_error and sample.score is not None
-        return Tally(
-            n=self.n + 1,
-            graded=self.graded + is_checked + is_judged,
-            judged=self.judged + is_judged,
-            correct=self.correct + bool(sample.correct),
-            unparsed=self.unparsed + (sample.status == SampleStatus.UNPARSED),
-            ambiguous=self.ambiguous + (sample.status == SampleStatus.AMBIGUOUS),
-            errors=self.errors + is_error,
-            ungraded=self.ungraded + is_ungraded,
-            scored=self.scored + has_score,
-            points=self.points + (sample.score or 0.0 if has_score else 0.0),
-            max_points=self.max_points + (sample.points if has_score else 0.0),
-            truncated=self.truncated + (sample.truncated and (is_checked or is_judged)),
+        return Tally.total([self._counts(), _counts(sample)])
+
+    @classmethod
+    def total(cls, rows: list[_Counts]) -> Tally:
+        """The tally of per-sample counts (`_counts`), added in order."""
+        if not rows:
+            return cls()
+        (
+            n,
+            graded,
+            judged,
+            correct,
+            unparsed,
+            ambiguous,
+            errors,
+            ungraded,
+            scored,
+            points,
+            max_points,
+            truncated,
+        ) = zip(*rows, strict=True)
+        return cls(
+            n=sum(n),
+            graded=sum(graded),
+            judged=sum(judged),
+            correct=sum(correct),
+            unparsed=sum(unparsed),
+            ambiguous=sum(ambiguous),
+            errors=sum(errors),
+            ungraded=sum(ungraded),
+            scored=sum(scored),
+            # floats added one at a time from 0.0, as `add` always did (sum() may compensate)
+            points=reduce(operator.add, points, 0.0),
+            max_points=reduce(operator.add, max_points, 0.0),
+            truncated=sum(truncated),
+        )
+
+    def _counts(self) -> _Counts:
+        return (
+            self.n,
+            self.graded,
+            self.judged,
+            self.correct,
+            self.unparsed,
+            self.ambiguous,
+            self.errors,
+            self.ungraded,
+            self.scored,
+            self.points,
+            self.max_points,
+            self.truncated,
         )
 
     @property
@@ -211,6 +245,33 @@ class RunSummary:
         return replace(self, measurements=measure_all(metrics, self))
 
 
+# What one sample adds to each of a Tally's counts, in field order (f1_qualbench aside).
+_Counts = tuple[int, int, int, int, int, int, int, int, int, float, float, int]
+
+
+def _counts(sample: SampleRecord) -> _Counts:
+    is_error = sample.status == SampleStatus.ERROR
+    is_checked = not is_error and sample.correct is not None
+    # An open answer has no `correct`; it is graded once a judge's score has been folded in.
+    is_judged = not is_error and sample.correct is None and sample.score is not None
+    is_ungraded = not is_error and not is_checked and not is_judged
+    has_score = not is_error and sample.score is not None
+    return (
+        1,
+        is_checked + is_judged,
+        int(is_judged),
+        int(bool(sample.correct)),
+        int(sample.status == SampleStatus.UNPARSED),
+        int(sample.status == SampleStatus.AMBIGUOUS),
+        int(is_error),
+        int(is_ungraded),
+        int(has_score),
+        sample.score or 0.0 if has_score else 0.0,
+        sample.points if has_score else 0.0,
+        int(sample.truncated and (is_checked or is_judged)),
+    )
+
+
 def _answer_pair(sample: SampleRecord) -> tuple[str, str] | None:
     """(gold, answer) as strings for a checked objective answer (unreadable: ""), else None."""
     if sample.status == SampleStatus.ERROR or sample.correct is None:
@@ -231,23 +292,25 @@ def summarize(
     if unknown:
         raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
     samples = list(samples)
-    overall = Tally()
+    # Each sample's counts are worked out once and each group's added up at the end (a Tally a sample
+    # a group, made one by one, took most of the time of summarizing thousands of samples).
+    overall_rows: list[_Counts] = []
     tallied = {*keys, "subject", "domain"}
-    groups: dict[str, dict[str, Tally]] = {key: {} for key in tallied}
+    group_rows: dict[str, dict[str, list[_Counts]]] = {key: {} for key in tallied}
     category_of: dict[str, str] = {}
     answer_pairs: list[tuple[str, str]] = []
     # (grouping, group name) -> (gold, answer) pairs, for the F1 of each group
     group_pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     outcomes: dict[QuestionKey, float] = {}
-    parts: dict[str, Tally] = {}
-    subject_parts: dict[str, dict[str, Tally]] = {}
+    part_rows: dict[str, list[_Counts]] = {}
+    subject_part_rows: dict[str, dict[str, list[_Counts]]] = {}
     for sample in samples:
-        overall = overall.add(sample)
+        counts = _counts(sample)
+        overall_rows.append(counts)
         part = part_of(sample)
-        parts[part] = parts.get(part, Tally()).add(sample)
+        part_rows.setdefault(part, []).append(counts)
         if sample.subject:
-            by_part = subject_parts.setdefault(sample.subject, {})
-            by_part[part] = by_part.get(part, Tally()).add(sample)
+            subject_part_rows.setdefault(sample.subject, {}).setdefault(part, []).append(counts)
         pair = _answer_pair(sample)
         for key in tallied:
             name = GROUP_KEYS[key](sample)
@@ -255,8 +318,7 @@ def summarize(
                 if key not in keys:
                     continue
                 name = UNKNOWN_GROUP
-            table = groups[key]
-            table[name] = table.get(name, Tally()).add(sample)
+            group_rows[key].setdefault(name, []).append(counts)
             if pair is not None:
                 group_pairs.setdefault((key, name), []).append(pair)
         if sample.subject and sample.category:
@@ -264,6 +326,15 @@ def summarize(
         if pair is not None:
             outcomes[question_key(sample)] = float(bool(sample.correct))
             answer_pairs.append(pair)
+    overall = Tally.total(overall_rows)
+    groups = {
+        key: {name: Tally.total(rows) for name, rows in table.items()} for key, table in group_rows.items()
+    }
+    parts = {part: Tally.total(rows) for part, rows in part_rows.items()}
+    subject_parts = {
+        subject: {part: Tally.total(rows) for part, rows in by_part.items()}
+        for subject, by_part in subject_part_rows.items()
+    }
     groups = {
         key: {
             name: replace(t, f1_qualbench=qualbench_f1(group_pairs.get((key, name), [])))
