@@ -305,7 +305,7 @@ def kaoshi_bodies(
         if not packs or len(packs[-1]) + len(prompts) > prompts_per_request:
             packs.append([])
         packs[-1] += prompts
-    body = dict(max_tokens=1, temperature=0, logprobs=1, echo=True, seed=0)
+    body = dict(max_tokens=1, temperature=0, logprobs=0, echo=True, seed=0)
     return [json.dumps({"model": MODEL, "prompt": pack, **body}).encode() for pack in packs]
 
 
