@@ -1,5 +1,6 @@
 """Reading a candidate's log-likelihood from a completions reply that echoes the prompt's log-probabilities
-(`echo: true`, `logprobs: 1`): the legacy `logprobs` object's `tokens`, `token_logprobs` and `text_offset`.
+(`echo: true`, `logprobs: 0` or 1): the legacy `logprobs` object's `tokens`, `token_logprobs` and
+`text_offset`.
 
 kaoshi has no tokenizer for a remote model, so the candidate's tokens are found by where they sit in the
 prompt's text, never by counting tokens. The rule:
