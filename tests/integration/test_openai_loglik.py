@@ -3,7 +3,10 @@ prompts) against the fake server's toy model, whose every log-probability a test
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,6 +260,34 @@ def test_a_server_that_needs_logprobs_1_is_asked_with_1_from_then_on(support: st
     first_one = asked.index(1)
     assert asked[first_one:].count(0) <= concurrency - 1
     assert asked.count(1) >= len(requests) // 2  # every question answered by a request at 1
+
+
+class _SlowOnSome(FakeOpenAI):
+    """Prompts holding 慢 are answered `slow_s` later than the others."""
+
+    slow_s: float = 0.4
+
+    async def _respond(self, request_line: str, headers: dict[str, str], raw: bytes) -> Any:
+        if "慢" in json.dumps(json.loads(raw or b"{}").get("prompt"), ensure_ascii=False):
+            await asyncio.sleep(self.slow_s)
+        return await super()._respond(request_line, headers, raw)
+
+
+@pytest.mark.parametrize("support", ["zero-none", "zero-refused"])
+def test_a_request_sent_with_0_that_comes_back_after_the_switch_is_asked_again(support: str) -> None:
+    # One prompt a request: the fast question's reply turns the run to logprobs 1 and its answer at 1
+    # is in before the slow question's request, sent with 0 at the same time, comes back without
+    # log-probabilities: that one is asked again too, not stored as an error.
+    fast = LoglikRequest("fast", "快题：", ("正确", "错误"))
+    slow = LoglikRequest("slow", "慢题：", ("正确", "错误"))
+    with _SlowOnSome(echo_support=support) as server:
+        model = model_for(server, concurrency=2, prompts_per_request=1)
+        outputs = {o.id: o for o in model.loglikelihood([fast, slow])}
+    for request in (fast, slow):
+        assert outputs[request.id].error is None
+        assert outputs[request.id].logprobs == approx(expected(request))
+    slow_asked = [body["logprobs"] for body in server.bodies if "慢" in body["prompt"]]
+    assert slow_asked[0] == 0 and slow_asked[1:] == [1, 1]  # its first candidate again, then the second
 
 
 def test_missing_logprobs_after_a_good_reply_is_that_samples_error() -> None:

@@ -6,8 +6,9 @@ summed over the candidate (openai_echo.py reads them).
 `logprobs: 0` asks for the prompt tokens' own log-probabilities and no alternatives, which is all the
 scoring reads: vLLM 0.20 answers it twice as fast as lm-eval's `logprobs: 1`, whose top alternative it
 computes, decodes and writes at every prompt position (speed/README.md, "vllm_shapes.py"). A server that
-reads 0 as "none" (or refuses it) before any reply held log-probabilities is asked with `logprobs: 1`
-from then on.
+answers 0 without log-probabilities of the prompt, or refuses it with a 4xx naming echo or logprobs,
+before any reply held them, is asked with `logprobs: 1` from then on; every question whose request went
+with 0 and came back so is asked again (the replies set aside count to what the requests cost).
 
 `max_tokens` is 1, as lm-eval sends: llama-cpp-python reads 0 as "until the context is full" and some
 servers refuse 0; the one generated token lies past the prompt and is never read.
@@ -220,8 +221,12 @@ class EchoLoglik:
         try:
             data = await self.post(client, "/completions", self._body(prompt.text, asked))
         except FinalFailure as exc:
-            if not self._echoed and str(exc).startswith("HTTP 4") and _REFUSES_ECHO.search(str(exc)):
-                raise self._lacking(str(exc), asked) from None
+            message = str(exc)
+            # a 4xx naming echo or logprobs, not 429s until the retries ran out (whose text may name a
+            # server called "echo-…")
+            refused = not isinstance(exc, RetriesExhausted) and message.startswith("HTTP 4")
+            if refused and _REFUSES_ECHO.search(message):
+                self._lacking(message, asked)
             raise
         usage.add(data)
         return self._read(first_choice(data), prompt, asked)
@@ -231,20 +236,26 @@ class EchoLoglik:
         try:
             score = read_echo(choice, prompt)
         except NoPromptLogprobs as exc:
-            if not self._echoed:
-                raise self._lacking(str(exc), asked) from None
+            self._lacking(str(exc), asked)
             raise
         self._echoed = True
         return score
 
-    def _lacking(self, detail: str, asked: int) -> CapabilityError | _AskForOneTop:
-        if asked == 0:
-            return _AskForOneTop(detail)
-        return CapabilityError(
-            f"{self.server} gave no log-probabilities of the prompt's tokens for echo=true "
-            f"({self.redact(detail)[:300]}): --method loglik over HTTP scores plain prompts through a "
-            "completions endpoint that echoes them (vLLM, llama-cpp-python's server); use --method generate"
-        )
+    def _lacking(self, detail: str, asked: int) -> None:
+        """A reply to a request sent with `logprobs: asked` held no log-probabilities of the prompt, or the
+        server refused the request for echo or logprobs. Sent with 0 before any reply held them, or after
+        the run turned to 1 (a request still on its way meanwhile): ask again with 1. Sent with 1 before
+        any reply held them: the server cannot do this, one line says so. Otherwise (an earlier reply
+        held them): the caller's failure is that question's error."""
+        if asked == 0 and (not self._echoed or self.top_alternatives):
+            raise _AskForOneTop(detail) from None
+        if not self._echoed:
+            raise CapabilityError(
+                f"{self.server} gave no log-probabilities of the prompt's tokens for echo=true "
+                f"({self.redact(detail)[:300]}): --method loglik over HTTP scores plain prompts through a "
+                "completions endpoint that echoes them (vLLM, llama-cpp-python's server); use --method "
+                "generate"
+            ) from None
 
     def _body(self, prompt: str | list[str], top_alternatives: int) -> dict[str, Any]:
         return {
