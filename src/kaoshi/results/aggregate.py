@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import reduce
+from typing import Any
 
 from kaoshi.analysis.stats import wilson_interval
 from kaoshi.data.model import format_gold
@@ -81,54 +82,19 @@ class Tally:
 
     @classmethod
     def total(cls, rows: list[_Counts]) -> Tally:
-        """The tally of per-sample counts (`_counts`), added in order."""
+        """The tally of per-sample counts (`_counts`), each column added in order from its field's zero
+        (floats one at a time, as `add` always did: sum() may compensate)."""
         if not rows:
             return cls()
-        (
-            n,
-            graded,
-            judged,
-            correct,
-            unparsed,
-            ambiguous,
-            errors,
-            ungraded,
-            scored,
-            points,
-            max_points,
-            truncated,
-        ) = zip(*rows, strict=True)
-        return cls(
-            n=sum(n),
-            graded=sum(graded),
-            judged=sum(judged),
-            correct=sum(correct),
-            unparsed=sum(unparsed),
-            ambiguous=sum(ambiguous),
-            errors=sum(errors),
-            ungraded=sum(ungraded),
-            scored=sum(scored),
-            # floats added one at a time from 0.0, as `add` always did (sum() may compensate)
-            points=reduce(operator.add, points, 0.0),
-            max_points=reduce(operator.add, max_points, 0.0),
-            truncated=sum(truncated),
-        )
+        columns = zip(*rows, strict=True)
+        sums: dict[str, Any] = {
+            name: reduce(operator.add, column, zero)
+            for (name, zero), column in zip(_COUNTED, columns, strict=True)
+        }
+        return cls(**sums)
 
     def _counts(self) -> _Counts:
-        return (
-            self.n,
-            self.graded,
-            self.judged,
-            self.correct,
-            self.unparsed,
-            self.ambiguous,
-            self.errors,
-            self.ungraded,
-            self.scored,
-            self.points,
-            self.max_points,
-            self.truncated,
-        )
+        return tuple(getattr(self, name) for name, _ in _COUNTED)
 
     @property
     def points_rate(self) -> float | None:
@@ -247,6 +213,9 @@ class RunSummary:
 
 # What one sample adds to each of a Tally's counts, in field order (f1_qualbench aside).
 _Counts = tuple[int, int, int, int, int, int, int, int, int, float, float, int]
+_COUNTED: tuple[tuple[str, Any], ...] = tuple(
+    (f.name, f.default) for f in fields(Tally) if f.name != "f1_qualbench"
+)  # (name, zero)
 
 
 def _counts(sample: SampleRecord) -> _Counts:
