@@ -226,7 +226,7 @@ class EchoLoglik:
             # server called "echo-…")
             refused = not isinstance(exc, RetriesExhausted) and message.startswith("HTTP 4")
             if refused and _REFUSES_ECHO.search(message):
-                self._lacking(message, asked)
+                self._raise_for_missing(message, asked)
             raise
         usage.add(data)
         return self._read(first_choice(data), prompt, asked)
@@ -236,12 +236,12 @@ class EchoLoglik:
         try:
             score = read_echo(choice, prompt)
         except NoPromptLogprobs as exc:
-            self._lacking(str(exc), asked)
+            self._raise_for_missing(str(exc), asked)
             raise
         self._echoed = True
         return score
 
-    def _lacking(self, detail: str, asked: int) -> None:
+    def _raise_for_missing(self, detail: str, asked: int) -> None:
         """A reply to a request sent with `logprobs: asked` held no log-probabilities of the prompt, or the
         server refused the request for echo or logprobs. Sent with 0 before any reply held them, or after
         the run turned to 1 (a request still on its way meanwhile): ask again with 1. Sent with 1 before
