@@ -58,21 +58,30 @@ def ascii_labels(
     return drawn, replaced
 
 
+def literal(text: str) -> str:
+    """`text` escaped so matplotlib draws it as it is: two `$` start mathtext (a subject called `$x^{2$`
+    raised a parse error, `a$b$c` drew an italic b), and an escaped `\\$` is drawn as `$`. The escape goes
+    with the string, so unlike `parse_math=False` it also holds on the tick labels matplotlib copies from
+    the first one (`Text.update_from` does not copy `parse_math`)."""
+    return text.replace("$", r"\$")
+
+
 def _drawable(
     names: Sequence[str], runs: Sequence[str], key: str, cjk: bool, english: Mapping[str, str]
 ) -> tuple[list[str], list[str]]:
-    """Group and run labels to draw: as they are with a CJK font, else ASCII and one warning."""
-    if cjk:
-        return list(names), list(runs)
-    group_labels, groups_replaced = ascii_labels(names, key, english)
-    run_labels, runs_replaced = ascii_labels(runs, "run", english)
-    replaced = {**groups_replaced, **runs_replaced}
-    mapping = "; ".join(f"{label} = {original}" for label, original in replaced.items())
-    message = missing_font_message()
-    if mapping:
-        message += f". Drawing ASCII labels instead: {mapping}"
-    warnings.warn(message, stacklevel=3)
-    return group_labels, run_labels
+    """Group and run labels to draw, escaped for matplotlib: as they are with a CJK font, else ASCII and
+    one warning."""
+    group_labels, run_labels = list(names), list(runs)
+    if not cjk:
+        group_labels, groups_replaced = ascii_labels(names, key, english)
+        run_labels, runs_replaced = ascii_labels(runs, "run", english)
+        replaced = {**groups_replaced, **runs_replaced}
+        mapping = "; ".join(f"{label} = {original}" for label, original in replaced.items())
+        message = missing_font_message()
+        if mapping:
+            message += f". Drawing ASCII labels instead: {mapping}"
+        warnings.warn(message, stacklevel=3)
+    return [literal(label) for label in group_labels], [literal(run) for run in run_labels]
 
 
 def _figure(width: float, height: float, polar: bool = False) -> tuple[Any, Any, list[str]]:
@@ -151,7 +160,7 @@ def bar_chart(
     axes.set_ylabel("accuracy (%)", fontfamily=fonts)
     axes.set_ylim(0, 100)
     axes.grid(axis="y", alpha=0.3)
-    axes.set_title(title or f"accuracy by {key} (95% Wilson intervals)", fontfamily=fonts)
+    axes.set_title(literal(title or f"accuracy by {key} (95% Wilson intervals)"), fontfamily=fonts)
     axes.legend(prop={"family": fonts})
     return figure
 
@@ -189,7 +198,7 @@ def radar_chart(
             axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.15)
     axes.set_xticks(angles, labels, fontfamily=fonts)
     axes.set_ylim(0, 100)
-    axes.set_title(title or f"accuracy by {key}", fontfamily=fonts)
+    axes.set_title(literal(title or f"accuracy by {key}"), fontfamily=fonts)
     axes.legend(loc="upper right", bbox_to_anchor=(1.15, 1.1), prop={"family": fonts})
     if left_out:
         shown_out = ", ".join(label_of[n] for n in left_out)
