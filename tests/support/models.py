@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from kaoshi.models import GenerateRequest, LoglikRequest, Model, ModelOptions, ModelOutput
 
@@ -65,3 +65,18 @@ class BudgetEchoModel(Model):
         for request in requests:
             first = request.choices[0] if request.choices else "文本"
             yield ModelOutput(request.id, text=f"答案：{first}\nbudget={request.max_new_tokens}")
+
+
+class RoutedModel(Model):
+    """Answers every question with its first candidate; the ids in `routed` (served model -> ids) come
+    back saying another model answered them, as from a gateway that routed them elsewhere."""
+
+    def __init__(self, spec: str, options: ModelOptions, routed: Mapping[str, Collection[str]]) -> None:
+        super().__init__(spec, options)
+        self.served = {question: model for model, ids in routed.items() for question in ids}
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        for request in requests:
+            first = request.choices[0] if request.choices else "文本"
+            served = self.served.get(request.id)
+            yield ModelOutput(request.id, text=f"答案：{first}", served_model=served)

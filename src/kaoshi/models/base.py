@@ -64,6 +64,9 @@ class ModelOutput:
     latency_s: float | None = None
     error: str | None = None
     truncated: bool = False  # the text stopped at the token limit (finish_reason "length"), not by choice
+    # The model the server says answered, set only when it differs from the one asked for: a gateway may
+    # route a request elsewhere, and the numbers are then not the asked model's.
+    served_model: str | None = None
 
 
 @dataclass(frozen=True)

@@ -138,9 +138,22 @@ def settings_note(summary: RunSummary) -> str:
     return "" if summary.spec is None else f"settings: {describe_settings(summary.spec)}"
 
 
+def served_note(summary: RunSummary) -> str:
+    """`12 of 400 replies were served by another model than openai:gpt-4o: gpt-4o-mini (12)`, where a
+    server said so ("" when every reply came from the model asked for)."""
+    if not summary.served_models:
+        return ""
+    served = sum(summary.served_models.values())
+    asked = summary.spec.model if summary.spec is not None else "the one asked for"
+    names = ", ".join(f"{name} ({count})" for name, count in summary.served_models.items())
+    verb = "was" if served == 1 else "were"
+    return f"{served} of {summary.overall.n} replies {verb} served by another model than {asked}: {names}"
+
+
 def run_tables(summary: RunSummary) -> list[TextTable]:
     note = _JUDGED_NOTE if summary.overall.judged else ""
-    overall_note = "; ".join(n for n in (settings_note(summary), note) if n)
+    # the served models are named once, under the overall table: the numbers are partly theirs
+    overall_note = "; ".join(n for n in (settings_note(summary), served_note(summary), note) if n)
     tables = [
         _tally_table(summary, f"{summary.run} — overall", "", [_row("all", summary.overall)], overall_note)
     ]

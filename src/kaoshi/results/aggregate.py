@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import reduce
@@ -135,6 +136,8 @@ class RunSummary:
     parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
     subject_parts: the same per subject (GAOKAO-Bench weighs each subject's two parts).
     grader: whose grades of open answers were folded in (None: none).
+    served_models: model -> samples whose reply a server said came from that model instead of the one
+    asked for (a gateway's routing), most first; empty when every reply came from the asked model.
     """
 
     run: str
@@ -156,6 +159,7 @@ class RunSummary:
     statistics: frozenset[str] | None = None
     # what produced the numbers (None: a summary of samples alone); JSON reports carry it whole
     spec: RunSpec | None = None
+    served_models: dict[str, int] = field(default_factory=dict)
 
     def reports(self, statistic: str) -> bool:
         """Does this run's report show `statistic` (QUALBENCH_F1, WEIGHTED_F1)?"""
@@ -204,6 +208,8 @@ class RunSummary:
                 if self.measurements
                 else {}
             ),
+            # only when some reply came from another model: reports of every other run stay as they were
+            **({"served_models": self.served_models} if self.served_models else {}),
         }
 
     def with_metrics(self, metrics: Iterable[Metric]) -> RunSummary:
@@ -273,8 +279,11 @@ def summarize(
     outcomes: dict[QuestionKey, float] = {}
     part_rows: dict[str, list[_Counts]] = {}
     subject_part_rows: dict[str, dict[str, list[_Counts]]] = {}
+    served: Counter[str] = Counter()
     for sample in samples:
         counts = _counts(sample)
+        if sample.served_model is not None:
+            served[sample.served_model] += 1
         overall_rows.append(counts)
         part = part_of(sample)
         part_rows.setdefault(part, []).append(counts)
@@ -329,4 +338,5 @@ def summarize(
         outcomes=outcomes,
         parts={name: parts[name] for name in (OBJECTIVE, SUBJECTIVE) if name in parts},
         subject_parts=dict(sorted(subject_parts.items())),
+        served_models=dict(sorted(served.items(), key=lambda item: (-item[1], item[0]))),
     )

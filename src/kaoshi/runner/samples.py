@@ -48,6 +48,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         tokens_out=output.tokens_out,
         error=error,
         truncated=output.truncated,
+        served_model=output.served_model,
     )
     if error is not None:
         return record

@@ -162,6 +162,7 @@ def vote_runs(
             tokens_in=None,
             tokens_out=None,
             error=None,
+            served_model=None,  # a vote asks no model: the member's routing is the member's
         )
         store.add_sample(target, sample)
         if on_sample is not None:

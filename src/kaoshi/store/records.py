@@ -196,6 +196,9 @@ class SampleRecord:
     tokens_out: int | None = None
     error: str | None = None
     truncated: bool = False  # the reply stopped at the token budget (finish_reason "length"), not by choice
+    # The model the server said answered, where it differs from the one asked for (None: the asked one, or
+    # a backend or a store from before it was recorded).
+    served_model: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The sample as `kaoshi samples --format jsonl` writes it (answers as text, e.g. `AC`, `正确`)."""
@@ -222,6 +225,8 @@ class SampleRecord:
         }
         if self.logprobs is not None:
             record["logprobs"] = self.logprobs
+        if self.served_model is not None:  # only then: the lines of every other sample stay as they were
+            record["served_model"] = self.served_model
         return record
 
 

@@ -49,6 +49,7 @@ SAMPLE_COLUMNS = (
     "tokens_out",
     "error",
     "truncated",
+    "served_model",
 )
 GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
 
@@ -155,6 +156,7 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.tokens_out,
         sample.error,
         int(sample.truncated),
+        sample.served_model,
     )
 
 

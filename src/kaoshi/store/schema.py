@@ -72,6 +72,7 @@ TABLES: dict[str, str] = {
     tokens_out INTEGER,
     error TEXT,
     truncated INTEGER NOT NULL DEFAULT 0,
+    served_model TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )""",
@@ -92,7 +93,11 @@ TABLES: dict[str, str] = {
 # (their default for the rows already there); a store opened read-only reads that default instead. The
 # schema version stays, since a kaoshi from before them reads a store that has them unchanged.
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "samples": (("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),),
+    "samples": (
+        ("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),
+        # the model a server said answered, where it was not the one asked for (models.base.ModelOutput)
+        ("served_model", "TEXT", "NULL"),
+    ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),
 }
