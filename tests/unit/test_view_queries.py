@@ -4,6 +4,7 @@ run name, and which hosts it serves on."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,12 @@ from kaoshi.errors import InputError
 from kaoshi.report.html import outcome
 from kaoshi.runner.judge import apply_grades
 from kaoshi.store import GradeRecord, SampleRecord, Store
+from kaoshi.view import live as live_module
 from kaoshi.view.filters import PAGE_SIZE, SampleFilter, choice_counts, like_pattern, matching
-from kaoshi.view.live import NEW_COUNTS_SQL, LiveTallies
+from kaoshi.view.live import NEW_COUNTS_SQL, Counts, LiveRun, LiveTallies
 from kaoshi.view.queries import page_query, reading, sample_cells, sample_rows
 from kaoshi.view.server import check_host, is_loopback
+from kaoshi.view.state import store_state
 from kaoshi.view.urls import compare_url, run_url, split_run_path
 from tests.support.stores import SPEC, sample
 
@@ -92,6 +95,7 @@ def test_the_outcome_is_the_html_reports(store: Path) -> None:
         ({"q": "A_c"}, ["q-09"]),  # and so is _
         ({"q": "a_CUT"}, ["q-09"]),  # ASCII case does not matter
         ({"q": "nowhere"}, []),
+        ({"q": "\x00"}, []),  # a NUL is itself: no sample holds one (LIKE would read the pattern as `%`)
     ],
 )
 def test_each_filter(store: Path, query: dict[str, str], ids: list[str]) -> None:
@@ -112,7 +116,15 @@ def test_choice_counts_are_the_filtered_counts(store: Path) -> None:
 
 @pytest.mark.parametrize(
     ("query", "message"),
-    [({"outcome": "nonsense"}, "unknown outcome"), ({"page": "two"}, "page must be a number")],
+    [
+        ({"outcome": "nonsense"}, "unknown outcome"),
+        ({"page": "two"}, "page must be a whole number"),
+        ({"page": "0"}, "page must be a whole number"),
+        ({"page": "-3"}, "page must be a whole number"),
+        ({"page": "9223372036854775807"}, "page must be a whole number"),  # its offset overflows SQLite's
+        ({"page": "9" * 5000}, "page must be a whole number"),
+        ({"subject": "x" * 1001}, "at most 1000 characters"),
+    ],
 )
 def test_a_bad_query_is_refused(query: dict[str, str], message: str) -> None:
     with pytest.raises(InputError, match=message):
@@ -157,10 +169,14 @@ def test_a_poll_reads_only_the_rows_written_since_the_last(store: Path) -> None:
     assert plan == ["SEARCH samples USING INTEGER PRIMARY KEY (rowid>?)"]
 
 
-def test_live_counts_are_the_runs_list(store: Path) -> None:
-    tallies = LiveTallies()
+def poll(tallies: LiveTallies, store: Path) -> LiveRun:
+    state = store_state(store)  # before the store is read, as the viewer reads it
     with Store(store, read_only=True) as opened, reading(store) as db:
-        live = tallies.read(db, opened.runs())[0]
+        return tallies.read(db, opened.runs(), state)[0]
+
+
+def test_live_counts_are_the_runs_list(store: Path) -> None:
+    live = poll(LiveTallies(), store)
     info = runs(store=store)[0]
     assert live.accuracy == info.accuracy
     assert live.coverage.short == info.coverage.short
@@ -171,18 +187,46 @@ def test_live_counts_are_the_runs_list(store: Path) -> None:
 def test_live_counts_follow_new_and_replaced_answers(store: Path) -> None:
     tallies = LiveTallies()
 
-    def poll() -> tuple[float | None, int, int]:
-        with Store(store, read_only=True) as opened, reading(store) as db:
-            live = tallies.read(db, opened.runs())[0]
+    def polled() -> tuple[float | None, int, int]:
+        live = poll(tallies, store)
         return live.accuracy, live.counts.stored, live.counts.errors
 
-    first = poll()
+    first = polled()
     with Store(store) as opened:
         opened.add_sample("r", sample("q-12", correct=False, score=0.0))  # a new answer
-    assert poll() == (runs(store=store)[0].accuracy, first[1] + 1, 1)
+    assert polled() == (runs(store=store)[0].accuracy, first[1] + 1, 1)
     with Store(store) as opened:
         opened.add_sample("r", sample("q-05"))  # the error, asked again: now right
-    assert poll() == (runs(store=store)[0].accuracy, first[1] + 1, 0)
+    assert polled() == (runs(store=store)[0].accuracy, first[1] + 1, 0)
+
+
+def test_a_poll_while_a_run_writes_counts_only_its_new_answers(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer keeps the store open, so its answers stay in the -wal (no checkpoint rewrites the file):
+    each poll counts the rows written since the last; an UPDATE in place, which adds none, is counted anew."""
+    counted: list[int] = []
+    count_rows = live_module.count_rows
+
+    def recorded(db: sqlite3.Connection, run: str, after_rowid: int = 0) -> Counts:
+        counted.append(after_rowid)
+        return count_rows(db, run, after_rowid)
+
+    monkeypatch.setattr(live_module, "count_rows", recorded)
+    tallies = LiveTallies()
+    with Store(store) as writer:
+        first = poll(tallies, store)
+        assert counted == [0]
+        assert poll(tallies, store) == first and counted == [0]  # nothing written: nothing read
+        writer.add_sample("r", sample("q-12", correct=False, score=0.0))
+        assert poll(tallies, store).counts.stored == first.counts.stored + 1
+        assert len(counted) == 2 and counted[1] > 0  # only the rows after the largest rowid seen
+        editor = sqlite3.connect(store, isolation_level=None)
+        editor.execute("UPDATE samples SET correct = 1, status = 'ok', score = 2 WHERE question_id = 'q-02'")
+        editor.close()
+        assert counted[2:] == []
+        assert poll(tallies, store).accuracy == runs(store=store)[0].accuracy
+        assert counted[2:] == [0]  # counted again, whole
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """The viewer as a Starlette app: server-rendered pages (Jinja, autoescaped), one JSON endpoint the runs page
-polls, and its own script and style under /static (no CDN: it works offline).
+polls, and its own script and style under /static (no CDN: it works offline). Under /api every answer is
+JSON, an error too (`{"error": "..."}`); a page's error is a page.
 
 Everything in the store is data, never markup: templates escape every value, links percent-encode run
 names and ids, the script writes with textContent only, and every response carries a
@@ -10,14 +11,16 @@ no handler attribute), so even a slip could not run what a model wrote.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,6 +30,7 @@ from kaoshi.report.render import percent
 from kaoshi.store import StoreError
 from kaoshi.version import __version__
 from kaoshi.view.compare import compare_page
+from kaoshi.view.filters import page_number
 from kaoshi.view.pages import NotFound, Viewer, leaderboard_page, run_page, run_plot, runs_page
 from kaoshi.view.samples import sample_page, samples_page
 from kaoshi.view.urls import compare_url, run_url, split_run_path
@@ -43,6 +47,22 @@ SECURITY_HEADERS = (
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 )
+API = "/api"
+# A Host header as RFC 9110 has it: a name or a bracketed IPv6 address, then an optional port; anything more
+# (`127.0.0.1:8000@evil.com`, `[::1]evil`) is refused, not cut down to a name that passes.
+_HOST_HEADER = re.compile(r"(?P<name>\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(?P<port>[0-9]{1,5}))?", re.ASCII)
+_LAST_PORT = 65535
+
+
+def is_api(path: str) -> bool:
+    return path == API or path.startswith(API + "/")
+
+
+def error_response(path: str, status: int, message: str) -> Response:
+    """An error as its route answers: JSON under /api, else plain text (Starlette's own form)."""
+    if is_api(path):
+        return JSONResponse({"error": message}, status_code=status)
+    return PlainTextResponse(message, status_code=status)
 
 
 class Guard:
@@ -58,7 +78,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         if self.allowed is not None and _host_name(scope) not in self.allowed:
-            response = Response("unexpected Host header\n", status_code=421, media_type="text/plain")
+            response = error_response(scope.get("path", ""), 421, "unexpected Host header")
             await response(scope, receive, self._with_headers(send))
             return
         await self.app(scope, receive, self._with_headers(send))
@@ -73,12 +93,16 @@ class Guard:
         return sending
 
 
-def _host_name(scope: Scope) -> str:
-    """The Host header without its port (`[::1]:8000` -> `[::1]`)."""
-    host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
-    if host.startswith("["):
-        return host.split("]", 1)[0].lower() + "]"
-    return host.rsplit(":", 1)[0].lower() if host.count(":") == 1 else host.lower()
+def _host_name(scope: Scope) -> str | None:
+    """The name the Host header gives, without its port (`[::1]:8000` -> `[::1]`); None unless the request
+    has one Host header of that form."""
+    hosts = [v for k, v in scope.get("headers", []) if k == b"host"]
+    if len(hosts) != 1:
+        return None
+    found = _HOST_HEADER.fullmatch(hosts[0].decode("latin-1").lower())
+    if found is None or (found["port"] is not None and not 0 < int(found["port"]) <= _LAST_PORT):
+        return None
+    return found["name"]
 
 
 def templates() -> jinja2.Environment:
@@ -104,24 +128,25 @@ class Pages:
         page = self.environment.get_template(template)
         return HTMLResponse(page.render(store=str(self.viewer.path), **context), status_code=status)
 
+    def error_page(self, request: Request, status: int, title: str, message: str) -> Response:
+        if is_api(request.url.path):
+            return error_response(request.url.path, status, message)
+        return self.render("error.html", status, page_kind="error", title=title, message=message)
+
     def guarded(self, handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
-        """The handler, its errors answered as pages: 404 for what the store lacks, 400 for a bad query,
-        503 for a store that cannot be read (another process's file, a damaged one)."""
+        """The handler, its errors answered as pages (as JSON under /api): 404 for what the store lacks,
+        400 for a bad query, 503 for a store that cannot be read (another process's file, a damaged one)."""
 
         def handle(request: Request) -> Response:
             try:
                 return handler(request)
             except NotFound as exc:
-                return self.render("error.html", 404, page_kind="error", title="not found", message=str(exc))
+                return self.error_page(request, 404, "not found", str(exc))
             except InputError as exc:
-                return self.render(
-                    "error.html", 400, page_kind="error", title="bad request", message=str(exc)
-                )
+                return self.error_page(request, 400, "bad request", str(exc))
             except StoreError as exc:
                 _log.warning("kaoshi view: %s", exc)
-                return self.render(
-                    "error.html", 503, page_kind="error", title="the store cannot be read", message=str(exc)
-                )
+                return self.error_page(request, 503, "the store cannot be read", str(exc))
 
         return handle
 
@@ -136,10 +161,8 @@ class Pages:
 
     def compare(self, request: Request) -> Response:
         names = request.query_params.getlist("run")
-        page = request.query_params.get("page") or "1"
-        if not page.isdecimal():
-            raise InputError(f"page must be a number, not {page!r}")
-        return self.render("compare.html", page_kind="compare", **compare_page(self.viewer, names, int(page)))
+        page = page_number(request.query_params.get("page"))
+        return self.render("compare.html", page_kind="compare", **compare_page(self.viewer, names, page))
 
     def run(self, request: Request) -> Response:
         """/run/NAME, /run/NAME/samples, /run/NAME/sample/ID and /run/NAME/plot.png, split on the raw path:
@@ -178,4 +201,18 @@ def create_viewer_app(path: Path, allowed_hosts: Iterable[str] | None = None) ->
         Route("/run/{rest:path}", pages.guarded(pages.run)),
         Mount("/static", app=StaticFiles(packages=[("kaoshi.view", "static")]), name="static"),
     ]
-    return Guard(Starlette(routes=routes), allowed_hosts)
+    handlers = {HTTPException: _http_error, Exception: _server_error}
+    return Guard(Starlette(routes=routes, exception_handlers=handlers), allowed_hosts)
+
+
+def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own answers (no such route, a method other than GET), as JSON under /api."""
+    assert isinstance(exc, HTTPException)
+    response = error_response(request.url.path, exc.status_code, exc.detail)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def _server_error(request: Request, exc: Exception) -> Response:
+    """A bug's answer (Starlette logs it and raises it again to the server), as JSON under /api."""
+    return error_response(request.url.path, 500, "Internal Server Error")

@@ -19,7 +19,6 @@ from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, SampleRecord
 from kaoshi.store.pairing import pair_questions
 from kaoshi.view.pages import Viewer
-from kaoshi.view.queries import reading, signatures
 
 DIFFERENCES_PAGE = 50
 STEM_PREVIEW = 160
@@ -87,17 +86,14 @@ def _compared(path: Path, names: Sequence[str]) -> ComparedView:
 def compare_page(viewer: Viewer, names: Sequence[str], page: int) -> dict[str, Any]:
     """The chosen runs compared (the first is the baseline); fewer than two: the page to choose them."""
     chosen = list(dict.fromkeys(names))
+    state = viewer.state()
     records = viewer.records()
     for name in chosen:
         viewer.record(name)  # NotFound for a run the store does not hold
     context: dict[str, Any] = {"chosen": chosen, "names": [r.name for r in records], "view": None}
     if len(chosen) < 2:
         return context
-    with reading(viewer.path) as db:
-        current = signatures(db)
-    status = {r.name: str(r.status) for r in records}
-    state = tuple((name, status.get(name), current.get(name)) for name in chosen)
-    view = viewer.memo.get(("compare", state), lambda: _compared(viewer.path, chosen))
+    view = viewer.memo.get(("compare", tuple(chosen), state), lambda: _compared(viewer.path, chosen))
     pages = max(1, -(-len(view.differences) // DIFFERENCES_PAGE))
     page = min(max(page, 1), pages)
     start = (page - 1) * DIFFERENCES_PAGE

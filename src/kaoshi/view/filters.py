@@ -23,6 +23,12 @@ TRUNCATED = "truncated"
 # The groupings the page filters by, coarsest first: the query parameter -> the samples column holding it.
 FACETS: dict[str, str] = {"domain": "domain", "category": "category", "subject": "subject", "type": "qtype"}
 LONGEST_SEARCH = 200
+# A grouping's value as a query may name it: far longer than any subject, and short of what breaks the
+# choices' sort (kaoshi.report.html turns each run of digits into an int: Python refuses 4,300 digits).
+LONGEST_VALUE = 1000
+# The last page a query may ask for: its offset, (page - 1) * PAGE_SIZE, must fit SQLite's 64-bit integer
+# (beyond it OFFSET overflows). A page after a run's last is shown, empty.
+LAST_PAGE = (2**63 - 1) // PAGE_SIZE + 1
 
 
 def open_types() -> tuple[str, ...]:
@@ -55,10 +61,45 @@ SAMPLES_FROM = (
 )
 
 
+def quoted(text: str, longest: int = 40) -> str:
+    """A query's value as an error message repeats it: on one line, cut short."""
+    return repr(text if len(text) <= longest else text[:longest] + "…")
+
+
+def page_number(text: str | None, last: int = LAST_PAGE) -> int:
+    """The page a query asks for (1 when none): ASCII digits, 1 to `last`; else an InputError."""
+    if not text:
+        return 1
+    # not int(): it takes "+5", " 5", "1_000" and other scripts' digits, and refuses 4,300 of them
+    if text.isascii() and text.isdecimal() and len(text) <= len(str(last)) and 1 <= int(text) <= last:
+        return int(text)
+    raise InputError(f"page must be a whole number from 1 to {last}, not {quoted(text)}")
+
+
 def like_pattern(text: str) -> str:
     """`text` anywhere, as a LIKE pattern with ESCAPE '\\': its own % and _ match only themselves."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+# What the text search looks in. (SQLite's json_extract ends a stem at a \u0000: a NUL there is not found.)
+SEARCHED = ("s.question_id", "s.response", "json_extract(s.question, '$.stem')")
+
+
+def search_clause(text: str) -> tuple[str, list[str]]:
+    """A clause true where `text` is in the id, the response or the stem, ASCII case aside, and its
+    parameters.
+
+    LIKE reads its pattern as a C string, so a NUL ends it: `%\0%` would be `%`, every sample. Such a text is
+    looked for byte by byte instead (instr over BLOBs, which carry their length), both sides in lower case as
+    LIKE compares them. Other texts keep LIKE, a fifth faster over a run no page of which matches."""
+    if "\0" in text:
+        found = [f"instr(CAST(lower({c}) AS BLOB), CAST(lower(?) AS BLOB)) > 0" for c in SEARCHED]
+        needle = text
+    else:
+        found = [f"{c} LIKE ? ESCAPE '\\'" for c in SEARCHED]
+        needle = like_pattern(text)
+    return "(" + " OR ".join(found) + ")", [needle] * len(SEARCHED)
 
 
 @dataclass(frozen=True)
@@ -76,14 +117,13 @@ class SampleFilter:
         """From the page's query parameters; an unknown outcome or a bad page is an InputError."""
         outcome = params.get("outcome") or None
         if outcome is not None and outcome not in OUTCOMES:
-            raise InputError(f"unknown outcome {outcome!r} (choose from {', '.join(OUTCOMES)})")
+            raise InputError(f"unknown outcome {quoted(outcome)} (choose from {', '.join(OUTCOMES)})")
         facets = {key: params[key] for key in FACETS if params.get(key)}
+        for key, value in facets.items():
+            if len(value) > LONGEST_VALUE:
+                raise InputError(f"{key} is at most {LONGEST_VALUE} characters, not {quoted(value)}")
         text = (params.get("q") or "").strip()[:LONGEST_SEARCH]
-        try:
-            page = int(params.get("page") or 1)
-        except ValueError:
-            raise InputError(f"page must be a number, not {params.get('page')!r}") from None
-        return cls(outcome, facets, text, max(page, 1))
+        return cls(outcome, facets, text, page_number(params.get("page")))
 
     def where(self, truncated_column: str = "s.truncated") -> tuple[str, list[Any]]:
         """The filter as ` AND ...` clauses to follow SAMPLES_FROM, and their parameters."""
@@ -102,10 +142,9 @@ class SampleFilter:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         if self.text:
-            pattern = like_pattern(self.text)
-            searched = ("s.question_id", "s.response", "json_extract(s.question, '$.stem')")
-            clauses.append("(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in searched) + ")")
-            values += [pattern] * len(searched)
+            clause, needles = search_clause(self.text)
+            clauses.append(clause)
+            values += needles
         return "".join(f" AND {c}" for c in clauses), values
 
     @property

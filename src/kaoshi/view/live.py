@@ -1,9 +1,17 @@
 """The runs page's live numbers: each run's progress, errors, accuracy and points from SQL aggregates.
 
-The page polls every second or two while runs write. A run whose signature (kaoshi.view.queries) has not
-changed keeps its numbers; one that only gained rows adds the new rows' aggregate (rowid > the largest seen);
-any other change (a replaced answer, a removed or renamed run) is counted again, over that run alone. So a
-poll reads the primary keys' indexes and the rows written since the last one, not every sample.
+The page polls every second or two while runs write. A poll that finds the store as it was (its state:
+kaoshi.view.state) reads nothing. When kaoshi's writers changed it, a run whose signature
+(kaoshi.view.queries) has not changed keeps its numbers; one that only gained rows adds the new rows'
+aggregate (rowid > the largest seen); any other change (a replaced answer, a removed or renamed run) is
+counted again, over that run alone. So a poll reads the primary keys' indexes and the rows written since
+the last one, not every sample.
+
+That trusts the store to change as kaoshi's writers change it: by adding rows (a replaced answer is a new
+row). A change they do not make is counted again, every run: the file replaced or written outside SQLite's
+-wal (another store copied over it), or a commit that changed no run's signature (rows rewritten in place
+by an UPDATE). One such edit committed between two polls together with a live run's new answers is counted
+with the next change of the file (a checkpoint: every thousand pages, and when the writer closes).
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ from kaoshi.store.coverage import Coverage
 from kaoshi.store.records import RunRecord, RunStatus
 from kaoshi.store.settings import compact_settings
 from kaoshi.view.filters import open_types
-from kaoshi.view.queries import Signature, graders, signatures
+from kaoshi.view.queries import Signature, graders, latest_grader, run_signature, signatures
+from kaoshi.view.state import StoreState
 from kaoshi.view.urls import run_url
 
 # Per run, as kaoshi.results.aggregate.Tally counts the stored samples (errors are no answer; accuracy is
@@ -142,31 +151,66 @@ class _Kept:
     judged: Counts  # the grader's difference
     grader: str | None
 
+    def live(self, record: RunRecord) -> LiveRun:
+        return LiveRun(record, self.counts.plus(self.judged), self.grader)
+
+
+@dataclass(frozen=True)
+class _Poll:
+    """The last poll of every run: the store's state then, each run's signature and what it counted."""
+
+    state: StoreState
+    signatures: dict[str, Signature]
+    kept: dict[str, _Kept]
+
+
+def _kaoshis_writes(last: _Poll, state: StoreState, current: dict[str, Signature]) -> bool:
+    """Whether the store changed since the last poll as kaoshi's writers change it, so that a run whose
+    signature is unchanged is unchanged: commits into the -wal (the file is the same) that added rows to
+    some run. Anything else (another file, one written outside SQLite, a commit that added no row: an UPDATE
+    in place) is counted again, every run."""
+    return last.state.file == state.file and last.signatures != current
+
 
 class LiveTallies:
     """The runs' counts, kept between polls (one per viewer; polls from several pages wait their turn)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._kept: dict[str, _Kept] = {}
+        self._last: _Poll | None = None
 
-    def read(
-        self, db: sqlite3.Connection, records: list[RunRecord], current: dict[str, Signature] | None = None
-    ) -> list[LiveRun]:
-        """The runs' live numbers; `current`: their signatures when already read (default: every run's)."""
+    def read(self, db: sqlite3.Connection, records: list[RunRecord], state: StoreState) -> list[LiveRun]:
+        """The runs' live numbers; `state`: the store's, read before `db` was opened."""
         with self._lock:
-            current = signatures(db) if current is None else current
-            chosen = graders(db) if any(s[2] for s in current.values()) else {}
-            live = []
-            for record in records:
-                signature = current.get(record.name, (0, 0, 0, 0))
-                kept = self._update(db, record.name, signature, chosen.get(record.name))
-                self._kept[record.name] = kept
-                live.append(LiveRun(record, kept.counts.plus(kept.judged), kept.grader))
-            return live
+            last = self._last
+            if last is not None and last.state == state:  # nothing written since: nothing to read
+                kept = {r.name: last.kept.get(r.name) or self._counted(db, r.name) for r in records}
+            else:
+                current = signatures(db)
+                before = last.kept if last is not None and _kaoshis_writes(last, state, current) else {}
+                chosen = graders(db) if any(s[2] for s in current.values()) else {}
+                kept = {
+                    r.name: self._update(
+                        db, r.name, current.get(r.name, (0, 0, 0, 0)), chosen.get(r.name), before.get(r.name)
+                    )
+                    for r in records
+                }
+                self._last = _Poll(state, current, kept)
+            return [kept[r.name].live(r) for r in records]
 
-    def _update(self, db: sqlite3.Connection, run: str, signature: Signature, grader: str | None) -> _Kept:
-        before = self._kept.get(run)
+    def one(self, db: sqlite3.Connection, record: RunRecord, state: StoreState) -> LiveRun:
+        """One run's live numbers (its page): the last poll's while the store is unchanged, else counted."""
+        with self._lock:
+            last = self._last
+            found = last.kept.get(record.name) if last is not None and last.state == state else None
+        return (found or self._counted(db, record.name)).live(record)
+
+    def _counted(self, db: sqlite3.Connection, run: str) -> _Kept:
+        return self._update(db, run, run_signature(db, run), latest_grader(db, run), None)
+
+    def _update(
+        self, db: sqlite3.Connection, run: str, signature: Signature, grader: str | None, before: _Kept | None
+    ) -> _Kept:
         if before is not None and before.signature == signature and before.grader == grader:
             return before
         counts = self._samples(db, run, signature, before)

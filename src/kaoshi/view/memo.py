@@ -1,6 +1,6 @@
 """Results the viewer keeps while what they were computed from is unchanged: a run's summary of 200,000
-samples takes seconds, and its page is opened again and again. Keys carry the runs' signatures
-(kaoshi.view.queries), so a write to a run makes its entries miss and be computed afresh."""
+samples takes seconds, and its page is opened again and again. Keys carry the store's state
+(kaoshi.view.state), so any change to the store makes its entries miss and be computed afresh."""
 
 from __future__ import annotations
 

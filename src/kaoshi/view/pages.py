@@ -23,7 +23,8 @@ from kaoshi.store import RunRecord, Store
 from kaoshi.store.settings import describe_settings
 from kaoshi.view.live import LiveRun, LiveTallies
 from kaoshi.view.memo import Memo
-from kaoshi.view.queries import Signature, reading, run_signature, signatures
+from kaoshi.view.queries import reading
+from kaoshi.view.state import StoreState, store_state
 
 
 class NotFound(InputError):
@@ -37,6 +38,11 @@ class Viewer:
     path: Path
     tallies: LiveTallies = field(default_factory=LiveTallies)
     memo: Memo = field(default_factory=Memo)
+
+    def state(self) -> StoreState:
+        """The store's state now: what the results kept between requests are keyed by, so that any change
+        to the store (a run writing, a row rewritten, the file replaced) makes them miss."""
+        return store_state(self.path)
 
     def records(self) -> list[RunRecord]:
         """Every run, oldest first, with its live status (running, held, interrupted, finished)."""
@@ -52,9 +58,10 @@ class Viewer:
 
 
 def live_runs(viewer: Viewer) -> list[LiveRun]:
+    state = viewer.state()
     records = viewer.records()
     with reading(viewer.path) as db:
-        return viewer.tallies.read(db, records)
+        return viewer.tallies.read(db, records, state)
 
 
 def runs_page(viewer: Viewer) -> dict[str, Any]:
@@ -91,20 +98,17 @@ def _run_view(path: Path, name: str) -> RunView:
     return RunView(run_tables(summary), loaded.grader, png, note)
 
 
-def run_view(viewer: Viewer, name: str, signature: Signature | None = None) -> RunView:
-    """The run's summary, computed once per state of the run (its signature, read when not given)."""
-    if signature is None:
-        with reading(viewer.path) as db:
-            signature = run_signature(db, name)
-    return viewer.memo.get(("run", name, signature), lambda: _run_view(viewer.path, name))
+def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:
+    """The run's summary, computed once per state of the store."""
+    return viewer.memo.get(("run", name, state), lambda: _run_view(viewer.path, name))
 
 
 def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
+    state = viewer.state()
     record = viewer.record(name)
     with reading(viewer.path) as db:
-        signature = run_signature(db, name)
-        live = viewer.tallies.read(db, [record], {name: signature})[0]
-    view = run_view(viewer, name, signature)
+        live = viewer.tallies.one(db, record, state)
+    view = run_view(viewer, name, state)
     return {
         "record": record,
         "live": live.to_json(),
@@ -118,8 +122,9 @@ def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
 
 
 def run_plot(viewer: Viewer, name: str) -> bytes:
+    state = viewer.state()
     viewer.record(name)
-    png = run_view(viewer, name).png
+    png = run_view(viewer, name, state).png
     if png is None:
         raise NotFound(f"no plot of run {name!r}")
     return png
@@ -141,8 +146,5 @@ def _boards(path: Path) -> list[BoardView]:
 
 
 def leaderboard_page(viewer: Viewer) -> dict[str, Any]:
-    records = viewer.records()
-    with reading(viewer.path) as db:
-        current = signatures(db)
-    state = tuple((r.name, str(r.status), current.get(r.name)) for r in records)
+    state = viewer.state()
     return {"boards": viewer.memo.get(("leaderboard", state), lambda: _boards(viewer.path))}

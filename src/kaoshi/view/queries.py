@@ -2,8 +2,9 @@
 read-only (sqlite's mode=ro), one per request, so each page sees what other processes have committed.
 
 A run of 200,000 samples is paged through its primary key (run, question_id); the counts behind the
-filters come from one GROUP BY per run, kept while the run's signature (its samples' and grades' count and
-largest rowid, read from the keys' indexes alone) is unchanged.
+filters come from one GROUP BY per run, kept while the store is unchanged (kaoshi.view.state). A run's
+signature (its samples' and grades' count and largest rowid, read from the keys' indexes alone) tells the
+runs page's live counts which runs gained rows (kaoshi.view.live).
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ from kaoshi.view.queries import (
     neighbours,
     one_sample,
     reading,
-    run_signature,
     run_spec,
     sample_cells,
     sample_grades,
@@ -43,12 +42,12 @@ def shown_facets(cells: Sequence[Cell]) -> list[str]:
 
 def samples_page(viewer: Viewer, name: str, params: dict[str, str]) -> dict[str, Any]:
     chosen = SampleFilter.from_query(params)
+    state = viewer.state()
     with reading(viewer.path) as db:
         if run_spec(db, name) is None:
             raise NotFound(f"no run named {name!r} in {viewer.path}")
-        signature = run_signature(db, name)
         grader = latest_grader(db, name)
-        cells = viewer.memo.get(("cells", name, signature), lambda: sample_cells(db, name, grader))
+        cells = viewer.memo.get(("cells", name, state), lambda: sample_cells(db, name, grader))
         rows, more = sample_rows(db, name, grader, chosen)
     total = None if chosen.text else matching(cells, chosen)
     facets = shown_facets(cells)
