@@ -17,6 +17,7 @@ from kaoshi.cli.main import main
 from kaoshi.data.model import format_gold
 from kaoshi.models import CapabilityError, LoglikRequest, Model, ModelOptions, resolve_model
 from kaoshi.models.gating import GatedRequests
+from kaoshi.models.openai_echo import ECHO_SUFFIX
 from kaoshi.models.retry import Backoff
 from kaoshi.models.tokens import FOLLOWING_TEXT
 from kaoshi.store import Store
@@ -67,7 +68,8 @@ def test_a_questions_candidates_go_in_one_request_with_echo() -> None:
         # logprobs 0: the prompt tokens' own values, no alternatives (all the scoring reads)
         assert (body["echo"], body["logprobs"], body["max_tokens"], body["temperature"]) == (True, 0, 1, 0)
     multi = next(b for b in server.bodies if "第二题" in b["prompt"][0])
-    assert multi["prompt"][2] == MULTI.context + "AB\n\n" + FOLLOWING_TEXT  # the context byte for byte
+    # the context byte for byte, then the scored text and what follows it
+    assert multi["prompt"][2] == MULTI.context + "AB\n\n" + FOLLOWING_TEXT + ECHO_SUFFIX
     assert outputs["m"].tokens_in == sum(len(p) for p in multi["prompt"]) and outputs["m"].tokens_out == 4
 
 
@@ -98,7 +100,8 @@ def test_the_next_questions_prompts_go_in_the_same_request_while_they_fit(
     )
     assert sum(o.tokens_out or 0 for o in outputs.values()) == 10
     if len(packs) == 1:
-        assert outputs["j"].tokens_in == sum(len(JUDGE.context) + len(c) for c in JUDGE.continuations)
+        sent = [len(JUDGE.context) + len(c) + len(ECHO_SUFFIX) for c in JUDGE.continuations]
+        assert outputs["j"].tokens_in == sum(sent)
 
 
 def test_a_question_with_more_candidates_than_a_request_takes_goes_alone() -> None:
@@ -144,15 +147,19 @@ def test_a_request_failing_until_the_retries_ran_out_is_every_questions_error() 
 
 
 def test_a_probe_that_fails_one_prompt_at_a_time_too_decides_nothing() -> None:
-    # an outage during the first request is no verdict on lists: the next request asks again
+    # an outage during the first request is no verdict on lists: the request is then sent as a list with
+    # its retries, and that list's answer is the verdict
     with FakeOpenAI(faults={"第一题": ["500", "500"]}) as server:
         model = model_for(server, concurrency=1, max_retries=0, prompts_per_request=4)
         outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI])}
-    assert outputs["s"].error is not None and outputs["m"].logprobs == approx(expected(MULTI))
-    assert model.echo.prompt_lists is True  # type: ignore[attr-defined]  # found out by the second
+    assert outputs["s"].logprobs == approx(expected(SINGLE)) and outputs["m"].logprobs == approx(
+        expected(MULTI)
+    )
+    assert model.echo.prompt_lists is True  # type: ignore[attr-defined]
     assert [b["prompt"] if isinstance(b["prompt"], str) else len(b["prompt"]) for b in server.bodies] == [
         4,
-        SINGLE.context + "A",
+        SINGLE.context + "A" + ECHO_SUFFIX,
+        4,
         4,
     ]
 
@@ -161,7 +168,8 @@ def test_one_prompt_per_request_sends_every_candidate_alone() -> None:
     with FakeOpenAI() as server:
         outputs = {o.id: o for o in model_for(server, prompts_per_request=1).loglikelihood([SINGLE, JUDGE])}
     assert sorted(b["prompt"] for b in server.bodies) == sorted(
-        [SINGLE.context + c for c in SINGLE.continuations] + [JUDGE.context + c for c in JUDGE.continuations]
+        [SINGLE.context + c + ECHO_SUFFIX for c in SINGLE.continuations]
+        + [JUDGE.context + c + ECHO_SUFFIX for c in JUDGE.continuations]
     )
     assert outputs["s"].logprobs == approx(expected(SINGLE)) and outputs["j"].logprobs == approx(
         expected(JUDGE)
@@ -215,7 +223,9 @@ def test_lists_can_be_turned_off() -> None:
         model.echo.prompt_lists = False  # type: ignore[attr-defined]
         outputs = {o.id: o for o in model.loglikelihood([SINGLE])}
     assert outputs["s"].logprobs == approx(expected(SINGLE))
-    assert [b["prompt"] for b in server.bodies] == [SINGLE.context + c for c in SINGLE.continuations]
+    assert [b["prompt"] for b in server.bodies] == [
+        SINGLE.context + c + ECHO_SUFFIX for c in SINGLE.continuations
+    ]
 
 
 @pytest.mark.parametrize(
@@ -223,7 +233,7 @@ def test_lists_can_be_turned_off() -> None:
     [
         ("nologprobs", "the reply has no logprobs"),
         ("ignored", "the reply's log-probabilities start after the prompt: it was not echoed"),
-        ("content", "no token_logprobs and text_offset (only the chat form's `content`)"),
+        ("content", "no token_logprobs (only the chat form's `content`)"),
         ("refused", f"HTTP 400: {ECHO_REFUSAL}"),
     ],
 )

@@ -5,7 +5,8 @@ It listens on 127.0.0.1 only, answers at most `max_requests` requests and lives 
 /completions (404 otherwise, as a real server would a mangled URL). A request whose prompt contains a key
 of `faults` gets that key's faults in turn, one per attempt, then a normal answer. Faults:
 - transport: "429", "429:0.2" (with Retry-After seconds), "500" (any status), "hang", "drop" (the
-  connection closed with no reply), "badjson", "html" (a proxy's HTML page with status 200), "html:502"
+  connection closed with no reply), "cut" (closed halfway through the body), "gzip" (a body marked
+  gzip that is not), "badjson", "html" (a proxy's HTML page with status 200), "html:502"
   (with that status), "echo" (401 quoting the Authorization header it got);
 - error objects with status 200: "error" (no code), "error:CODE" (code CODE), "vllm:CODE" (vLLM's
   `{"object": "error", ..., "code": CODE}`);
@@ -86,6 +87,9 @@ class FakeOpenAI:
     tokenizer: Any = None  # a Hugging Face tokenizer for echo requests (see the module's docstring)
     openai_fields: bool = False  # replies also hold model, object and usage.total_tokens
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
+    # what a gateway in front of the server does to every echo reply (GATEWAYS; None: nothing)
+    gateway: str | None = None
+    _last_echo: dict[str, Any] | None = None
     max_requests: int | None = 100_000
     max_seconds: float | None = 300.0
     # observations
@@ -153,6 +157,12 @@ class FakeOpenAI:
                     await self._stream(writer, payload)
                     break
                 if isinstance(payload, Drop):
+                    break
+                if isinstance(payload, Cut):  # a Content-Length the body never reaches, then closed
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    head += f"Content-Length: {2 * len(payload.body)}\r\n\r\n"
+                    writer.write(head.encode() + payload.body)
+                    await writer.drain()
                     break
                 content_type = extra.pop("Content-Type", "application/json")
                 head = [
@@ -258,6 +268,10 @@ class FakeOpenAI:
             return 200, {}, b"{}"
         if kind == "drop":
             return 200, {}, Drop()
+        if kind == "cut":
+            return 200, {}, Cut(json.dumps(reply, ensure_ascii=False).encode())
+        if kind == "gzip":  # a body that says it is compressed and is not
+            return 200, {"Content-Encoding": "gzip"}, json.dumps(reply).encode()
         if kind == "badjson":
             return 200, {}, b"{not json"
         if kind == "echo":  # a careless server quoting the credentials it was sent
@@ -301,7 +315,11 @@ class FakeOpenAI:
     def _completion(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
         top = body.get("logprobs")
         if body.get("echo") and top is not None and top is not False and "messages" not in body:
-            return self._echo_completion(body)
+            reply = self._echo_completion(body)
+            if self.gateway is None:
+                return reply
+            mangled, self._last_echo = GATEWAYS[self.gateway](reply, self._last_echo), reply
+            return mangled
         text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
         usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
         wants_logprobs = body.get("logprobs") not in (None, False)
@@ -533,8 +551,15 @@ class Drop:
     """No reply: the connection is closed."""
 
 
+@dataclass(frozen=True)
+class Cut:
+    """A reply whose connection closes halfway through the body its Content-Length announces."""
+
+    body: bytes
+
+
 Extra = dict[str, str]
-Payload = bytes | Stream | Drop
+Payload = bytes | Stream | Drop | Cut
 
 
 def _answer_field(choice: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -561,9 +586,10 @@ def _reasoning_only(choice: dict[str, Any]) -> None:
 
 def _set_logprob(choice: dict[str, Any], value: object) -> None:
     logprobs = choice["logprobs"]
-    if "token_logprobs" in logprobs:  # an echo reply: the prompt's last token (the one before the generated)
-        values = logprobs["token_logprobs"]
-        values[len(values) - 2] = None if value is _DROP else value
+    if "token_logprobs" in logprobs:  # an echo reply: the prompt's last token but its closing space
+        values, tokens = logprobs["token_logprobs"], logprobs["tokens"]
+        last = max(i for i in range(len(tokens) - 1) if tokens[i].strip())
+        values[last] = None if value is _DROP else value
         return
     if "content" in logprobs:
         entry = logprobs["content"][0]["top_logprobs"][0]
@@ -603,6 +629,78 @@ REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "logprob:pos": lambda reply, choice: _set_logprob(choice, 0.5),
     "logprob:str": lambda reply, choice: _set_logprob(choice, "high"),
     "logprob:missing": lambda reply, choice: _set_logprob(choice, _DROP),
+}
+
+
+def _swap_adjacent(reply: dict[str, Any], last: object) -> dict[str, Any]:
+    """Choices 0 and 1, 2 and 3, ... swapped and numbered in their new order."""
+    choices = reply["choices"]
+    for i in range(0, len(choices) - 1, 2):
+        choices[i], choices[i + 1] = choices[i + 1], choices[i]
+    for index, choice in enumerate(choices):
+        choice["index"] = index
+    return reply
+
+
+def _shuffle_without_index(reply: dict[str, Any], last: object) -> dict[str, Any]:
+    """Choices in another order (rotated by one, reversed), with no index."""
+    choices = reply["choices"]
+    reply["choices"] = (choices[1:] + choices[:1])[::-1]
+    for choice in reply["choices"]:
+        del choice["index"]
+    return reply
+
+
+def _permute_indexes(reply: dict[str, Any], last: object) -> dict[str, Any]:
+    """The choices stay in order, their indexes do not follow it (each one's is the next one's)."""
+    choices = reply["choices"]
+    for position, choice in enumerate(choices):
+        choice["index"] = (position + 1) % len(choices)
+    return reply
+
+
+def _previous_reply(reply: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:
+    """The reply the previous request got (a proxy mixing up its connections); the first request's own."""
+    return reply if last is None else json.loads(json.dumps(last))
+
+
+def _without(field: str) -> Callable[[dict[str, Any], object], dict[str, Any]]:
+    def drop(reply: dict[str, Any], last: object) -> dict[str, Any]:
+        for choice in reply["choices"]:
+            if field == "text":
+                choice.pop("text", None)
+            else:
+                choice["logprobs"].pop(field, None)
+        return reply
+
+    return drop
+
+
+def _offsets_shifted(reply: dict[str, Any], last: object) -> dict[str, Any]:
+    for choice in reply["choices"]:
+        choice["logprobs"]["text_offset"] = [offset + 2 for offset in choice["logprobs"]["text_offset"]]
+    return reply
+
+
+def _swapped_without_text(reply: dict[str, Any], last: object) -> dict[str, Any]:
+    return _swap_adjacent(_without("text")(reply, last), last)
+
+
+def _previous_without_text(reply: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:
+    return _without("text")(_previous_reply(reply, last), last)
+
+
+# A gateway's or proxy's faults on echo replies (FakeOpenAI(gateway=...)): each takes the reply and the
+# previous echo reply, and gives what the client receives.
+GATEWAYS: dict[str, Callable[[dict[str, Any], Any], dict[str, Any]]] = {
+    "swapped": _swap_adjacent,
+    "shuffled": _shuffle_without_index,
+    "permuted": _permute_indexes,
+    "previous": _previous_reply,
+    "no-tokens": _without("tokens"),
+    "shifted": _offsets_shifted,
+    "swapped-no-text": _swapped_without_text,
+    "previous-no-text": _previous_without_text,
 }
 
 

@@ -11,7 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kaoshi.models import LoglikRequest
-from kaoshi.models.openai_echo import EchoPrompt, NoPromptLogprobs, echo_prompts, read_echo
+from kaoshi.models.openai_echo import (
+    ECHO_SUFFIX,
+    EchoMismatch,
+    EchoPrompt,
+    NoPromptLogprobs,
+    echo_prompts,
+    read_echo,
+)
 from kaoshi.models.openai_loglik import _shared_out
 from kaoshi.models.openai_replies import FinalFailure
 from kaoshi.models.tokens import FOLLOWING_TEXT
@@ -20,15 +27,20 @@ from tests.support.fake_openai import TOY_GENERATED, ToyToken, toy_echo
 STYLES = ("chars", "bytes", "vllm", "llamacpp")
 
 
-def prompt_for(context: str, scored: str, following: str = "") -> EchoPrompt:
-    return EchoPrompt(scored, context + scored + following, len(context), len(context) + len(scored))
+def prompt_for(context: str, scored: str, following: str = "", suffix: str = ECHO_SUFFIX) -> EchoPrompt:
+    text = context + scored + following + suffix
+    return EchoPrompt(scored, text, len(context), len(context) + len(scored))
 
 
 def reply(
-    tokens: list[str], values: list[float | None], offsets: list[int], text: str = ""
+    tokens: list[str], values: list[float | None], offsets: list[int], text: str | None = None
 ) -> dict[str, Any]:
+    """A choice of an echo reply; without `text` its tokens alone must show the prompt."""
     logprobs = {"tokens": tokens, "token_logprobs": values, "text_offset": offsets, "top_logprobs": None}
-    return {"index": 0, "text": text, "logprobs": logprobs}
+    choice: dict[str, Any] = {"index": 0, "logprobs": logprobs}
+    if text is not None:
+        choice["text"] = text
+    return choice
 
 
 def toy_reply(prompt: EchoPrompt, style: str, vocab: tuple[str, ...] = (), split: str = "") -> dict[str, Any]:
@@ -85,29 +97,29 @@ def test_every_style_reads_the_toy_models_sum(
 
 def test_a_token_across_the_boundary_is_counted_and_named() -> None:
     prompt = prompt_for("答案：", "A")
-    tokens, values, offsets = ["答", "案", "：A", "的"], [None, -1.0, -0.25, -3.0], [0, 1, 2, 4]
+    tokens, values, offsets = ["答", "案", "：A", " ", "的"], [None, -1.0, -0.25, -2.0, -3.0], [0, 1, 2, 4, 5]
     score = read_echo(reply(tokens, values, offsets), prompt)
     assert (score.logprob, score.tokens, score.spanning) == (-0.25, 1, ("：A",))
 
 
-@pytest.mark.parametrize("shift", [0, 2, 3])
-def test_only_the_tokens_near_the_candidate_are_read_but_shifted_offsets_are_found(shift: int) -> None:
-    """Offsets shifted by what precedes the tokens read ('甲' counted in bytes: 2 more; a '<s>': 3) are
-    found even where the text read repeats itself, and the tokens are then placed by their text."""
+@pytest.mark.parametrize("shift", [0, 2, 3, -1])
+def test_offsets_do_not_place_the_tokens_their_text_does(shift: int) -> None:
+    """Offsets shifted by what precedes the tokens ('甲' counted in bytes: 2 more; a '<s>': 3) or wrong
+    in any way change nothing: each token is placed by its text along the prompt sent."""
     context = "甲" + "a" * 30
     prompt = prompt_for(context, "a")
-    tokens = ["甲", *["a"] * 31, "的"]
-    values: list[float | None] = [None, *(-0.01 * k for k in range(1, 33))]
-    offsets = [0, *(k + shift for k in range(1, 33))]
+    tokens = ["甲", *["a"] * 31, " ", "的"]
+    values: list[float | None] = [None, *(-0.01 * k for k in range(1, 34))]
+    offsets = [0, *(max(0, k + shift) for k in range(1, 34))]
     score = read_echo(reply(tokens, values, offsets, prompt.text + "的"), prompt)
     assert score.logprob == pytest.approx(-0.31) and score.tokens == 1
 
 
 def test_offsets_in_characters_and_in_bytes_agree() -> None:
     prompt = prompt_for("判断：", "正确")
-    tokens, values = ["判", "断", "：", "正", "确", "的"], [None, -1.0, -2.0, -0.5, -0.25, -3.0]
-    by_characters = read_echo(reply(tokens, values, [0, 1, 2, 3, 4, 5]), prompt)
-    by_bytes = read_echo(reply(tokens, values, [0, 3, 6, 9, 12, 15]), prompt)
+    tokens, values = ["判", "断", "：", "正", "确", " ", "的"], [None, -1.0, -2.0, -0.5, -0.25, -1.0, -3.0]
+    by_characters = read_echo(reply(tokens, values, [0, 1, 2, 3, 4, 5, 6]), prompt)
+    by_bytes = read_echo(reply(tokens, values, [0, 3, 6, 9, 12, 15, 16]), prompt)
     assert by_characters.logprob == by_bytes.logprob == -0.75
 
 
@@ -116,45 +128,150 @@ def test_vllms_reply_shape() -> None:
     # into the offsets, which add up the token strings' lengths; -inf clamped to -9999.0; the choice also
     # carries `prompt_logprobs`, which the echo reading does not need.
     prompt = prompt_for("答案：", "A")
-    tokens = ["<|begin_of_text|>", "答案", "：", "A", "的"]
-    choice = reply(tokens, [None, -3.0, -9999.0, -0.5, -2.0], [0, 17, 19, 20, 21], "答案：A的")
+    tokens = ["<|begin_of_text|>", "答案", "：", "A", " ", "的"]
+    choice = reply(tokens, [None, -3.0, -9999.0, -0.5, -1.0, -2.0], [0, 17, 19, 20, 21, 22], "答案：A 的")
     choice["prompt_logprobs"] = [None, {"1": {"logprob": -3.0, "rank": 2, "decoded_token": "答案"}}]
     score = read_echo(choice, prompt)
     assert (score.logprob, score.tokens, score.spanning) == (-0.5, 1, ())
 
 
-def test_offsets_are_taken_as_they_are_when_no_tokens_are_named() -> None:
-    choice = reply(["答", "案", "A"], [None, -1.0, -0.5], [0, 1, 2])
+def test_a_reply_without_tokens_cannot_be_checked_and_is_not_read() -> None:
+    """Offsets alone may count characters, bytes or a BOS: read blindly they scored every candidate of a
+    hostile run from the wrong tokens (issue 40)."""
+    choice = reply(["答", "案", "A", " "], [None, -1.0, -0.5, -1.0], [0, 1, 2, 3], "答案A 的")
     del choice["logprobs"]["tokens"]
-    assert read_echo(choice, prompt_for("答案", "A")).logprob == -0.5
+    with pytest.raises(NoPromptLogprobs, match="cannot be checked against the prompt sent"):
+        read_echo(choice, prompt_for("答案", "A"))
+
+
+# -- another prompt's echo is never read as this prompt's ------------------------------------------------
+def echo_of(prompt: EchoPrompt, text: bool = True, style: str = "chars", split: str = "") -> dict[str, Any]:
+    tokens = toy_echo(prompt.text, (), split, style, generate=True)
+    shown = prompt.text + TOY_GENERATED if text else None
+    return reply([t.text for t in tokens], [t.logprob for t in tokens], [t.offset for t in tokens], shown)
+
+
+SENT = prompt_for("第一题\n答案：", "A")
+OTHERS = {
+    "a longer candidate": prompt_for("第一题\n答案：", "AB"),
+    "another candidate": prompt_for("第一题\n答案：", "B"),
+    "another question": prompt_for("第二题\n答案：", "A"),
+    "a shorter context": prompt_for("一题\n答案：", "A"),
+    "no suffix": prompt_for("第一题\n答案：", "A", suffix=""),
+}
+
+
+@pytest.mark.parametrize("text", [True, False], ids=["with text", "tokens only"])
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("other", OTHERS.values(), ids=OTHERS.keys())
+def test_another_prompts_echo_is_refused(other: EchoPrompt, style: str, text: bool) -> None:
+    with pytest.raises(EchoMismatch) as raised:
+        read_echo(echo_of(other, text, style), SENT)
+    assert not isinstance(raised.value, NoPromptLogprobs)
+
+
+@pytest.mark.parametrize("style", ["vllm", "llamacpp"])
+def test_a_character_only_pieces_show_must_be_vouched_for_by_the_text(style: str) -> None:
+    """'确' split over byte tokens: its pieces stand for whatever character is there, so a reply of
+    '正误' would pass for '正确' on its tokens alone; the echoed text shows which prompt it was."""
+    sent, other = prompt_for("判断：", "正确"), prompt_for("判断：", "正误")
+    expected, _ = truth(sent, split="确")
+    assert read_echo(echo_of(sent, True, style, split="确"), sent).logprob == pytest.approx(expected)
+    with pytest.raises(EchoMismatch, match="no text to show it echoes this prompt"):
+        read_echo(echo_of(sent, False, style, split="确"), sent)
+    with pytest.raises(EchoMismatch, match="echoes another prompt"):
+        read_echo(echo_of(other, True, style, split="误"), sent)
+
+
+def test_a_candidate_split_into_byte_pieces_ends_where_the_suffix_begins() -> None:
+    """As llama-cpp-python writes a byte-level tokenizer's echo (llama_cpp/llama.py: each token decoded
+    alone with errors='ignore', offsets from the decoded prefix): every piece of '确' is '' at 确's
+    offset, and the generated token may be a piece too. Without the suffix nothing tells where 正确
+    ends; with it, the space's token closes the candidate (issue 40: a 判断题 over HTTP)."""
+    for suffix, readable in (("", False), (ECHO_SUFFIX, True)):
+        prompt = prompt_for("判断：", "正确", suffix=suffix)
+        tokens = ["判", "断", "：", "正", "", "", *([suffix] if suffix else []), ""]
+        values: list[float | None] = [
+            None,
+            -1.0,
+            -1.0,
+            -0.5,
+            -0.25,
+            -0.125,
+            *([-2.0] if suffix else []),
+            -3.0,
+        ]
+        offsets = [0, 1, 2, 3, 4, 4, *([5] if suffix else []), len(prompt.text)]
+        choice = reply(tokens, values, offsets, prompt.text)
+        if readable:
+            assert read_echo(choice, prompt).logprob == -0.875
+        else:
+            with pytest.raises(EchoMismatch, match="cannot tell where candidate '正确' ends"):
+                read_echo(choice, prompt)
+
+
+def test_a_token_hiding_partial_bytes_is_placed_over_them() -> None:
+    """llama-cpp-python drops a token's partial bytes: a token holding the tail of '正' and all of '确'
+    shows '确' one character on; it covers both."""
+    prompt = prompt_for("判断：", "正确")
+    tokens, values = ["判", "断", "：", "", "确", " ", "的"], [None, -1.0, -1.0, -0.5, -0.25, -1.0, -2.0]
+    assert (
+        read_echo(reply(tokens, values, [0, 1, 2, 3, 3, 5, 6], prompt.text + "的"), prompt).logprob == -0.75
+    )
+    hidden = ["判", "断", "：", "确", " ", "的"]
+    choice = reply(hidden, [None, -1.0, -1.0, -0.25, -1.0, -2.0], [0, 1, 2, 3, 5, 6], prompt.text + "的")
+    assert read_echo(choice, prompt).logprob == -0.25
+    with pytest.raises(EchoMismatch, match="no text"):
+        read_echo(reply(hidden, [None, -1.0, -1.0, -0.25, -1.0, -2.0], [0, 1, 2, 3, 5, 6]), prompt)
+
+
+def test_more_than_the_generated_token_after_the_prompt_is_another_prompts_echo() -> None:
+    prompt = prompt_for("题：", "A")
+    tokens = ["题", "：", "A", " ", "B", " ", "的"]
+    with pytest.raises(EchoMismatch, match="3 tokens after the prompt"):
+        read_echo(reply(tokens, [None, *[-1.0] * 6], list(range(7))), prompt)
 
 
 @pytest.mark.parametrize(
     ("prompt", "choice", "error"),
     [
-        (prompt_for("", "A"), reply(["A", "的"], [None, -1.0], [0, 1]), "starts at the prompt's first token"),
+        (
+            prompt_for("", "A"),
+            reply(["A", " ", "的"], [None, -1.0, -1.0], [0, 1, 2]),
+            "starts at the prompt's first token",
+        ),
         (
             prompt_for("题", "A"),
-            reply(["题", "A", "的"], [None, None, -1.0], [0, 1, 2]),
+            reply(["题", "A", " ", "的"], [None, None, -1.0, -1.0], [0, 1, 2, 3]),
             "log-probability of token 'A' is None, not a number <= 0",
         ),
         (
             prompt_for("题", "A"),
-            reply(["题", "A", "的"], [None, math.nan, -1.0], [0, 1, 2]),
+            reply(["题", "A", " ", "的"], [None, math.nan, -1.0, -1.0], [0, 1, 2, 3]),
             "log-probability of token 'A' is nan",
         ),
-        (prompt_for("题", "A"), reply(["题", "A"], [None, 0.5], [0, 1]), "is 0.5, not a number <= 0"),
+        (
+            prompt_for("题", "A"),
+            reply(["题", "A", " "], [None, 0.5, -1.0], [0, 1, 2]),
+            "is 0.5, not a number <= 0",
+        ),
         (prompt_for("题", "A"), reply(["题", "A"], [None, -1.0], [0]), "lists differ in length"),
         (prompt_for("题", "A"), reply(["题", "A"], [None, -1.0], [1, 0]), "not a rising position"),
         (prompt_for("题", "A"), reply(["题", "A"], [None, -1.0], [0, "1"]), "not a rising position"),  # type: ignore[list-item]
-        (prompt_for("题目", "A"), reply(["题"], [None], [0]), "stops before candidate 'A' ends"),
+        (
+            prompt_for("题目", "A"),
+            reply(["题", "目"], [None, -1.0], [0, 1]),
+            "stops before candidate 'A' ends",
+        ),
         (
             prompt_for("题目", "A"),
             reply(["token_id:1", "token_id:2", "token_id:3"], [None, -1.0, -1.0], [0, 10, 20]),
-            "do not match the prompt's text",
+            "cannot tell where candidate 'A' ends",
         ),
         (
-            prompt_for("题目：", "正确"),  # the candidate's last piece and the generated one look alike
+            prompt_for(
+                "题目：", "正确", suffix=""
+            ),  # the candidate's last piece and the generated one look alike
             reply(
                 ["<s>", "题", "目", "：", "正", "\ufffd", "\ufffd", "\ufffd"],
                 [None, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0],
@@ -178,10 +295,11 @@ def test_replies_that_cannot_be_read(prompt: EchoPrompt, choice: Any, error: str
         ({"text": "的"}, "the reply has no logprobs"),
         (
             {"text": "的", "logprobs": {"content": [{"token": "的", "logprob": -1.0}]}},
-            "no token_logprobs and text_offset (only the chat form's `content`)",
+            "no token_logprobs (only the chat form's `content`)",
         ),
         (reply(["的"], [-1.0], [2], "的"), "it was not echoed"),
         (reply([], [], [], ""), "it was not echoed"),
+        (reply(["的", "了"], [-1.0, -1.0], [3, 4], "的了"), "it was not echoed"),
     ],
 )
 def test_replies_without_prompt_logprobs(choice: dict[str, Any], error: str) -> None:
@@ -194,12 +312,12 @@ def test_prompts_keep_the_context_and_follow_a_whitespace_end_as_the_local_backe
     request = LoglikRequest("q", "题\n答案：", ("A", "AB"), answer_end="\n\n")
     prompts = echo_prompts(request)
     assert [p.text for p in prompts] == [
-        "题\n答案：A\n\n" + FOLLOWING_TEXT,
-        "题\n答案：AB\n\n" + FOLLOWING_TEXT,
+        "题\n答案：A\n\n" + FOLLOWING_TEXT + ECHO_SUFFIX,
+        "题\n答案：AB\n\n" + FOLLOWING_TEXT + ECHO_SUFFIX,
     ]
     assert [(p.start, p.end) for p in prompts] == [(5, 8), (5, 9)]
     bare = echo_prompts(LoglikRequest("q", "判断：", ("正确", "错误")))
-    assert [(p.text, p.end) for p in bare] == [("判断：正确", 5), ("判断：错误", 5)]
+    assert [(p.text, p.end) for p in bare] == [("判断：正确 ", 5), ("判断：错误 ", 5)]
 
 
 tokens_st = st.lists(st.one_of(st.none(), st.text(max_size=4), st.integers()), max_size=12)

@@ -1,33 +1,39 @@
 """Reading a candidate's log-likelihood from a completions reply that echoes the prompt's log-probabilities
-(`echo: true`, `logprobs: 0` or 1): the legacy `logprobs` object's `tokens`, `token_logprobs` and
-`text_offset`.
+(`echo: true`, `logprobs: 0` or 1): the legacy `logprobs` object's `tokens` and `token_logprobs`, and the
+choice's `text`.
 
-kaoshi has no tokenizer for a remote model, so the candidate's tokens are found by where they sit in the
-prompt's text, never by counting tokens. The rule:
+A reply is read only when its echo **is** the prompt that was sent: a gateway in front of the server may
+re-order or re-number the choices of a request of several prompts, a proxy may hand a reply to the wrong
+request, and the score of another prompt's tokens is a wrong answer stored as a right one. So:
 
-- A token belongs to the candidate when it starts at or after the context's end and before the end of
-  the scored text (candidate + answer end); their log-probabilities are summed.
-- A token that spans the context's end (the server's tokenizer merged the context's last characters with
-  the candidate's first, e.g. '：A') is counted to the candidate: its log-probability covers the
-  candidate's first characters, and leaving it out would score the candidate without them. The local
-  backends tokenize context and candidate so that no token crosses the boundary; over HTTP the prompt is
-  one text, so such a token is named in the output (`EchoScore.spanning`).
-- Only the prompt's very first token may lack a log-probability (nothing precedes it); a candidate that
-  needs it (an empty context) or any other missing value is an error.
+- the choice's `text`, where the reply has one, must begin with the prompt sent (servers echo the prompt
+  as they were sent it, then the generated token);
+- the `tokens` must spell the prompt, in order, each whole-text token exactly where the one before it
+  ended. A reply without `tokens` cannot be checked and is not read (its `text_offset` alone may count
+  characters, bytes or a BOS: trusting it scored 56 of 56 candidates from the wrong tokens).
+- What the tokens cannot show is allowed for and must then be vouched for by `text`: a character split
+  over byte tokens (vLLM writes each piece as U+FFFD, llama-cpp-python as '', OpenAI as 'bytes:…'), whose
+  pieces take the characters between the tokens placed around them; a piece hidden inside a token that
+  shows whole text (llama-cpp-python drops a token's partial bytes); a special token ('<s>'); a leading
+  space a SentencePiece token is shown without.
+- After the prompt comes the one generated token (`max_tokens: 1`), never more.
 
-Positions: `text_offset` is taken as character positions when the token strings agree with the prompt
-at those offsets and with each other (llama-cpp-python's server, OpenAI). vLLM instead adds up the
-lengths of the token strings it returns, so a leading '<s>', a character split over byte tokens (shown
-as U+FFFD) or a SentencePiece token shown without its leading space shifts every later offset; a server
-counting UTF-8 bytes would disagree from the first non-ASCII character. Then each token is placed by its
-own text along the prompt, in order; tokens whose text is not in the prompt (special tokens, pieces of a
-split character) take the stretch between the tokens placed around them.
+The candidate's tokens are then those whose characters fall inside the scored text (candidate + answer
+end); a token that spans the context's end (the server's tokenizer merged '：A') is counted to the
+candidate and named (`EchoScore.spanning`). Every prompt ends in a fixed suffix after the scored text
+(`ECHO_SUFFIX`), so the generated token never touches the candidate: a candidate whose last character is
+split over byte tokens (正确 under a byte-level tokenizer) ends where the suffix's token is placed.
+
+Only the prompt's very first token may lack a log-probability (nothing precedes it); a candidate that
+needs it (an empty context) or any other missing value is an error.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,26 +41,40 @@ from kaoshi.models.base import LoglikRequest
 from kaoshi.models.openai_replies import FinalFailure, kind
 from kaoshi.models.tokens import FOLLOWING_TEXT
 
-# A character is at most 4 UTF-8 bytes, so at most 4 tokens; a few more allow for tokens spanning the
-# candidate's edges. More selected tokens than that means the tokens could not be placed on the prompt.
-_TOKENS_PER_CHARACTER = 4
-_EDGE_TOKENS = 4
+# Sent after the scored text, so that the generated token never meets the candidate's last character.
+# A space is its own pre-token after letters, digits and punctuation alike in GPT-2, Llama-3, Qwen and
+# cl100k-style tokenizers (a newline joins the punctuation before it there, '。\n'; a letter joins a
+# letter), and SentencePiece writes it as its own '▁': the candidate's tokens stay those the local
+# backends score, which see no suffix.
+ECHO_SUFFIX = " "
 # How servers write a token that is not whole text: OpenAI's partial UTF-8, vLLM's token ids.
 _RAW_TOKEN_PREFIXES = ("bytes:", "token_id:")
-# How many tokens before the one holding the context's end have their offsets checked against the
-# prompt's text, when the reply's offsets are taken as character positions.
-_CHECKED_BEFORE = 8
+# A special token's name as servers write it ('<s>', '<|begin_of_text|>'): it stands for no text.
+_SPECIAL_TOKEN = re.compile(r"<[^<>\s]{1,60}>")
+# A character is at most 4 UTF-8 bytes, so at most 4 tokens; a few more allow for tokens spanning the
+# candidate's edges. More selected tokens than that means the tokens were not placed on the prompt.
+_TOKENS_PER_CHARACTER = 4
+_EDGE_TOKENS = 4
+# Tokens after the prompt: the one `max_tokens: 1` asks for.
+_GENERATED_TOKENS = 1
 
 
 class NoPromptLogprobs(FinalFailure):
-    """The reply holds no log-probabilities of the prompt's own tokens: the server does not echo them."""
+    """The reply holds no log-probabilities of the prompt's own tokens, or none it can be checked by:
+    the server does not echo them."""
+
+
+class EchoMismatch(FinalFailure):
+    """The reply's echo is not the prompt that was sent (another prompt's, a re-ordered choice's), or
+    cannot be shown to be."""
 
 
 @dataclass(frozen=True)
 class EchoPrompt:
     """One candidate's prompt: context + candidate + answer end, then, when that ends in whitespace, the
     text the local backends tokenize it before (so '\\n\\n' is read as it is before more text, not as
-    the final token a tokenizer writes at the very end). `start`:`end` is the scored text."""
+    the final token a tokenizer writes at the very end), then `ECHO_SUFFIX`. `start`:`end` is the scored
+    text."""
 
     candidate: str
     text: str
@@ -70,7 +90,7 @@ def echo_prompts(request: LoglikRequest) -> list[EchoPrompt]:
     prompts = []
     for candidate in request.continuations:
         scored = candidate + answer_end
-        following = FOLLOWING_TEXT if scored[-1:].isspace() else ""
+        following = (FOLLOWING_TEXT if scored[-1:].isspace() else "") + ECHO_SUFFIX
         prompts.append(
             EchoPrompt(candidate, request.context + scored + following, start, start + len(scored))
         )
@@ -85,7 +105,8 @@ class EchoScore:
 
 
 def read_echo(choice: object, prompt: EchoPrompt) -> EchoScore:
-    """The candidate's log-probability from one choice of an echo reply."""
+    """The candidate's log-probability from one choice of an echo reply, once the choice is shown to
+    echo this prompt."""
     if not isinstance(choice, dict):
         raise FinalFailure(f"a choice of the reply is {kind(choice)}, not an object")
     logprobs = choice.get("logprobs")
@@ -93,27 +114,57 @@ def read_echo(choice: object, prompt: EchoPrompt) -> EchoScore:
         raise NoPromptLogprobs("the reply has no logprobs")
     if not isinstance(logprobs, dict):
         raise FinalFailure(f"the reply's logprobs is {kind(logprobs)}, not an object")
-    values, offsets = logprobs.get("token_logprobs"), logprobs.get("text_offset")
-    if not isinstance(values, list) or not isinstance(offsets, list):
+    values, tokens, offsets = (logprobs.get(key) for key in ("token_logprobs", "tokens", "text_offset"))
+    if not isinstance(values, list):
         shape = " (only the chat form's `content`)" if "content" in logprobs else ""
-        raise NoPromptLogprobs(f"the reply's logprobs has no token_logprobs and text_offset{shape}")
-    tokens = logprobs.get("tokens")
+        raise NoPromptLogprobs(f"the reply's logprobs has no token_logprobs{shape}")
     if not isinstance(tokens, list):
-        tokens = [None] * len(values)
-    if not len(values) == len(offsets) == len(tokens):
+        raise NoPromptLogprobs(
+            "the reply's logprobs name no tokens, so its log-probabilities cannot be checked against the "
+            "prompt sent"
+        )
+    if len(values) != len(tokens) or (isinstance(offsets, list) and len(offsets) != len(tokens)):
+        shown = f", {len(offsets)} text_offset" if isinstance(offsets, list) else ""
         raise FinalFailure(
             f"the reply's logprobs lists differ in length ({len(tokens)} tokens, {len(values)} "
-            f"token_logprobs, {len(offsets)} text_offset)"
+            f"token_logprobs{shown})"
         )
-    _check_offsets(offsets)
-    if not offsets or offsets[0] > 0:
+    if offsets is not None:
+        _check_offsets(offsets)
+    if len(tokens) <= _GENERATED_TOKENS or (offsets and _past(offsets[0], prompt.text)):
         raise NoPromptLogprobs("the reply's log-probabilities start after the prompt: it was not echoed")
     echoed = choice.get("text")
-    first, spans = token_spans(tokens, offsets, prompt, echoed if isinstance(echoed, str) else "")
-    return _sum_scored(prompt, tokens[first:], values[first:], spans)
+    if isinstance(echoed, str) and not echoed.startswith(prompt.text):
+        raise EchoMismatch(f"the reply echoes another prompt: {_first_difference(echoed, prompt.text)}")
+    spans, unverified = token_spans(tokens, prompt)
+    if unverified and not isinstance(echoed, str):
+        raise EchoMismatch(
+            "the reply's tokens do not show all of the prompt (characters split over byte tokens) and it "
+            "has no text to show it echoes this prompt"
+        )
+    return _sum_scored(prompt, tokens, values, spans)
 
 
-def _check_offsets(offsets: list[Any]) -> None:
+def _past(offset: object, text: str) -> bool:
+    return isinstance(offset, int) and offset >= len(text)
+
+
+def _first_difference(echoed: str, sent: str) -> str:
+    """Where an echoed text leaves the prompt sent, for the error line."""
+    at = next(
+        (i for i, (a, b) in enumerate(zip(echoed, sent, strict=False)) if a != b), min(len(echoed), len(sent))
+    )
+    if at == len(echoed):
+        return f"its text stops after {at} of the prompt's {len(sent)} characters"
+    return (
+        f"its text leaves the prompt at character {at} ({echoed[at : at + 12]!r} where "
+        f"{sent[at : at + 12]!r} was sent)"
+    )
+
+
+def _check_offsets(offsets: object) -> None:
+    if not isinstance(offsets, list):
+        raise FinalFailure(f"the reply's text_offset is {kind(offsets)}, not a list")
     if set(map(type, offsets)) <= {int} and offsets == sorted(offsets) and offsets[:1] >= [0]:
         return  # the common case, checked at C speed (a 5-shot prompt has thousands of tokens)
     previous = 0
@@ -128,25 +179,22 @@ def _check_offsets(offsets: list[Any]) -> None:
 def _sum_scored(
     prompt: EchoPrompt, tokens: list[Any], values: list[Any], spans: list[tuple[int, int]]
 ) -> EchoScore:
-    """The scored text's tokens summed; `tokens`, `values` and `spans` are the reply's from some token
-    on (its first token is the prompt's first only when they start at the prompt's start)."""
+    """The scored text's tokens summed."""
     start, end = prompt.start, prompt.end
-    if max((stop for _, stop in spans), default=0) < end:
-        raise FinalFailure(f"the echoed prompt stops before candidate {prompt.candidate!r} ends")
     chosen = [
         index
         for index, (first, stop) in enumerate(spans)
         if (first < end and stop > start) or (first == stop and start <= first < end)
     ]
     if not chosen or len(chosen) > _TOKENS_PER_CHARACTER * (end - start) + _EDGE_TOKENS:
-        raise FinalFailure(
+        raise EchoMismatch(
             f"the reply's tokens do not line up with the prompt: {len(chosen)} of {len(tokens)} fall on "
             f"candidate {prompt.candidate!r}"
         )
     total = 0.0
     for index in chosen:
         value = values[index]
-        if value is None and index == 0 and spans[0][0] == 0:
+        if value is None and spans[index][0] == 0:
             raise FinalFailure(
                 f"candidate {prompt.candidate!r} starts at the prompt's first token, which has no "
                 "log-probability (an empty context)"
@@ -166,43 +214,19 @@ def _sum_scored(
     return EchoScore(total, len(chosen), spanning)
 
 
-def token_spans(
-    tokens: list[Any], offsets: list[int], prompt: EchoPrompt, echoed: str = ""
-) -> tuple[int, list[tuple[int, int]]]:
-    """The spans [start, stop) in characters of the prompt of the tokens from some token on, and the
-    index of that token (the spans of the generated token fall past the prompt, when the reply's `text`
-    holds the prompt and it). Where the offsets are character positions only the tokens from a few
-    before the context's end are read: a 5-shot prompt echoes thousands of tokens before the candidate."""
-    text = prompt.text
-    first = max(0, bisect.bisect_right(offsets, prompt.start) - 1 - _CHECKED_BEFORE)
-    window_tokens, window_offsets = tokens[first:], offsets[first:]
-    if _offsets_are_characters(window_tokens, window_offsets, text) and _end_in_place(
-        window_tokens, window_offsets, text
-    ):
-        last, offset = window_tokens[-1], window_offsets[-1]
-        stops = [*window_offsets[1:], offset + len(last) if _is_text(last) else max(offset, len(text))]
-        spans = [
-            (min(start, len(text)), min(stop, len(text)))
-            for start, stop in zip(window_offsets, stops, strict=True)
-        ]
-        return first, spans
-    full = echoed if echoed.startswith(text) else text
-    spans, unplaced_from = _placed_spans(tokens, full)
-    if unplaced_from == 0:
-        raise FinalFailure(
-            "the reply's tokens and text offsets do not match the prompt's text: cannot tell where the "
-            "candidate starts"
-        )
-    if unplaced_from < prompt.end:
-        raise FinalFailure(
-            f"the reply's last tokens cannot be placed on the prompt's text: cannot tell where candidate "
-            f"{prompt.candidate!r} ends and the generated token begins"
-        )
-    return 0, spans
+def token_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[list[tuple[int, int]], bool]:
+    """Each token's span [start, stop) in characters of the prompt (the generated token's lies at its
+    end), and whether some characters were not shown by the tokens (split over byte tokens, hidden in a
+    token's partial bytes, or after the scored text where the tokens stop spelling it): those must be
+    vouched for by the reply's text. Raises EchoMismatch where the tokens spell another text."""
+    spans = _spelled_spans(tokens, prompt.text)
+    if spans is not None:
+        return spans, False
+    return _placed_spans(tokens, prompt)
 
 
 def _is_text(token: object) -> bool:
-    """Whether a token string is whole text (not a special token's name, not part of a character)."""
+    """Whether a token string is whole text (not part of a character, not an id)."""
     return (
         isinstance(token, str)
         and bool(token)
@@ -211,69 +235,161 @@ def _is_text(token: object) -> bool:
     )
 
 
-def _offsets_are_characters(tokens: list[Any], offsets: list[int], text: str) -> bool:
-    """Whether every whole-text token inside the prompt stands at its offset in the prompt and the next
-    token starts right after it. Offsets are taken as they are only when the reply names no tokens;
-    tokens none of which can be checked (all special, partial or ids) leave them unproven."""
-    checked = all(token is None for token in tokens)
-    for index, (token, offset) in enumerate(zip(tokens, offsets, strict=True)):
-        if offset >= len(text) or not _is_text(token):
-            continue
-        if not text.startswith(token, offset):
-            return False
-        if index + 1 < len(offsets) and offsets[index + 1] != offset + len(token):
-            return False
-        checked = True
-    return checked
+def _spelled_spans(tokens: list[Any], text: str) -> list[tuple[int, int]] | None:
+    """The spans when the tokens, after any leading special tokens, are whole text that spells the
+    prompt exactly and then the generated token: the common case, found at C speed (a 5-shot prompt
+    echoes thousands of tokens). None when they are not so (the tokens are then placed one by one)."""
+    lead = 0
+    while lead < len(tokens) and _is_special(tokens[lead], text, 0):
+        lead += 1
+    shown = tokens[lead:]
+    if not all(type(token) is str for token in shown):
+        return None
+    joined = "".join(shown)
+    if not joined.startswith(text) or "\ufffd" in joined[: len(text)]:
+        return None
+    ends = list(itertools.accumulate(map(len, shown)))
+    last = bisect.bisect_left(ends, len(text))
+    if last == len(ends) or ends[last] != len(text) or len(ends) - last - 1 > _GENERATED_TOKENS:
+        return None
+    if any(token.startswith(_RAW_TOKEN_PREFIXES) for token in shown[: last + 1]):
+        return None
+    cap = len(text)
+    return [(0, 0)] * lead + [
+        (min(stop - len(token), cap), min(stop, cap)) for token, stop in zip(shown, ends, strict=True)
+    ]
 
 
-def _end_in_place(tokens: list[Any], offsets: list[int], text: str) -> bool:
-    """Whether the offsets put the prompt's end where it is: the last token (the one generated) starts
-    there, or ends there (the prompt's own last). Offsets shifted by what precedes the tokens read (a
-    '<s>' counted in, bytes counted for characters) fail this even where the text read repeats itself."""
-    if all(token is None for token in tokens):
-        return True
-    last, offset = tokens[-1], offsets[-1]
-    return offset == len(text) or (_is_text(last) and offset + len(last) == len(text))
+def _is_special(token: object, text: str, position: int) -> bool:
+    """A special token's name ('<s>') where the prompt does not hold that text."""
+    return (
+        isinstance(token, str)
+        and _SPECIAL_TOKEN.fullmatch(token) is not None
+        and not text.startswith(token, position)
+    )
 
 
-def _placed_spans(tokens: list[Any], text: str) -> tuple[list[tuple[int, int]], int]:
-    """Spans found by placing each whole-text token after the one before it; a token that cannot be
-    placed waits, and the waiting tokens together take the stretch up to the next placed token. Also
-    where the tokens left waiting at the end start (the text's length when none are)."""
-    spans: list[tuple[int, int]] = [(0, 0)] * len(tokens)
+def _placed_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[list[tuple[int, int]], bool]:
+    """Spans found by placing each whole-text token where the one before it ended. Tokens that show no
+    text (pieces of a split character, special tokens) wait, and take the characters up to the next
+    token placed; those characters, and any a whole-text token's hidden partial bytes cover, are not
+    shown by the tokens (the second value). A whole-text token that cannot be placed before the scored
+    text ends is another text's: EchoMismatch. After the scored text, the tokens may stop spelling the
+    prompt (a suffix shown otherwise): the rest of the prompt is then unshown, and at most the one
+    generated token may follow it."""
+    text = prompt.text
+    spans: list[tuple[int, int]] = [(len(text), len(text))] * len(tokens)
     position = 0
     waiting: list[int] = []
+    unverified = False
+    after = 0  # tokens after the prompt
     for index, token in enumerate(tokens):
-        found = _place(token, text, position, after_gap=bool(waiting))
-        if found is None:
+        if position >= len(text) and not waiting:
+            after += 1
+            continue
+        if not _is_text(token) or _is_special(token, text, position):
             waiting.append(index)
             continue
+        found = _place(token, text, position, waiting)
+        if found is None:
+            if position >= prompt.end:  # the scored text is placed: the rest is suffix and generation
+                waiting.append(index)
+                unverified = True
+                after += len(tokens) - index - 1
+                break
+            raise EchoMismatch(
+                f"the reply's tokens spell another text: token {token[:40]!r} where the prompt sent holds "
+                f"{text[position : position + 12]!r} (character {position})"
+            )
         first, stop = found
+        if first > position:
+            unverified = True  # characters only pieces or hidden bytes stand for
         for held in waiting:
             spans[held] = (position, first)
+        spans[index] = (position if not waiting else first, stop)
         waiting = []
-        spans[index] = (first, stop)
         position = stop
-    for held in waiting:
-        spans[held] = (position, len(text))
-    return spans, position if waiting else len(text)
+    if not waiting and position < prompt.end:
+        raise EchoMismatch(f"the echoed prompt stops before candidate {prompt.candidate!r} ends")
+    unverified = unverified or position < len(text)
+    if waiting:
+        if position < prompt.end:
+            raise EchoMismatch(
+                f"the reply's last tokens cannot be placed on the prompt's text: cannot tell where candidate "
+                f"{prompt.candidate!r} ends and the generated token begins"
+            )
+        for held in waiting:
+            spans[held] = (position, len(text))
+    if after > _GENERATED_TOKENS:
+        raise EchoMismatch(
+            f"the reply holds {after} tokens after the prompt where one was generated: it echoes a longer "
+            "prompt"
+        )
+    return spans, unverified
 
 
-def _place(token: object, text: str, position: int, after_gap: bool) -> tuple[int, int] | None:
-    """The span of a token placed at `position`: its text right there, or after whitespace that a
-    SentencePiece token is shown without, or (when tokens before it could not be placed) further on;
-    None when it cannot be placed."""
-    if not isinstance(token, str) or not _is_text(token) or position >= len(text):
-        return None
+def _place(token: str, text: str, position: int, waiting: list[int]) -> tuple[int, int] | None:
+    """The characters a whole-text token stands for, placed at `position`: its text right there; or
+    after whitespace a SentencePiece token is shown without; or after characters of several UTF-8 bytes
+    that waiting pieces, or the token's own hidden partial bytes, stand for (at most one a waiting piece,
+    and one more). None when it cannot be placed."""
     if text.startswith(token, position):
         return position, position + len(token)
-    if after_gap:
-        found = text.find(token, position)
-        return (found, found + len(token)) if found > position else None
     blank = position
     while blank < len(text) and text[blank].isspace():
         blank += 1
     if blank > position and text.startswith(token, blank):
         return position, blank + len(token)
+    reach = min(len(text), position + len(waiting) + 1)
+    for first in range(position + 1, reach + 1):
+        if ord(text[first - 1]) < 0x80:  # ASCII is one byte: never split, never hidden
+            return None
+        if text.startswith(token, first):
+            return first, first + len(token)
     return None
+
+
+def match_choices(choices: list[Any], prompts: list[EchoPrompt]) -> list[Any]:
+    """Each prompt's choice, found by the text it echoes, never by index or order alone: gateways re-order
+    and re-number the choices of a request of several prompts. The choice whose `text` begins with a
+    prompt is that prompt's (the longest such prompt claims it: an echo of '…A B ' also begins with
+    '…A '); identical prompts share their choices in order. Where a choice has no text, each prompt
+    takes the choice at its place (a distinct `index` from 0, else the list's order), whose tokens
+    read_echo checks against the prompt. A prompt no choice echoes gets an EchoMismatch in its place."""
+    ordered = _by_index(choices)
+    texts = [choice.get("text") if isinstance(choice, dict) else None for choice in ordered]
+    if not all(isinstance(text, str) for text in texts):
+        placed: list[Any] = list(ordered[: len(prompts)])
+        missing = EchoMismatch(f"the reply holds {len(choices)} choices for {len(prompts)} prompts")
+        return placed + [missing] * (len(prompts) - len(placed))
+    longest_first = sorted({prompt.text for prompt in prompts}, key=len, reverse=True)
+    claimed: dict[str, list[int]] = {}
+    for place, text in enumerate(texts):
+        owner = next((sent for sent in longest_first if str(text).startswith(sent)), None)
+        if owner is not None:
+            claimed.setdefault(owner, []).append(place)
+    taken = {place for places in claimed.values() for place in places}
+    matched: list[Any] = []
+    for place, prompt in enumerate(prompts):
+        pool = claimed.get(prompt.text)
+        if pool:
+            matched.append(ordered[pool.pop(0)])
+        elif place < len(ordered) and place not in taken:
+            # echoes no prompt sent: read_echo says what it holds instead (not echoed, another text)
+            matched.append(ordered[place])
+        else:
+            matched.append(
+                EchoMismatch(
+                    f"no choice of the reply echoes the prompt of candidate {prompt.candidate!r}: the one in "
+                    "its place echoes another prompt of the request"
+                )
+            )
+    return matched
+
+
+def _by_index(choices: list[Any]) -> list[Any]:
+    """Choices by their `index` where every choice has a distinct one from 0, else as given."""
+    by_index = {choice.get("index"): choice for choice in choices if isinstance(choice, dict)}
+    if set(by_index) != set(range(len(choices))):
+        return choices
+    return [by_index[index] for index in range(len(choices))]

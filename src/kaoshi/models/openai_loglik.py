@@ -35,7 +35,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from kaoshi.models.base import CapabilityError, LoglikRequest, ModelOutput
-from kaoshi.models.openai_echo import EchoPrompt, EchoScore, NoPromptLogprobs, echo_prompts, read_echo
+from kaoshi.models.openai_echo import (
+    EchoPrompt,
+    EchoScore,
+    NoPromptLogprobs,
+    echo_prompts,
+    match_choices,
+    read_echo,
+)
 from kaoshi.models.openai_replies import FinalFailure, RetriesExhausted, first_choice, kind, token_counts
 
 # An error body that names what echo scoring needs: OpenAI's "Setting 'echo' and 'logprobs' at the same
@@ -97,11 +104,11 @@ class EchoLoglik:
     prompt_lists: bool | None = None
     top_alternatives: int = 0  # the `logprobs` sent: 0 until a server shows it needs 1
     _echoed: bool = field(default=False, init=False)  # whether a reply so far held prompt log-probs
-    _probe: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+    _probing: asyncio.Event | None = field(default=None, init=False)  # set when the probe has ended
 
     def start(self) -> None:
-        """Begin a batch on a new event loop (the probe's lock belongs to one loop)."""
-        self._probe = asyncio.Lock()
+        """Begin a batch on a new event loop (an event belongs to one loop)."""
+        self._probing = None
 
     async def score(self, client: Any, requests: Sequence[LoglikRequest]) -> list[ModelOutput]:
         """The questions' outputs, all their prompts sent together (one request where the server takes
@@ -139,19 +146,42 @@ class EchoLoglik:
     ) -> list[Scored]:
         several = sum(map(len, questions)) > 1 and self.prompts_per_request > 1
         if several and self.prompt_lists is None:
-            async with self._probe:  # one request finds out; the others wait for its verdict
-                if self.prompt_lists is None:
-                    return await self._probe_lists(client, questions, usage)
-        if several and self.prompt_lists:
+            found = await self._find_out_lists(client, questions, usage)
+            if found is not None:
+                return found
+        if several and self.prompt_lists is not False:  # lists taken, or not found out yet
             try:
-                return await self._in_one_request(client, questions, usage, retries=None)
+                results = await self._in_one_request(client, questions, usage, retries=None)
+                self.prompt_lists = True  # a list answered one choice a prompt: the verdict
+                return results
             except _ListRefused as exc:
                 if len(questions) == 1 or exc.exhausted:
                     return [FinalFailure(str(exc))] * len(questions)
             # Refused for what one question holds (a prompt past the context, say): each question
             # alone, so that the others are answered, now and on every resume.
-            return [await self._alone(client, question, usage) for question in questions]
-        return [await self._one_by_one(client, question, usage) for question in questions]
+            return await self._each_alone(client, questions, usage, self._alone)
+        return await self._each_alone(client, questions, usage, self._one_by_one)
+
+    async def _each_alone(
+        self,
+        client: Any,
+        questions: list[list[EchoPrompt]],
+        usage: _Usage,
+        send: Callable[[Any, list[EchoPrompt], _Usage], Awaitable[Scored]],
+    ) -> list[Scored]:
+        """The questions one after another, until the server has failed one for as long as the retries
+        last: the rest are not sent (each would wait as long again, one after another, on one slot) and
+        carry that failure."""
+        results: list[Scored] = []
+        for question in questions:
+            result = await send(client, question, usage)
+            results.append(result)
+            if isinstance(result, RetriesExhausted):
+                unsent = FinalFailure(
+                    f"not sent: the server failed an earlier question of this request: {result}"
+                )
+                return results + [unsent] * (len(questions) - len(results))
+        return results
 
     async def _alone(self, client: Any, question: list[EchoPrompt], usage: _Usage) -> Scored:
         if len(question) == 1:
@@ -159,20 +189,41 @@ class EchoLoglik:
         try:
             return (await self._in_one_request(client, [question], usage, retries=None))[0]
         except _ListRefused as exc:
-            return FinalFailure(str(exc))
+            return RetriesExhausted(str(exc)) if exc.exhausted else FinalFailure(str(exc))
+
+    async def _find_out_lists(
+        self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage
+    ) -> list[Scored] | None:
+        """Whether the server takes a list of prompts, found out by one request while the others wait
+        for its verdict: that request's questions' results, or None for a request that waited (it then
+        goes as the verdict says, or as a list when the probe decided nothing)."""
+        if self._probing is not None:
+            await self._probing.wait()
+            return None
+        self._probing = probing = asyncio.Event()
+        try:
+            return await self._probe_lists(client, questions, usage)
+        finally:
+            probing.set()
+            self._probing = None
 
     async def _probe_lists(
         self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage
-    ) -> list[Scored]:
-        """Send the prompts as a list once, without retrying; if that fails, one by one, and if those
-        all succeed the server does not take lists (if any fails too, the next request asks again)."""
+    ) -> list[Scored] | None:
+        """Send the prompts as a list once, without retrying; if that fails, the first question's prompts
+        one a request, once each: if those are answered the server does not take lists, and the other
+        questions go one a request. A server that fails those too decides nothing, and holds up no one:
+        the waiting requests, and this one, are sent as lists with their retries, in parallel (a dead
+        server then fails every slot within its retries, not one question after another)."""
         try:
             results = await self._in_one_request(client, questions, usage, retries=0)
         except _ListRefused:
-            results = [await self._one_by_one(client, question, usage) for question in questions]
-            if not any(isinstance(result, FinalFailure) for result in results):
-                self.prompt_lists = False
-            return results
+            first = await self._one_by_one(client, questions[0], usage, retries=0)
+            if isinstance(first, FinalFailure):
+                return None
+            self.prompt_lists = False
+            rest = await self._each_alone(client, questions[1:], usage, self._one_by_one)
+            return [first, *rest]
         self.prompt_lists = True
         return results
 
@@ -197,10 +248,10 @@ class EchoLoglik:
                 else f"choices that are {kind(choices)}"
             )
             raise _ListRefused(f"the reply to {len(prompts)} prompts holds {shown}")
-        ordered = iter(_by_index(choices))
+        matched = iter(match_choices(choices, prompts))
         results: list[Scored] = []
         for question in questions:
-            own = [next(ordered) for _ in question]
+            own = [next(matched) for _ in question]
             try:
                 results.append(
                     [self._read(choice, prompt, asked) for choice, prompt in zip(own, question, strict=True)]
@@ -209,17 +260,21 @@ class EchoLoglik:
                 results.append(exc)
         return results
 
-    async def _one_by_one(self, client: Any, question: list[EchoPrompt], usage: _Usage) -> Scored:
+    async def _one_by_one(
+        self, client: Any, question: list[EchoPrompt], usage: _Usage, retries: int | None = None
+    ) -> Scored:
         """A question's prompts one a request, until one fails."""
         try:
-            return [await self._in_own_request(client, prompt, usage) for prompt in question]
+            return [await self._in_own_request(client, prompt, usage, retries) for prompt in question]
         except FinalFailure as exc:
             return exc
 
-    async def _in_own_request(self, client: Any, prompt: EchoPrompt, usage: _Usage) -> EchoScore:
+    async def _in_own_request(
+        self, client: Any, prompt: EchoPrompt, usage: _Usage, retries: int | None = None
+    ) -> EchoScore:
         asked = self.top_alternatives
         try:
-            data = await self.post(client, "/completions", self._body(prompt.text, asked))
+            data = await self.post(client, "/completions", self._body(prompt.text, asked), retries=retries)
         except FinalFailure as exc:
             message = str(exc)
             # a 4xx naming echo or logprobs, not 429s until the retries ran out (whose text may name a
@@ -229,10 +284,14 @@ class EchoLoglik:
                 self._raise_for_missing(message, asked)
             raise
         usage.add(data)
-        return self._read(first_choice(data), prompt, asked)
+        first_choice(data)  # the reply's shape: choices, an object first
+        (choice,) = match_choices(data["choices"], [prompt])
+        return self._read(choice, prompt, asked)
 
     def _read(self, choice: object, prompt: EchoPrompt, asked: int) -> EchoScore:
         """The prompt's score from its choice in a reply to a request sent with `logprobs: asked`."""
+        if isinstance(choice, FinalFailure):  # no choice of the reply echoes this prompt
+            raise choice
         try:
             score = read_echo(choice, prompt)
         except NoPromptLogprobs as exc:
@@ -281,15 +340,6 @@ def _shared_out(total: int | None, shares: list[int]) -> list[int | None]:
     for i in sorted(range(len(shared)), key=lambda i: -remainders[i])[: total - sum(shared)]:
         shared[i] += 1
     return list(shared)
-
-
-def _by_index(choices: list[Any]) -> list[Any]:
-    """Choices in prompt order: by their `index` where every choice has a distinct one from 0, else as
-    given."""
-    by_index = {choice.get("index"): choice for choice in choices if isinstance(choice, dict)}
-    if set(by_index) != set(range(len(choices))):
-        return choices
-    return [by_index[index] for index in range(len(choices))]
 
 
 def _spanning_note(prompts: list[EchoPrompt], scores: list[EchoScore]) -> str | None:
