@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,6 +31,11 @@ if TYPE_CHECKING:
 ModelLike = str | Model | Callable[[Any], str]
 IN_MEMORY = ":memory:"
 _log = logging.getLogger("kaoshi")
+# What an error says of how it reached the question, not of its cause: the request of several
+# questions it rode in, a question left unsent after another failed.
+_CARRIER = re.compile(
+    r"^(?:a list of \d+ prompts failed: |not sent: the server failed an earlier question of this request: )+"
+)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -57,6 +64,17 @@ class EvalResult:
     def accuracy(self) -> float | None:
         """Share of the checked answers that are correct (None when nothing could be checked)."""
         return self.summary.overall.accuracy
+
+    def error_causes(self) -> list[tuple[str, int]]:
+        """The run's error samples by cause, most first: what the server (or the model) did, once for
+        all the questions it happened to (a request of several questions counts each)."""
+        texts = Counter(_CARRIER.sub("", s.error) for s in self.samples if s.error is not None)
+        # one cause however many attempts it took ('HTTP 500 (gave up after 7 attempts)', '... 1 attempt')
+        causes: dict[str, Counter[str]] = {}
+        for text, count in texts.items():
+            causes.setdefault(text.split(" (gave up after ")[0], Counter())[text] += count
+        named = [(wordings.most_common(1)[0][0], wordings.total()) for wordings in causes.values()]
+        return sorted(named, key=lambda item: (-item[1], item[0]))
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per sample (the jsonl fields); needs pandas (`pip install 'kaoshi[pandas]'`)."""

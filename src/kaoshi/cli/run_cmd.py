@@ -143,6 +143,17 @@ def run_command(args: argparse.Namespace) -> int:
         f"run {evaluated.name!r}: {evaluated.new_samples} new, {evaluated.already_done} already stored, "
         f"{evaluated.errors} error(s); store {evaluated.store}"
     )
+    causes = evaluated.error_causes()
+    if causes:  # what the server did, in one line
+        cause, count = causes[0]
+        others = (
+            f"; {len(causes) - 1} other cause(s): kaoshi samples {evaluated.name} --status error"
+            if len(causes) > 1
+            else ""
+        )
+        eprint(
+            f"errors: {cause[:300]} ({count} of {evaluated.errors}){others}; the same command asks them again"
+        )
     if args.report:
         # the run's summary (its benchmark's statistics, its settings), grouped by question type only
         by_type = replace(evaluated.summary, groups={"type": evaluated.summary.groups.get("type", {})})

@@ -43,7 +43,12 @@ from kaoshi.models.openai_replies import (
     token_counts,
     top_logprobs,
 )
-from kaoshi.models.openai_transport import REPLY_BYTES_PER_CHAR, EndpointTarget, read_capped
+from kaoshi.models.openai_transport import (
+    REPLY_BYTES_PER_CHAR,
+    EndpointTarget,
+    describe_client_error,
+    read_capped,
+)
 from kaoshi.models.retry import Backoff, is_retryable_status, parse_retry_after
 from kaoshi.models.secrets import mask_secrets, redact, strip_credentials, url_secrets
 
@@ -112,6 +117,7 @@ class OpenAIModel(Model):
         self.stats = ApiStats()
         self.backoff = Backoff()
         self._rng = random.Random(options.seed)
+        self._unanswered = False  # a request ran out of retries and no reply came since
         # Plain-text log-likelihood: whole candidates scored from echoed prompt log-probabilities.
         self.echo = EchoLoglik(
             self.model_name,
@@ -124,7 +130,7 @@ class OpenAIModel(Model):
 
     @property
     def max_wait_s(self) -> float:
-        """The longest single wait a Retry-After may impose: --max-wait, else the timeout x retries."""
+        """How long a request may keep retrying: --max-wait, else the timeout x retries."""
         if self.options.max_wait_s is not None:
             return self.options.max_wait_s
         return self.options.timeout_s * max(1, self.options.max_retries)
@@ -269,61 +275,93 @@ class OpenAIModel(Model):
         self, client: Any, path: str, body: dict[str, Any], *, retries: int | None = None
     ) -> dict[str, Any]:
         """The reply's JSON body; `retries` (default --max-retries) bounds the retries of a transient
-        failure."""
+        failure, and --max-wait the time they may take in all: no attempt starts once it is spent (the
+        wait before one is cut to what is left)."""
+        retries = self.options.max_retries if retries is None else retries
+        if self._unanswered and retries:
+            # The server has answered nothing since a request spent its retries on it (down, refusing
+            # connections, failing every request): each request is tried once until one is answered,
+            # so a dead server fails the run's questions in one round, not a full set of retries each.
+            retries, unanswered = (
+                0,
+                "; not retried: the server has answered no request since one ran out of retries",
+            )
+        else:
+            unanswered = ""
+        capped = ""  # what a too-long Retry-After was cut to, said when the request finally fails
+        began = time.monotonic()
+        for attempt in range(retries + 1):
+            failure = await self._attempt(client, path, body)
+            if isinstance(failure, dict):
+                self._unanswered = False
+                return failure
+            left = self.max_wait_s - (time.monotonic() - began)
+            if (attempt == retries or left <= 0) and not failure.busy and retries == self.options.max_retries:
+                self._unanswered = True  # a full set of retries spent, not a probe's single attempt
+            if attempt == retries:
+                raise RetriesExhausted(
+                    f"{failure} (gave up after {_attempts(attempt + 1)}{capped}{unanswered})"
+                )
+            if left <= 0:
+                raise RetriesExhausted(
+                    f"{failure} (gave up after {_attempts(attempt + 1)}: {self.max_wait_s:g} s, the most "
+                    f"--max-wait allows{capped})"
+                )
+            self.stats.retries += 1
+            if failure.retry_after is not None and failure.retry_after > left:
+                asked = failure.retry_after
+                capped = f"; the server asked to wait {asked:g} s, capped at {left:.1f} s (--max-wait)"
+            await asyncio.sleep(self.backoff.delay(attempt, self._rng, failure.retry_after, left))
+        raise FinalFailure("no attempt was made (--max-retries must be >= 0)")
+
+    async def _attempt(
+        self, client: Any, path: str, body: dict[str, Any]
+    ) -> dict[str, Any] | TransientFailure:
+        """One attempt: the reply's JSON body, or the transient failure to retry; a failure no retry fixes
+        is raised."""
         import aiohttp
 
-        retries = self.options.max_retries if retries is None else retries
-        capped = ""  # what a too-long Retry-After was cut to, said when the request finally fails
         max_bytes = self.options.max_reply_chars * REPLY_BYTES_PER_CHAR
-        for attempt in range(retries + 1):
-            await self._limiter.wait()
-            self.stats.requests += 1
-            endpoint = self.endpoints.acquire()
-            target = self.targets[endpoint.url]
-            healthy = False
-            try:
-                async with client.post(target.url(path), json=body, headers=target.headers) as response:
-                    status = response.status
-                    retry_after = parse_retry_after(response.headers.get("Retry-After"))
-                    raw = None if is_retryable_status(status) else await read_capped(response, max_bytes)
-                if is_retryable_status(status):
-                    raise TransientFailure(f"HTTP {status}", retry_after)
-                if status >= 400:
-                    shown = "an over-size body" if raw is None else describe_error_body(raw)
-                    raise FinalFailure(f"HTTP {status}: {shown}")
-                if raw is None:
-                    raise FinalFailure(
-                        f"the reply is over {max_bytes:,} bytes, the most --max-reply-chars "
-                        f"{self.options.max_reply_chars:,} allows; not read further"
-                    )
-                data = json_reply(raw)
-                healthy = True
-                return data
-            except FinalFailure:
-                healthy = True  # the server answered: the fault is this request's, not the endpoint's
-                raise
-            except TransientFailure as exc:
-                failure: TransientFailure = exc
-            except asyncio.TimeoutError:
-                failure = TransientFailure(f"timed out after {self.options.timeout_s:g} s")
-            except aiohttp.ClientError as exc:
-                failure = TransientFailure(f"connection error: {type(exc).__name__}")
-            finally:
-                self.endpoints.release(endpoint, healthy)
-            if len(self.base_urls) > 1:
-                failure = TransientFailure(
-                    f"{failure} from {strip_credentials(endpoint.url)}", failure.retry_after
+        await self._limiter.wait()
+        self.stats.requests += 1
+        endpoint = self.endpoints.acquire()
+        target = self.targets[endpoint.url]
+        healthy = False
+        try:
+            async with client.post(target.url(path), json=body, headers=target.headers) as response:
+                status = response.status
+                retry_after = parse_retry_after(response.headers.get("Retry-After"))
+                raw = None if is_retryable_status(status) else await read_capped(response, max_bytes)
+            if is_retryable_status(status):
+                raise TransientFailure(f"HTTP {status}", retry_after, busy=status == 429)
+            if status >= 400:
+                shown = "an over-size body" if raw is None else describe_error_body(raw)
+                raise FinalFailure(f"HTTP {status}: {shown}")
+            if raw is None:
+                raise FinalFailure(
+                    f"the reply is over {max_bytes:,} bytes, the most --max-reply-chars "
+                    f"{self.options.max_reply_chars:,} allows; not read further"
                 )
-            if attempt == retries:
-                raise RetriesExhausted(f"{failure} (gave up after {attempt + 1} attempts{capped})")
-            self.stats.retries += 1
-            cap = self.max_wait_s
-            if failure.retry_after is not None and failure.retry_after > cap:
-                capped = (
-                    f"; the server asked to wait {failure.retry_after:g} s, capped at {cap:g} s (--max-wait)"
-                )
-            await asyncio.sleep(self.backoff.delay(attempt, self._rng, failure.retry_after, cap))
-        raise FinalFailure("no attempt was made (--max-retries must be >= 0)")
+            data = json_reply(raw)
+            healthy = True
+            return data
+        except FinalFailure:
+            healthy = True  # the server answered: the fault is this request's, not the endpoint's
+            self._unanswered = False
+            raise
+        except TransientFailure as exc:
+            failure: TransientFailure = exc
+        except asyncio.TimeoutError:
+            failure = TransientFailure(f"timed out after {self.options.timeout_s:g} s")
+        except aiohttp.ClientError as exc:
+            failure = TransientFailure(describe_client_error(exc))
+        finally:
+            self.endpoints.release(endpoint, healthy)
+        if len(self.base_urls) > 1:
+            failure = TransientFailure(
+                f"{failure} from {strip_credentials(endpoint.url)}", failure.retry_after, failure.busy
+            )
+        return failure
 
     def _run(
         self, units: Iterable[list[Any]], call: Callable[[Any, list[Any]], Awaitable[list[ModelOutput]]]
@@ -395,3 +433,7 @@ class OpenAIModel(Model):
         text = mask_secrets(output.text, self._secrets) if output.text is not None else None
         error = redact(output.error, self._secrets) if output.error is not None else None
         return replace(output, text=text, error=error)
+
+
+def _attempts(count: int) -> str:
+    return "1 attempt" if count == 1 else f"{count} attempts"

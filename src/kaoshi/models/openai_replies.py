@@ -22,11 +22,13 @@ MAX_REPLY_NESTING = 64
 
 
 class TransientFailure(Exception):
-    """A failure the same request may not meet again (429, 5xx, a timeout, an unreadable body)."""
+    """A failure the same request may not meet again (429, 5xx, a timeout, an unreadable body). `busy`:
+    the server answered that it is busy (429), so it is alive."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, busy: bool = False) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.busy = busy
 
 
 class FinalFailure(Exception):

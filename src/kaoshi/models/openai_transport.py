@@ -80,3 +80,23 @@ async def read_capped(response: Any, limit: int) -> bytes | None:
             response.close()
             return None
     return bytes(body)
+
+
+def describe_client_error(exc: BaseException) -> str:
+    """A connection failure in words: what the server did, not only aiohttp's class name (a body cut
+    off mid-way and one that cannot be decompressed are both a bare ClientPayloadError)."""
+    import aiohttp
+
+    detail = " ".join(str(exc).split())[:160]
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        if "encoding" in detail.lower() or "decompress" in detail.lower():
+            what = "the reply's body could not be decompressed as its Content-Encoding says"
+        else:
+            what = "the connection closed before the reply's body was complete"
+    elif isinstance(exc, aiohttp.ServerDisconnectedError):
+        what = "the server closed the connection without replying"
+    elif isinstance(exc, aiohttp.ClientConnectorError):
+        what = "could not connect"
+    else:
+        what = "connection error"
+    return f"{what} ({type(exc).__name__}: {detail})" if detail else f"{what} ({type(exc).__name__})"
