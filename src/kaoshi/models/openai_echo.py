@@ -136,13 +136,14 @@ def read_echo(choice: object, prompt: EchoPrompt) -> EchoScore:
     echoed = choice.get("text")
     if isinstance(echoed, str) and not echoed.startswith(prompt.text):
         raise EchoMismatch(f"the reply echoes another prompt: {_first_difference(echoed, prompt.text)}")
-    spans, unverified = token_spans(tokens, prompt)
+    first, spans, unverified = token_spans(tokens, prompt)
     if unverified and not isinstance(echoed, str):
         raise EchoMismatch(
             "the reply's tokens do not show all of the prompt (characters split over byte tokens) and it "
             "has no text to show it echoes this prompt"
         )
-    return _sum_scored(prompt, tokens, values, spans)
+    last = first + len(spans)
+    return _sum_scored(prompt, tokens[first:last], values[first:last], spans)
 
 
 def _past(offset: object, text: str) -> bool:
@@ -214,15 +215,17 @@ def _sum_scored(
     return EchoScore(total, len(chosen), spanning)
 
 
-def token_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[list[tuple[int, int]], bool]:
-    """Each token's span [start, stop) in characters of the prompt (the generated token's lies at its
-    end), and whether some characters were not shown by the tokens (split over byte tokens, hidden in a
-    token's partial bytes, or after the scored text where the tokens stop spelling it): those must be
-    vouched for by the reply's text. Raises EchoMismatch where the tokens spell another text."""
-    spans = _spelled_spans(tokens, prompt.text)
-    if spans is not None:
-        return spans, False
-    return _placed_spans(tokens, prompt)
+def token_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tuple[int, int]], bool]:
+    """The spans [start, stop) in characters of the prompt of the tokens from some token on (the
+    generated token's lies at the prompt's end), the index of that token, and whether some characters
+    were not shown by the tokens (split over byte tokens, hidden in a token's partial bytes, or after the
+    scored text where the tokens stop spelling it): those must be vouched for by the reply's text.
+    Raises EchoMismatch where the tokens spell another text."""
+    spelled = _spelled_spans(tokens, prompt)
+    if spelled is not None:
+        return spelled[0], spelled[1], False
+    spans, unverified = _placed_spans(tokens, prompt)
+    return 0, spans, unverified
 
 
 def _is_text(token: object) -> bool:
@@ -235,15 +238,17 @@ def _is_text(token: object) -> bool:
     )
 
 
-def _spelled_spans(tokens: list[Any], text: str) -> list[tuple[int, int]] | None:
-    """The spans when the tokens, after any leading special tokens, are whole text that spells the
-    prompt exactly and then the generated token: the common case, found at C speed (a 5-shot prompt
-    echoes thousands of tokens). None when they are not so (the tokens are then placed one by one)."""
+def _spelled_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tuple[int, int]]] | None:
+    """When the tokens, after any leading special tokens, are text that spells the prompt exactly and
+    then the generated token (the common case, checked at C speed: a 5-shot prompt echoes thousands of
+    tokens), the spans of the tokens around the scored text and the index of the first of them. None
+    when they are not so (the tokens are then placed one by one)."""
+    text = prompt.text
     lead = 0
     while lead < len(tokens) and _is_special(tokens[lead], text, 0):
         lead += 1
     shown = tokens[lead:]
-    if not all(type(token) is str for token in shown):
+    if set(map(type, shown)) != {str}:
         return None
     joined = "".join(shown)
     if not joined.startswith(text) or "\ufffd" in joined[: len(text)]:
@@ -252,12 +257,12 @@ def _spelled_spans(tokens: list[Any], text: str) -> list[tuple[int, int]] | None
     last = bisect.bisect_left(ends, len(text))
     if last == len(ends) or ends[last] != len(text) or len(ends) - last - 1 > _GENERATED_TOKENS:
         return None
-    if any(token.startswith(_RAW_TOKEN_PREFIXES) for token in shown[: last + 1]):
-        return None
+    # the tokens ending at or after the scored text's start, up to the one past its end
+    low = bisect.bisect_left(ends, prompt.start)
+    high = min(len(ends), bisect.bisect_left(ends, prompt.end) + 2)
     cap = len(text)
-    return [(0, 0)] * lead + [
-        (min(stop - len(token), cap), min(stop, cap)) for token, stop in zip(shown, ends, strict=True)
-    ]
+    spans = [(min(ends[index] - len(shown[index]), cap), min(ends[index], cap)) for index in range(low, high)]
+    return lead + low, spans
 
 
 def _is_special(token: object, text: str, position: int) -> bool:
