@@ -127,3 +127,17 @@ def test_error_causes_count_each_cause_once_however_it_reached_the_question() ->
             exam, model="openai:m", method="loglik", chat=False, base_url=server.base_url, max_retries=1
         )
     assert result.error_causes() == [("HTTP 500 (gave up after 2 attempts)", 6)]
+
+
+@pytest.mark.parametrize("method", ["generate", "loglik"])
+def test_a_reply_naming_another_model_is_recorded_on_the_sample_and_named_once(
+    method: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = kaoshi.load_exam("sample").limited(4)
+    with FakeOpenAI(reply_model="cheap-model-2025") as server:
+        result = kaoshi.evaluate(exam, model="openai:m", method=method, chat=False, base_url=server.base_url)
+    assert {s.served_model for s in result.samples} == {"cheap-model-2025"}
+    assert result.summary.served_models == {"cheap-model-2025": 4}
+    with FakeOpenAI(openai_fields=True) as server:  # the reply names the model asked for
+        result = kaoshi.evaluate(exam, model="openai:m", method=method, chat=False, base_url=server.base_url)
+    assert {s.served_model for s in result.samples} == {None} and not result.summary.served_models

@@ -86,6 +86,7 @@ class FakeOpenAI:
     list_status: int | None = None
     tokenizer: Any = None  # a Hugging Face tokenizer for echo requests (see the module's docstring)
     openai_fields: bool = False  # replies also hold model, object and usage.total_tokens
+    reply_model: str | None = None  # the model every reply names (a gateway routing elsewhere)
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     # what a gateway in front of the server does to every echo reply (GATEWAYS; None: nothing)
     gateway: str | None = None
@@ -239,6 +240,8 @@ class FakeOpenAI:
             reply = self._completion(body, prompt)
             if self.openai_fields:
                 _add_openai_fields(reply, body)
+            if self.reply_model is not None:
+                reply["model"] = self.reply_model
             return 200, {}, json.dumps(reply, ensure_ascii=False).encode()
         finally:
             self._in_flight -= 1

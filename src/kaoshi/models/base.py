@@ -109,11 +109,12 @@ class ModelOptions:
     max_retries: int = field(
         default=6, metadata=cli("retries of a failed API request", type=int, group=_BACKENDS)
     )
-    # the longest Retry-After honoured (None: timeout_s x max_retries)
+    # how long a request may keep retrying in all, Retry-After waits included (None: timeout_s x max_retries)
     max_wait_s: float | None = field(
         default=None,
         metadata=cli(
-            "the longest wait a server's Retry-After may ask for (default: --timeout x --max-retries)",
+            "how long a request may keep retrying in all, a server's Retry-After included (default: "
+            "--timeout x --max-retries)",
             flag="--max-wait",
             type=float,
             metavar="SECONDS",

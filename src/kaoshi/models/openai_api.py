@@ -40,6 +40,7 @@ from kaoshi.models.openai_replies import (
     first_choice,
     json_reply,
     reply_text,
+    served_model,
     token_counts,
     top_logprobs,
 )
@@ -258,7 +259,11 @@ class OpenAIModel(Model):
         data = await self._post(client, path, body)
         tokens_in, tokens_out = token_counts(data)
         output = ModelOutput(
-            request_id, tokens_in=tokens_in, tokens_out=tokens_out, latency_s=time.perf_counter() - started
+            request_id,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            latency_s=time.perf_counter() - started,
+            served_model=served_model(data, self.model_name),
         )
         try:
             return read(output, data)

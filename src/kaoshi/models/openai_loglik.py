@@ -43,7 +43,14 @@ from kaoshi.models.openai_echo import (
     match_choices,
     read_echo,
 )
-from kaoshi.models.openai_replies import FinalFailure, RetriesExhausted, first_choice, kind, token_counts
+from kaoshi.models.openai_replies import (
+    FinalFailure,
+    RetriesExhausted,
+    first_choice,
+    kind,
+    served_model,
+    token_counts,
+)
 
 # An error body that names what echo scoring needs: OpenAI's "Setting 'echo' and 'logprobs' at the same
 # time is not supported", llama.cpp's llama-server "Only no echo is supported", a chat-only model on
@@ -79,10 +86,15 @@ class _ListRefused(Exception):
 
 @dataclass
 class _Usage:
+    """What a question's requests cost, and the model their replies name where it is not the one asked."""
+
+    asked: str
     tokens_in: int | None = None
     tokens_out: int | None = None
+    served: str | None = None
 
     def add(self, data: dict[str, Any]) -> None:
+        self.served = served_model(data, self.asked) or self.served
         tokens_in, tokens_out = token_counts(data)
         if tokens_in is not None:
             self.tokens_in = (self.tokens_in or 0) + tokens_in
@@ -116,7 +128,7 @@ class EchoLoglik:
         of the request is every question's error, a reply unreadable for one question that question's."""
         started = time.perf_counter()
         prompts = [echo_prompts(request) for request in requests]
-        usage = _Usage()
+        usage = _Usage(self.model_name)
         results = await self._questions(client, prompts, usage)
         latency = time.perf_counter() - started
         # prompt tokens by the questions' prompt lengths; generated tokens by their prompts (one each)
@@ -126,7 +138,9 @@ class EchoLoglik:
         for request, question, result, i, o in zip(
             requests, prompts, results, tokens_in, tokens_out, strict=True
         ):
-            output = ModelOutput(request.id, tokens_in=i, tokens_out=o, latency_s=latency)
+            output = ModelOutput(
+                request.id, tokens_in=i, tokens_out=o, latency_s=latency, served_model=usage.served
+            )
             if isinstance(result, FinalFailure):
                 outputs.append(replace(output, error=str(result)))
                 continue

@@ -248,6 +248,15 @@ def token_counts(data: dict[str, Any]) -> tuple[int | None, int | None]:
     return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
+def served_model(data: dict[str, Any], asked: str) -> str | None:
+    """The model a reply says answered, where it names another than the one asked for (a gateway routing
+    elsewhere, a dated snapshot of an alias); None where it names the same one or none."""
+    named = data.get("model")
+    if not isinstance(named, str) or not named.strip() or named == asked:
+        return None
+    return " ".join(named.split())[:200]
+
+
 def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
