@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from kaoshi.report.html import ReportRun, browser_data, build_html
+from kaoshi.report.html import ReportRun, browser_data, build_html, ordered_choices
 from kaoshi.results.aggregate import summarize
 from kaoshi.store.records import RunRecord, RunStatus, SampleRecord
 from tests.support.stores import SPEC, sample
@@ -93,3 +93,18 @@ def test_the_page_has_a_column_and_filter_per_grouping_and_keeps_names_as_data()
     assert HOSTILE not in html  # only escaped, inside the JSON
     embedded = html.split('<script type="application/json" id="kaoshi-data">')[1].split("</script>")[0]
     assert json.loads(embedded)["runs"][0]["choices"]["subject"][0] == [HOSTILE, 1]
+
+
+def test_filter_options_order_numbers_by_value_whatever_their_length() -> None:
+    """A subject named by a 5,000-digit number is past what int() reads; it sorts after shorter ones."""
+    huge = "卷" + "9" * 5_000
+    counts = {"卷10": 1, "卷2": 1, "卷002": 1, huge: 1, "卷1": 1, "Ab": 1, "aa": 1}
+    assert [value for value, _ in ordered_choices("subject", counts, None)] == [
+        "aa",
+        "Ab",
+        "卷1",
+        "卷002",
+        "卷2",
+        "卷10",
+        huge,
+    ]

@@ -111,10 +111,15 @@ def present_groupings(samples: Sequence[SampleRecord]) -> list[str]:
     return shown
 
 
-def _natural_key(value: str) -> tuple[tuple[int, int | str], ...]:
-    """Numbers by value ("2" before "10"), text case-insensitively."""
-    parts = re.split(r"(\d+)", value.casefold())
-    return tuple((0, int(p)) if p.isdecimal() else (1, p) for p in parts if p)
+def _natural_key(value: str) -> tuple[tuple[int, int, str], ...]:
+    """Numbers by value ("2" before "10"), text case-insensitively. A number is compared by its digits,
+    never made an int: a name of 5,000 digits is past what int() reads (a store is any file)."""
+    parts = re.split(r"([0-9]+)", value.casefold())
+    return tuple(
+        (0, len(p.lstrip("0")), p.lstrip("0")) if p.isascii() and p.isdigit() else (1, 0, p)
+        for p in parts
+        if p
+    )
 
 
 def grouping_choices(samples: Sequence[SampleRecord], key: str) -> list[tuple[str, int]]:
@@ -129,7 +134,7 @@ def ordered_choices(key: str, counts: Mapping[str, int], chosen: str | None) -> 
     first = _FIRST_VALUES.get(key, ())
     named = sorted(
         (v for v in values if v != UNKNOWN_GROUP),
-        key=lambda v: (first.index(v) if v in first else len(first), _natural_key(v)),
+        key=lambda v: (first.index(v) if v in first else len(first), _natural_key(v), v),
     )
     if UNKNOWN_GROUP in values:
         named.append(UNKNOWN_GROUP)
