@@ -118,3 +118,32 @@ def test_a_store_from_before_run_owners_opens_and_its_runs_stay_running(store_pa
         store.open_run("r", SPEC)
         store.finish_run("r")
         assert store.get_run("r").status == "finished"
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "value", "said"),
+    [
+        ("runs", "spec", "{not json", "table runs, run 'r': its spec is not readable JSON"),
+        ("runs", "spec", "[1, 2]", "table runs, run 'r': its spec is not a JSON object"),
+        ("runs", "spec", "{}", "table runs, run 'r': its spec cannot be read (TypeError"),
+        (
+            "samples",
+            "logprobs",
+            "{oops",
+            "table samples, run 'r', question 'q1': its logprobs is not readable",
+        ),
+        ("samples", "question", "[[[", "table samples, run 'r', question 'q1': its question is not readable"),
+    ],
+)
+def test_a_damaged_json_column_names_the_store_row_and_column(
+    store_path: Path, table: str, column: str, value: str, said: str
+) -> None:
+    """A row written by hand or by another program is a StoreError naming where, not an internal error."""
+    with Store(store_path) as store:
+        store.open_run("r", SPEC)
+        store.add_sample("r", sample("q1", logprobs={"A": -0.5}))
+    with sqlite3.connect(store_path) as db:
+        db.execute(f"UPDATE {table} SET {column} = ?", (value,))
+    with Store(store_path) as store, pytest.raises(StoreError) as raised:
+        list(store.samples("r")) if table == "samples" else store.runs()
+    assert str(raised.value).startswith(f"{store_path}: {said}")

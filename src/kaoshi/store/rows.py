@@ -73,6 +73,15 @@ def loads(value: str | None) -> Any:
     return None if value is None else json.loads(value)
 
 
+def stored_json(value: str | None, path: Path, row: str, column: str) -> Any:
+    """A JSON column read from the store; text that is not JSON (a row written by hand or by another
+    program, a damaged file) is a StoreError naming the store, the row and the column."""
+    try:
+        return loads(value)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise StoreError(f"{path}: {row}: its {column} is not readable JSON ({str(exc)[:120]})") from None
+
+
 Stored = TypeVar("Stored", bound=TextEnum)
 
 
@@ -92,7 +101,9 @@ def stored(kind: type[Stored], value: Any, path: Path, row: str, column: str) ->
 def run_from_row(row: tuple[Any, ...], holders: dict[str, list[LeaseHolder]], path: Path) -> RunRecord:
     name, spec, status, created_at, finished_at, n_samples, pid, host = row
     where = f"table runs, run {name!r}"
-    values = json.loads(spec)
+    values = stored_json(spec, path, where, "spec")
+    if not isinstance(values, dict):
+        raise StoreError(f"{path}: {where}: its spec is not a JSON object")
     if "method" in values:
         values["method"] = stored(Method, values["method"], path, where, "method (in its spec)")
     if "multi_policy" in values:  # specs from before the policy was recorded are exact
@@ -102,7 +113,11 @@ def run_from_row(row: tuple[Any, ...], holders: dict[str, list[LeaseHolder]], pa
     live, holder = live_status(
         stored(RunStatus, status, path, where, "status"), holders.get(name, []), pid, host
     )
-    return RunRecord(name, RunSpec.from_json(values), live, created_at, finished_at, n_samples, holder)
+    try:
+        run_spec = RunSpec.from_json(values)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{path}: {where}: its spec cannot be read ({type(exc).__name__}: {exc})") from None
+    return RunRecord(name, run_spec, live, created_at, finished_at, n_samples, holder)
 
 
 def live_status(
@@ -127,7 +142,8 @@ def grade_from_row(row: tuple[Any, ...], path: Path, run: str) -> GradeRecord:
     question_id, grader, status, score, points, rounds, prompt_version = row
     where = f"table grades, run {run!r}, question {question_id!r}, grader {grader!r}"
     status = stored(GradeStatus, status, path, where, "status")
-    return GradeRecord(question_id, grader, status, score, points, tuple(loads(rounds)), prompt_version)
+    rounds = stored_json(rounds, path, where, "rounds")
+    return GradeRecord(question_id, grader, status, score, points, tuple(rounds or ()), prompt_version)
 
 
 def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
@@ -164,10 +180,10 @@ def sample_from_row(row: tuple[Any, ...], path: Path, run: str) -> SampleRecord:
     values = dict(zip(SAMPLE_COLUMNS, row, strict=True))
     where = f"table samples, run {run!r}, question {values['question_id']!r}"
     values["status"] = stored(SampleStatus, values["status"], path, where, "status")
-    values["gold"] = gold_from_json(loads(values["gold"]))
-    values["answer"] = gold_from_json(loads(values["answer"]))
-    values["question"] = loads(values["question"])
-    values["logprobs"] = loads(values["logprobs"])
+    for column in ("gold", "answer", "question", "logprobs"):
+        values[column] = stored_json(values[column], path, where, column)
+    values["gold"] = gold_from_json(values["gold"])
+    values["answer"] = gold_from_json(values["answer"])
     values["correct"] = None if values["correct"] is None else bool(values["correct"])
     values["truncated"] = bool(values["truncated"])
     return SampleRecord(**values)
