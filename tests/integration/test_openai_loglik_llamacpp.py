@@ -250,3 +250,21 @@ def test_the_server_misreads_a_model_without_bos(tmp_path: Path) -> None:
     assert len(echoed) == len(after)
     assert max(abs(e - a) for e, a in zip(echoed, after, strict=True)) < READING_TOLERANCE
     assert max(abs(e - o) for e, o in zip(echoed, own, strict=True)) > 1.0
+
+
+def test_every_judge_question_of_the_sample_exam_is_scored_through_the_server(tmp_path: Path) -> None:
+    """SmolLM2 as shipped, as a user serves it: its next token after 正确 on the sample exam's 判断题 is a
+    piece of a character, which met 确's own pieces at the prompt's end, and every one of the 12 was an
+    error ('cannot tell where candidate 正确 ends') before each prompt ended in a fixed suffix (issue 40).
+    The values are the server's misread ones (no BOS, above); what is checked is that each is read."""
+    sample = kaoshi.load_exam("sample")
+    judged = dataclasses.replace(
+        sample, questions=tuple(q for q in sample.questions if q.type.value == "judge")
+    )
+    with llama_server(smollm2_path(), tmp_path / "server.log", "--n_ctx", "2048") as base_url:
+        result = kaoshi.evaluate(
+            judged, model="openai:smollm2", method="loglik", chat=False, base_url=base_url, concurrency=2
+        )
+    assert len(result.samples) == 12
+    assert [s.error for s in result.samples if s.error] == []
+    assert all((s.logprobs or {}).keys() == {"正确", "错误"} for s in result.samples)
