@@ -62,7 +62,7 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check src tests docs $(wildcard speed)
 	$(BIN)/mypy
 
-BENCHMARKS := speed/generate_speed.py speed/mock_overhead.py speed/api_throughput.py speed/loglik_vs_lmeval.py speed/bootstrap_speed.py speed/judge_throughput.py speed/vote_speed.py speed/finetune_cost.py speed/cli_start.py speed/scale_out.py
+BENCHMARKS := speed/generate_speed.py speed/mock_overhead.py speed/api_throughput.py speed/echo_read.py speed/loglik_vs_lmeval.py speed/bootstrap_speed.py speed/judge_throughput.py speed/vote_speed.py speed/finetune_cost.py speed/cli_start.py speed/scale_out.py
 
 bench: $(VENV)/.dev
 	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done
