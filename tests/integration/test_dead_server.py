@@ -40,31 +40,41 @@ def test_a_dead_server_fails_every_question_in_parallel_within_one_set_of_retrie
         took = time.perf_counter() - started
     assert len(outputs) == 16 and all(o.error is not None for o in outputs)
     packs = 8  # two questions a request
-    # the probe's list and first prompt, then each request with its retries, side by side
-    assert len(server.bodies) <= 2 + packs * (3 + 1)
+    # the probe's list, its first question's list and first prompt, then each request with its
+    # retries, side by side
+    assert len(server.bodies) <= 3 + packs * (3 + 1)
     assert server.max_in_flight >= packs - 1
-    assert took < (2 + 4) * latency + 2.0  # one probe and one set of retries deep, not 8 sets
+    assert took < (3 + 4) * latency + 2.0  # one probe and one set of retries deep, not 8 sets
     assert {o.error for o in outputs} >= {"a list of 8 prompts failed: HTTP 500 (gave up after 4 attempts)"}
 
 
-def test_after_a_request_spent_its_retries_the_next_are_tried_once_until_one_is_answered() -> None:
-    script: list[str | None] = ["500"] * 5 + [None] + ["500"] * 3  # None: answered
-    with FakeOpenAI(faults={"题": script}) as server:  # type: ignore[dict-item]
-        model = model_for(server.base_url, max_retries=2, concurrency=1)
-        asked = [GenerateRequest(f"q{i}", "题", max_new_tokens=4) for i in range(5)]
-        outputs = [next(iter(model.generate([request]))) for request in asked]
-    once = (
-        "HTTP 500 (gave up after 1 attempt; not retried: the server has answered no request since one "
-        "ran out of retries)"
-    )
-    assert [o.error for o in outputs] == [
-        "HTTP 500 (gave up after 3 attempts)",
-        once,
-        once,
-        None,  # answered: the next request has its retries back
-        "HTTP 500 (gave up after 3 attempts)",
+def test_after_a_request_spent_its_retries_one_tries_while_the_others_wait_for_it() -> None:
+    """On a dead server the first requests spend their retries side by side; after that one request
+    (the scout) tries with its retries while the others wait, and they fail with it: not a full set of
+    retries each, one after another."""
+    with FakeOpenAI(latency_s=0.05, faults={"题": ["500"] * 10_000}) as server:
+        model = model_for(server.base_url, max_retries=2, concurrency=4)
+        asked = [GenerateRequest(f"q{i}", "题", max_new_tokens=4) for i in range(8)]
+        errors = sorted(o.error or "" for o in model.generate(asked))
+    assert errors.count("HTTP 500 (gave up after 3 attempts)") == 5  # the first four, and the scout
+    waited = [
+        e for e in errors if e.endswith("not sent: the server answered no request while another tried it")
     ]
-    assert server.attempts["题"] == 3 + 1 + 1 + 1 + 3
+    assert len(waited) == 3 and server.attempts["题"] == 4 * 3 + 3
+
+
+def test_a_short_outage_costs_only_the_requests_that_spent_their_retries_in_it() -> None:
+    """The server fails every request for its first second (asking to wait 0.3 s), then answers: the
+    first round spends its retries in the outage, a scout tries again and is answered, and every other
+    request goes on (before, each request after the first give-up was tried once, at once, and a run
+    of 400 questions lost all 400)."""
+    with FakeOpenAI(outage_s=1.0) as server:
+        model = model_for(server.base_url, max_retries=2, concurrency=4)
+        asked = [GenerateRequest(f"q{i}", "题", max_new_tokens=4) for i in range(200)]
+        outputs = list(model.generate(asked))
+    failed = [o for o in outputs if o.error is not None]
+    assert len(failed) <= 4  # the first round's requests
+    assert all(o.text == "答案：A" for o in outputs if o.error is None)
 
 
 def test_a_busy_server_is_not_taken_for_a_dead_one() -> None:

@@ -212,8 +212,10 @@ def test_a_server_refusing_lists_is_sent_one_prompt_per_request(status: int) -> 
     for request in (SINGLE, MULTI, JUDGE):
         assert outputs[request.id].logprobs == approx(expected(request))
     lists = [b for b in server.bodies if isinstance(b["prompt"], list)]
-    assert len(lists) == 1  # the probe, not retried; every other question waited for its verdict
-    assert len(server.bodies) == 1 + 4 + 4 + 2
+    # the probe and the first question's prompts as a list of their own, neither retried; every other
+    # question waited for the verdict
+    assert [len(b["prompt"]) for b in lists] == [10, 4]
+    assert len(server.bodies) == 2 + 4 + 4 + 2
     assert model.echo.prompt_lists is False  # type: ignore[attr-defined]
 
 
@@ -243,8 +245,9 @@ def test_a_server_without_prompt_logprobs_is_named_in_one_line(support: str, lac
         with pytest.raises(CapabilityError) as raised:
             list(model.loglikelihood([SINGLE, MULTI, JUDGE]))
     message = str(raised.value)
-    # the first question only: a list (then one prompt) with logprobs 0, and again with logprobs 1
-    assert len(server.bodies) <= 4 and server.bodies[-1]["logprobs"] == 1
+    # the first question only: a list (then its own list, then one prompt) with logprobs 0, and again
+    # with logprobs 1
+    assert len(server.bodies) <= 6 and server.bodies[-1]["logprobs"] == 1
     assert message.startswith(
         f"{server.base_url} gave no log-probabilities of the prompt's tokens for echo=true"
     )
@@ -458,3 +461,17 @@ def test_a_runner_chunk_is_16_rounds_of_every_slot(
     with FakeOpenAI() as server:
         model = model_for(server, **options)
     assert (model.chunk_size("generate"), model.chunk_size("loglik")) == (generate, loglik)
+
+
+@pytest.mark.parametrize("fault", ["400", "500"])
+def test_a_probe_refused_for_another_question_does_not_turn_lists_off(fault: str) -> None:
+    """The first list fails for what a later question holds (a 400), or for a moment (a 500): the first
+    question's prompts as a list of their own are answered, so lists stay on (before, its first prompt
+    alone was answered and every request went one prompt at a time for the rest of the run)."""
+    with FakeOpenAI(faults={"第二题": [fault]}) as server:
+        model = model_for(server, concurrency=1)
+        outputs = {o.id: o for o in model.loglikelihood([SINGLE, MULTI, JUDGE])}
+    for request in (SINGLE, MULTI, JUDGE):
+        assert outputs[request.id].logprobs == approx(expected(request))
+    assert model.echo.prompt_lists is True  # type: ignore[attr-defined]
+    assert [len(b["prompt"]) for b in server.bodies] == [10, 4, 4, 2]

@@ -87,6 +87,7 @@ class FakeOpenAI:
     tokenizer: Any = None  # a Hugging Face tokenizer for echo requests (see the module's docstring)
     openai_fields: bool = False  # replies also hold model, object and usage.total_tokens
     reply_model: str | None = None  # the model every reply names (a gateway routing elsewhere)
+    outage_s: float = 0.0  # every request in this many seconds after the start answers 500, Retry-After 0.3
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     # what a gateway in front of the server does to every echo reply (GATEWAYS; None: nothing)
     gateway: str | None = None
@@ -130,6 +131,7 @@ class FakeOpenAI:
         self._handlers: set[asyncio.Task[None]] = set()
         server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
         self.port = server.sockets[0].getsockname()[1]
+        self._started = time.monotonic()
         self._ready.set()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._stop.wait(), self.max_seconds)
@@ -228,6 +230,8 @@ class FakeOpenAI:
                 {},
                 json.dumps({"error": {"message": ECHO_REFUSAL, "type": "invalid_request_error"}}).encode(),
             )
+        if time.monotonic() - self._started < self.outage_s:
+            return 500, {"Retry-After": "0.3"}, b'{"error": {"message": "down for a moment"}}'
         self._in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self._in_flight)
         try:

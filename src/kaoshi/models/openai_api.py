@@ -119,6 +119,7 @@ class OpenAIModel(Model):
         self.backoff = Backoff()
         self._rng = random.Random(options.seed)
         self._unanswered = False  # a request ran out of retries and no reply came since
+        self._scout: asyncio.Future[str | None] | None = None  # the request trying while others wait
         # Plain-text log-likelihood: whole candidates scored from echoed prompt log-probabilities.
         self.echo = EchoLoglik(
             self.model_name,
@@ -131,7 +132,8 @@ class OpenAIModel(Model):
 
     @property
     def max_wait_s(self) -> float:
-        """How long a request may keep retrying: --max-wait, else the timeout x retries."""
+        """The longest single wait a Retry-After may impose: --max-wait (which also caps a request's
+        retrying in all), else the timeout x retries."""
         if self.options.max_wait_s is not None:
             return self.options.max_wait_s
         return self.options.timeout_s * max(1, self.options.max_retries)
@@ -283,16 +285,34 @@ class OpenAIModel(Model):
         failure, and --max-wait the time they may take in all: no attempt starts once it is spent (the
         wait before one is cut to what is left)."""
         retries = self.options.max_retries if retries is None else retries
-        if self._unanswered and retries:
+        full = retries == self.options.max_retries  # a probe's single attempt decides nothing here
+        scout: asyncio.Future[str | None] | None = None
+        if self._unanswered and full:
             # The server has answered nothing since a request spent its retries on it (down, refusing
-            # connections, failing every request): each request is tried once until one is answered,
-            # so a dead server fails the run's questions in one round, not a full set of retries each.
-            retries, unanswered = (
-                0,
-                "; not retried: the server has answered no request since one ran out of retries",
-            )
-        else:
-            unanswered = ""
+            # connections, failing every request): one request (the scout) tries with its retries while
+            # the others wait for it, instead of each spending a full set of retries on a dead server;
+            # when it is answered they go on, when it gives up they fail with it.
+            if self._scout is not None and not self._scout.done():
+                verdict = await asyncio.shield(self._scout)
+                if verdict is not None:
+                    raise RetriesExhausted(
+                        f"{verdict}; not sent: the server answered no request while another tried it"
+                    )
+            else:
+                scout = self._scout = asyncio.get_running_loop().create_future()
+        try:
+            return await self._post_with_retries(client, path, body, retries, full)
+        except RetriesExhausted as exc:
+            if scout is not None:
+                scout.set_result(str(exc))
+            raise
+        finally:
+            if scout is not None and not scout.done():
+                scout.set_result(None)
+
+    async def _post_with_retries(
+        self, client: Any, path: str, body: dict[str, Any], retries: int, full: bool
+    ) -> dict[str, Any]:
         capped = ""  # what a too-long Retry-After was cut to, said when the request finally fails
         began = time.monotonic()
         for attempt in range(retries + 1):
@@ -300,23 +320,26 @@ class OpenAIModel(Model):
             if isinstance(failure, dict):
                 self._unanswered = False
                 return failure
-            left = self.max_wait_s - (time.monotonic() - began)
-            if (attempt == retries or left <= 0) and not failure.busy and retries == self.options.max_retries:
+            # --max-wait, given, caps the whole; otherwise the retries do, and a Retry-After is
+            # honoured up to the timeout x retries
+            limit = self.options.max_wait_s
+            left = None if limit is None else limit - (time.monotonic() - began)
+            spent = attempt == retries or (left is not None and left <= 0)
+            if spent and not failure.busy and full:
                 self._unanswered = True  # a full set of retries spent, not a probe's single attempt
             if attempt == retries:
+                raise RetriesExhausted(f"{failure} (gave up after {_attempts(attempt + 1)}{capped})")
+            if left is not None and left <= 0:
                 raise RetriesExhausted(
-                    f"{failure} (gave up after {_attempts(attempt + 1)}{capped}{unanswered})"
-                )
-            if left <= 0:
-                raise RetriesExhausted(
-                    f"{failure} (gave up after {_attempts(attempt + 1)}: {self.max_wait_s:g} s, the most "
-                    f"--max-wait allows{capped})"
+                    f"{failure} (gave up after {_attempts(attempt + 1)}: {limit:g} s, the most --max-wait "
+                    f"allows{capped})"
                 )
             self.stats.retries += 1
-            if failure.retry_after is not None and failure.retry_after > left:
+            cap = self.max_wait_s if left is None else left
+            if failure.retry_after is not None and failure.retry_after > cap:
                 asked = failure.retry_after
-                capped = f"; the server asked to wait {asked:g} s, capped at {left:.1f} s (--max-wait)"
-            await asyncio.sleep(self.backoff.delay(attempt, self._rng, failure.retry_after, left))
+                capped = f"; the server asked to wait {asked:g} s, capped at {cap:.1f} s (--max-wait)"
+            await asyncio.sleep(self.backoff.delay(attempt, self._rng, failure.retry_after, cap))
         raise FinalFailure("no attempt was made (--max-retries must be >= 0)")
 
     async def _attempt(
@@ -382,6 +405,7 @@ class OpenAIModel(Model):
             connector = aiohttp.TCPConnector(limit=self.options.concurrency)
             timeout = aiohttp.ClientTimeout(total=self.options.timeout_s)
             self._limiter = _RateLimiter(self.options.requests_per_minute)
+            self._scout = None  # a future belongs to one event loop
             self.echo.start()
             slots = asyncio.Semaphore(self.options.concurrency)
             async with aiohttp.ClientSession(connector=connector, timeout=timeout) as client:

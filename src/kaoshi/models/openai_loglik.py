@@ -224,22 +224,34 @@ class EchoLoglik:
     async def _probe_lists(
         self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage
     ) -> list[Scored] | None:
-        """Send the prompts as a list once, without retrying; if that fails, the first question's prompts
-        one a request, once each: if those are answered the server does not take lists, and the other
-        questions go one a request. A server that fails those too decides nothing, and holds up no one:
-        the waiting requests, and this one, are sent as lists with their retries, in parallel (a dead
-        server then fails every slot within its retries, not one question after another)."""
+        """Send the prompts as a list once, without retrying. If that fails: the first question's prompts
+        as a list of their own, once (a list is taken when that is answered: the request failed for what
+        another question held, and each question goes alone); then its first prompt alone, once (lists
+        are refused when that is answered where both lists failed: llama-cpp-python answers a list with
+        500). A server that fails those too decides nothing, and holds up no one: the waiting requests,
+        and this one, are sent as lists with their retries, in parallel (a dead server then fails every
+        slot within its retries, not one question after another)."""
         try:
             results = await self._in_one_request(client, questions, usage, retries=0)
         except _ListRefused:
-            first = await self._one_by_one(client, questions[0], usage, retries=0)
-            if isinstance(first, FinalFailure):
-                return None
-            self.prompt_lists = False
-            rest = await self._each_alone(client, questions[1:], usage, self._one_by_one)
-            return [first, *rest]
-        self.prompt_lists = True
-        return results
+            pass
+        else:
+            self.prompt_lists = True
+            return results
+        first, rest = questions[0], questions[1:]
+        if len(first) > 1 and len(questions) > 1:
+            try:
+                (alone,) = await self._in_one_request(client, [first], usage, retries=0)
+            except _ListRefused:
+                pass
+            else:
+                self.prompt_lists = True
+                return [alone, *await self._each_alone(client, rest, usage, self._alone)]
+        answered = await self._one_by_one(client, first, usage, retries=0)
+        if isinstance(answered, FinalFailure):
+            return None
+        self.prompt_lists = False
+        return [answered, *await self._each_alone(client, rest, usage, self._one_by_one)]
 
     async def _in_one_request(
         self, client: Any, questions: list[list[EchoPrompt]], usage: _Usage, retries: int | None
