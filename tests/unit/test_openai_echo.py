@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kaoshi.models import LoglikRequest
@@ -17,6 +17,7 @@ from kaoshi.models.openai_echo import (
     EchoPrompt,
     NoPromptLogprobs,
     echo_prompts,
+    match_choices,
     read_echo,
 )
 from kaoshi.models.openai_loglik import _shared_out
@@ -355,3 +356,126 @@ def test_a_requests_cost_is_shared_out_in_whole_numbers_that_add_up(
     total: int | None, shares: list[int], expected: list[int | None]
 ) -> None:
     assert _shared_out(total, shares) == expected
+
+
+# -- after review: what real servers show, and no other prompt's score under any of it -------------------
+ALPHABET = "AB正确：题 "
+
+
+def toy_choice(
+    prompt: EchoPrompt, vocab: tuple[str, ...], split: str, style: str, text: bool, generate: bool
+) -> dict[str, Any]:
+    tokens = toy_echo(prompt.text, vocab, split, style, generate)
+    shown = prompt.text + (TOY_GENERATED if generate else "") if text else None
+    return reply([t.text for t in tokens], [t.logprob for t in tokens], [t.offset for t in tokens], shown)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    context=st.text(ALPHABET, min_size=1, max_size=5),
+    first=st.text(ALPHABET, min_size=1, max_size=4),
+    second=st.text(ALPHABET, min_size=1, max_size=4),
+    end=st.sampled_from([None, "", "\n\n"]),
+    vocab=st.lists(st.text(ALPHABET, min_size=2, max_size=3), max_size=4),
+    split=st.text("正确：题", max_size=2),
+    style=st.sampled_from(STYLES),
+    text=st.booleans(),
+    generate=st.booleans(),
+)
+def test_another_prompts_echo_never_gives_a_score_but_this_prompts(
+    context: str,
+    first: str,
+    second: str,
+    end: str | None,
+    vocab: list[str],
+    split: str,
+    style: str,
+    text: bool,
+    generate: bool,
+) -> None:
+    """Q's echo read for P, in any server's style, with or without its text and generated token: refused,
+    or (where Q's echo happens to spell P's prompt) P's own score."""
+    if first == second:
+        return
+    sent, other = echo_prompts(LoglikRequest("q", context, (first, second), answer_end=end))
+    if sent.text == other.text:
+        return
+    try:
+        score = read_echo(toy_choice(other, tuple(vocab), split, style, text, generate), sent)
+    except FinalFailure:
+        return
+    assert score.logprob == pytest.approx(truth(sent, tuple(vocab), split)[0], abs=1e-9)
+
+
+def choice_of(tokens: list[str], values: list[float | None], text: str | None) -> dict[str, Any]:
+    return reply(tokens, values, list(range(len(tokens))), text)
+
+
+@pytest.mark.parametrize(
+    ("name", "prompt", "tokens", "values", "expected"),
+    [
+        (  # vLLM: a piece holding a space and a character's first byte, C-Eval's 'A. 鑫'
+            "visible text in a piece",
+            prompt_for("题\nA. 鑫\n答案：", "A"),
+            ["题", "\n", "A", ".", " \ufffd", "\ufffd\ufffd", "\n", "答案", "：", "A", " ", "的"],
+            [None, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -0.25, -1.0, -1.0],
+            -0.25,
+        ),
+        (  # vLLM: pieces of a character, then the same character whole
+            "pieces take a character",
+            prompt_for("正", "正"),
+            ["\ufffd", "\ufffd\ufffd", "正", " ", "的"],
+            [None, -1.0, -0.5, -3.0, -2.0],
+            -0.5,
+        ),
+        (  # vLLM, a SentencePiece decoder stripping '▁' alone to '': the candidate's last character in pieces
+            "a stripped suffix",
+            prompt_for("判断：", "正误"),
+            ["<s>", "判", "断", "：", "正", "\ufffd", "\ufffd", "\ufffd", "", "A"],
+            [None, -1.0, -1.0, -1.0, -0.5, -0.25, -0.125, -0.0625, -3.0, -2.0],
+            -0.9375,
+        ),
+        (  # llama-cpp-python with a SentencePiece GGUF: its dummy prefix before the first word
+            "a dummy prefix",
+            prompt_for("以下题答案：", "A"),
+            [" 以", "下", "题", "答", "案", "：", "A", " ", "B"],
+            [None, -1.0, -1.0, -1.0, -1.0, -1.0, -0.5, -1.0, -1.0],
+            -0.5,
+        ),
+    ],
+)
+def test_what_real_servers_show_is_read(
+    name: str, prompt: EchoPrompt, tokens: list[str], values: list[float | None], expected: float
+) -> None:
+    assert read_echo(choice_of(tokens, values, prompt.text + tokens[-1]), prompt).logprob == expected
+
+
+def test_a_space_that_may_hide_the_candidates_first_bytes_is_refused() -> None:
+    """llama-cpp-python drops partial bytes: ' ' may be ' \\xe6' (the head of 正, joined to the space by a
+    byte-level tokenizer) or a space alone; the two give different scores, and the reply cannot say."""
+    prompt = prompt_for("答案： ", "正确")
+    tokens = ["答", "案", "：", " ", "", "", "", "", "", " ", "的"]
+    values: list[float | None] = [None, -1.0, -1.0, -4.0, -0.5, -0.5, -0.5, -0.5, -0.5, -1.0, -1.0]
+    with pytest.raises(EchoMismatch, match="holds bytes of candidate '正确''s first character"):
+        read_echo(choice_of(tokens, values, prompt.text + "的"), prompt)
+
+
+def test_a_skipped_space_must_be_vouched_for() -> None:
+    """'A题 ''s echo read for 'A 题 ' (candidate ' '): the tokens spell it only by skipping the space."""
+    sent = prompt_for("A", " 题")
+    tokens, values = ["A", "题", " ", "的"], [None, -1.0, -1.0, -1.0]
+    with pytest.raises(EchoMismatch, match="no text"):
+        read_echo(choice_of(tokens, values, None), sent)
+
+
+def test_a_choice_is_its_prompts_when_another_prompt_is_its_text_plus_the_generated_token() -> None:
+    """Candidates 'A' and 'A B': A's echo with the generated token 'B ' reads '题：A B ', which also
+    begins with 'A B''s prompt; the generated token tells whose it is."""
+    own, longer = echo_prompts(LoglikRequest("q", "题：", ("A", "A B")))
+    for_own = choice_of(["题", "：", "A", " ", "B "], [None, -1.0, -0.5, -2.0, -0.7], "题：A B ")
+    for_longer = choice_of(
+        ["题", "：", "A", " ", "B", " ", "的"], [None, -1.0, -0.5, -2.0, -0.7, -1.0, -3.0], "题：A B 的"
+    )
+    for choices in ([for_own, for_longer], [for_longer, for_own]):
+        matched = match_choices(choices, [own, longer])
+        assert [read_echo(c, p).logprob for c, p in zip(matched, (own, longer), strict=True)] == [-0.5, -3.2]

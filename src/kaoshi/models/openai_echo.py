@@ -33,11 +33,11 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.models.base import LoglikRequest
+from kaoshi.models.echo_placement import Bounds, PlacementError, is_special, placed_spans
 from kaoshi.models.openai_replies import FinalFailure, kind
 from kaoshi.models.tokens import FOLLOWING_TEXT
 
@@ -47,10 +47,6 @@ from kaoshi.models.tokens import FOLLOWING_TEXT
 # letter), and SentencePiece writes it as its own '▁': the candidate's tokens stay those the local
 # backends score, which see no suffix.
 ECHO_SUFFIX = " "
-# How servers write a token that is not whole text: OpenAI's partial UTF-8, vLLM's token ids.
-_RAW_TOKEN_PREFIXES = ("bytes:", "token_id:")
-# A special token's name as servers write it ('<s>', '<|begin_of_text|>'): it stands for no text.
-_SPECIAL_TOKEN = re.compile(r"<[^<>\s]{1,60}>")
 # A character is at most 4 UTF-8 bytes, so at most 4 tokens; a few more allow for tokens spanning the
 # candidate's edges. More selected tokens than that means the tokens were not placed on the prompt.
 _TOKENS_PER_CHARACTER = 4
@@ -224,18 +220,13 @@ def token_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tuple[
     spelled = _spelled_spans(tokens, prompt)
     if spelled is not None:
         return spelled[0], spelled[1], False
-    spans, unverified = _placed_spans(tokens, prompt)
+    try:
+        spans, unverified = placed_spans(
+            tokens, Bounds(prompt.text, prompt.start, prompt.end, prompt.candidate)
+        )
+    except PlacementError as exc:
+        raise EchoMismatch(str(exc)) from None
     return 0, spans, unverified
-
-
-def _is_text(token: object) -> bool:
-    """Whether a token string is whole text (not part of a character, not an id)."""
-    return (
-        isinstance(token, str)
-        and bool(token)
-        and "\ufffd" not in token
-        and not token.startswith(_RAW_TOKEN_PREFIXES)
-    )
 
 
 def _spelled_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tuple[int, int]]] | None:
@@ -245,7 +236,7 @@ def _spelled_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tup
     when they are not so (the tokens are then placed one by one)."""
     text = prompt.text
     lead = 0
-    while lead < len(tokens) and _is_special(tokens[lead], text, 0):
+    while lead < len(tokens) and is_special(tokens[lead], text, 0):
         lead += 1
     shown = tokens[lead:]
     if set(map(type, shown)) != {str}:
@@ -265,95 +256,6 @@ def _spelled_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tup
     return lead + low, spans
 
 
-def _is_special(token: object, text: str, position: int) -> bool:
-    """A special token's name ('<s>') where the prompt does not hold that text."""
-    return (
-        isinstance(token, str)
-        and _SPECIAL_TOKEN.fullmatch(token) is not None
-        and not text.startswith(token, position)
-    )
-
-
-def _placed_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[list[tuple[int, int]], bool]:
-    """Spans found by placing each whole-text token where the one before it ended. Tokens that show no
-    text (pieces of a split character, special tokens) wait, and take the characters up to the next
-    token placed; those characters, and any a whole-text token's hidden partial bytes cover, are not
-    shown by the tokens (the second value). A whole-text token that cannot be placed before the scored
-    text ends is another text's: EchoMismatch. After the scored text, the tokens may stop spelling the
-    prompt (a suffix shown otherwise): the rest of the prompt is then unshown, and at most the one
-    generated token may follow it."""
-    text = prompt.text
-    spans: list[tuple[int, int]] = [(len(text), len(text))] * len(tokens)
-    position = 0
-    waiting: list[int] = []
-    unverified = False
-    after = 0  # tokens after the prompt
-    for index, token in enumerate(tokens):
-        if position >= len(text) and not waiting:
-            after += 1
-            continue
-        if not _is_text(token) or _is_special(token, text, position):
-            waiting.append(index)
-            continue
-        found = _place(token, text, position, waiting)
-        if found is None:
-            if position >= prompt.end:  # the scored text is placed: the rest is suffix and generation
-                waiting.append(index)
-                unverified = True
-                after += len(tokens) - index - 1
-                break
-            raise EchoMismatch(
-                f"the reply's tokens spell another text: token {token[:40]!r} where the prompt sent holds "
-                f"{text[position : position + 12]!r} (character {position})"
-            )
-        first, stop = found
-        if first > position:
-            unverified = True  # characters only pieces or hidden bytes stand for
-        for held in waiting:
-            spans[held] = (position, first)
-        spans[index] = (position if not waiting else first, stop)
-        waiting = []
-        position = stop
-    if not waiting and position < prompt.end:
-        raise EchoMismatch(f"the echoed prompt stops before candidate {prompt.candidate!r} ends")
-    unverified = unverified or position < len(text)
-    if waiting:
-        if position < prompt.end:
-            raise EchoMismatch(
-                f"the reply's last tokens cannot be placed on the prompt's text: cannot tell where candidate "
-                f"{prompt.candidate!r} ends and the generated token begins"
-            )
-        for held in waiting:
-            spans[held] = (position, len(text))
-    if after > _GENERATED_TOKENS:
-        raise EchoMismatch(
-            f"the reply holds {after} tokens after the prompt where one was generated: it echoes a longer "
-            "prompt"
-        )
-    return spans, unverified
-
-
-def _place(token: str, text: str, position: int, waiting: list[int]) -> tuple[int, int] | None:
-    """The characters a whole-text token stands for, placed at `position`: its text right there; or
-    after whitespace a SentencePiece token is shown without; or after characters of several UTF-8 bytes
-    that waiting pieces, or the token's own hidden partial bytes, stand for (at most one a waiting piece,
-    and one more). None when it cannot be placed."""
-    if text.startswith(token, position):
-        return position, position + len(token)
-    blank = position
-    while blank < len(text) and text[blank].isspace():
-        blank += 1
-    if blank > position and text.startswith(token, blank):
-        return position, blank + len(token)
-    reach = min(len(text), position + len(waiting) + 1)
-    for first in range(position + 1, reach + 1):
-        if ord(text[first - 1]) < 0x80:  # ASCII is one byte: never split, never hidden
-            return None
-        if text.startswith(token, first):
-            return first, first + len(token)
-    return None
-
-
 def match_choices(choices: list[Any], prompts: list[EchoPrompt]) -> list[Any]:
     """Each prompt's choice, found by the text it echoes, never by index or order alone: gateways re-order
     and re-number the choices of a request of several prompts. The choice whose `text` begins with a
@@ -370,7 +272,7 @@ def match_choices(choices: list[Any], prompts: list[EchoPrompt]) -> list[Any]:
     longest_first = sorted({prompt.text for prompt in prompts}, key=len, reverse=True)
     claimed: dict[str, list[int]] = {}
     for place, text in enumerate(texts):
-        owner = next((sent for sent in longest_first if str(text).startswith(sent)), None)
+        owner = _owner(str(text), ordered[place], longest_first)
         if owner is not None:
             claimed.setdefault(owner, []).append(place)
     taken = {place for places in claimed.values() for place in places}
@@ -390,6 +292,21 @@ def match_choices(choices: list[Any], prompts: list[EchoPrompt]) -> list[Any]:
                 )
             )
     return matched
+
+
+def _owner(text: str, choice: Any, longest_first: list[str]) -> str | None:
+    """The prompt a choice's text echoes: the one it is followed by the generated token after (its last
+    token), else the longest it begins with ('题：A B 的' is the prompt '题：A B ''s, though it begins with
+    '题：A ' too; '题：A B ' with the generated token 'B ' is '题：A ''s)."""
+    logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
+    tokens = logprobs.get("tokens") if isinstance(logprobs, dict) else None
+    generated = tokens[-1] if isinstance(tokens, list) and tokens and isinstance(tokens[-1], str) else None
+    if generated is not None:
+        exact = [sent for sent in longest_first if len(sent) + len(generated) == len(text)]
+        exact = [sent for sent in exact if text.startswith(sent) and text.endswith(generated)]
+        if len(exact) == 1:
+            return exact[0]
+    return next((sent for sent in longest_first if text.startswith(sent)), None)
 
 
 def _by_index(choices: list[Any]) -> list[Any]:
