@@ -460,9 +460,9 @@ def toy_echo(prompt: str, vocab: Sequence[str], split: str, style: str, generate
 
 def tokenizer_echo(prompt: str | list[int], tokenizer: Any, generate: bool) -> tuple[str, dict[str, Any]]:
     """The prompt's text and an echo reply's legacy `logprobs` object for it under a Hugging Face
-    tokenizer, written as llama-cpp-python's server writes them: character offsets, a token that ends
-    inside a character shown as '' at the offset of the character it starts (its bytes are counted where
-    the character ends). A token's value comes from its id and the two before it (`tokenizer_logprob`),
+    tokenizer, written as llama-cpp-python's server writes them: each token decoded alone with its
+    partial bytes dropped (a piece of a character is ''), offsets the length of the decoded text before
+    it. A token's value comes from its id and the two before it (`tokenizer_logprob`),
     so any client that sends the same ids, as text or as ids, reads the same values."""
     if isinstance(prompt, list):
         ids = prompt
@@ -470,9 +470,11 @@ def tokenizer_echo(prompt: str | list[int], tokenizer: Any, generate: bool) -> t
         ids = tokenizer.backend_tokenizer.encode(prompt, add_special_tokens=False).ids
     vocabulary = _vocabulary_bytes(tokenizer)
     decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
-    shown = [decode(vocabulary[token_id]) for token_id in ids]
-    text = "".join(shown) + decode(b"", final=True)
-    offsets = list(itertools.accumulate(map(len, shown), initial=0))[: len(shown)]
+    completed = [decode(vocabulary[token_id]) for token_id in ids]  # the characters each token completes
+    text = "".join(completed) + decode(b"", final=True)
+    offsets = list(itertools.accumulate(map(len, completed), initial=0))[: len(completed)]
+    # each token decoded alone, its partial bytes dropped, as llama_cpp/llama.py writes `tokens`
+    shown = [vocabulary[token_id].decode("utf-8", errors="ignore") for token_id in ids]
     # nothing precedes the first token
     values = [None, *(tokenizer_logprob(tuple(ids[max(0, i - 2) : i]), ids[i]) for i in range(1, len(ids)))]
     del values[len(ids) :]

@@ -239,7 +239,9 @@ def _spelled_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tup
     while lead < len(tokens) and is_special(tokens[lead], text, 0):
         lead += 1
     shown = tokens[lead:]
-    if set(map(type, shown)) != {str}:
+    # an empty token may be a piece of a character whose other pieces show nothing (llama-cpp-python):
+    # spelling the prompt without it proves nothing, so such a reply is placed token by token
+    if set(map(type, shown)) != {str} or "" in shown:
         return None
     joined = "".join(shown)
     if not joined.startswith(text) or "\ufffd" in joined[: len(text)]:
