@@ -63,6 +63,9 @@ def check_pass(server: FaultServer, samples: list[SampleRecord], exam: Exam, mea
             if last.outcome == "retried":
                 assert len(served) == MAX_RETRIES + 1 and "gave up after 3 attempts" in (sample.error or "")
             continue
+        if last.outcome == "cut":  # the model's own failure: stored, graded wrong, not asked again
+            assert sample.truncated and sample.response == "" and sample.correct is not True, sample
+            continue
         assert last.outcome == "kept", (sample.question_id, served)
         reply = meant[stem]
         if sample.response is not None:  # generated (every answer, or an open one by log-likelihood)

@@ -8,11 +8,14 @@ from typing import Any
 
 import pytest
 
+import kaoshi
 from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
+from kaoshi.models import ModelOptions
 from kaoshi.report.html import embed_json
 from tests.support.browser import chromium
 from tests.support.files import write_jsonl
+from tests.support.models import ReasoningModel
 from tests.support.runs import mock_script
 
 INJECTIONS = {
@@ -229,4 +232,26 @@ def test_a_ceval_like_report_is_browsed_by_subject_not_domain(browser: Any, ceva
     assert page.locator("img:not(figure img), #questions svg, #questions script").count() == 0
     assert page.evaluate("window.__pwned") is None
     assert not problems, problems
+    page.close()
+
+
+def test_a_samples_reasoning_shows_folded_and_as_text(browser: Any, tmp_path: Path) -> None:
+    store, out = tmp_path / "s.sqlite", tmp_path / "report.html"
+    model = ReasoningModel("thinker", ModelOptions(), ["s-safe-1"])
+    kaoshi.evaluate("sample", model=model, run_name="thinker", store=store)
+    assert main(["html", "thinker", "-o", str(out), "--store", str(store)]) == 0
+    page = browser.new_page()
+    page.goto(out.as_uri())
+    page.wait_for_selector("#question-rows tr.item")
+    page.locator("tr.item[data-id='s-safe-1']").click()
+    folded = page.locator("tr.detail details")
+    assert folded.count() == 1 and folded.evaluate("d => d.open") is False
+    reasoning = folded.locator("pre").text_content() or ""
+    assert reasoning.startswith("<b>想一想</b>：答案是")  # the markup as text
+    summary = folded.locator("summary").text_content()
+    assert summary == f"reasoning ({len(reasoning)} characters)"
+    assert page.locator("#questions b").count() == 0
+    page.locator("tr.item[data-id='s-safe-1']").click()
+    page.locator("tr.item[data-id='s-safe-2']").click()  # no reasoning: nothing folded
+    assert page.locator("tr.detail").count() == 1 and page.locator("tr.detail details").count() == 0
     page.close()

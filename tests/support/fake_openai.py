@@ -16,7 +16,9 @@ of `faults` gets that key's faults in turn, one per attempt, then a normal answe
   by the Authorization header and the query string it was sent with);
 - reply shapes (status 200, the normal reply altered): "empty" (no choices), "nochoices", "choices:str",
   "choice:str", "message:null", "nocontent", "content:int", "content:empty" (finish_reason=length),
-  "reasoning" (only reasoning_content, finish_reason=length), "refusal", "usage:str" (answer intact),
+  "reasoning" (only reasoning_content, finish_reason=length), "reasoning:stop" (the same, finished),
+  "reasoning:decoy" (the answer, and reasoning naming another), "content:blank" (empty, finish_reason=stop),
+  "refusal", "usage:str" (answer intact),
   "length" (answer intact, finish_reason=length), "logprobs:none", "logprob:nan", "logprob:pos",
   "logprob:str", "logprob:missing" (on the first top token).
 Answers come from `answers` (a key contained in the prompt -> reply text), else `default_answer`.
@@ -588,9 +590,9 @@ def _drop_answer(choice: dict[str, Any]) -> None:
     del holder[key]
 
 
-def _reasoning_only(choice: dict[str, Any]) -> None:
+def _reasoning_only(choice: dict[str, Any], finish_reason: str = "length") -> None:
     choice["message"].update(content=None, reasoning_content="首先分析题干……" * 50)
-    choice["finish_reason"] = "length"
+    choice["finish_reason"] = finish_reason
 
 
 def _set_logprob(choice: dict[str, Any], value: object) -> None:
@@ -628,6 +630,11 @@ REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "content:int": lambda reply, choice: _set_answer(choice, 42),
     "content:empty": lambda reply, choice: _set_answer(choice, "", "length"),
     "reasoning": lambda reply, choice: _reasoning_only(choice),
+    "reasoning:stop": lambda reply, choice: _reasoning_only(choice, "stop"),
+    "reasoning:decoy": lambda reply, choice: choice["message"].update(
+        reasoning_content="选项C看似正确，答案是C？再想想，应选A。"
+    ),
+    "content:blank": lambda reply, choice: _set_answer(choice, "", "stop"),
     "refusal": lambda reply, choice: choice["message"].update(
         content=None, refusal="I can't help with that."
     ),

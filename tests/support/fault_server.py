@@ -16,7 +16,8 @@ from typing import Any
 from tests.support.fake_openai import FakeOpenAI
 
 # What each fault must come to: "retried" within the run (an error sample only once the retries are
-# spent), "final" (an error sample at once), "kept" (the answer stored all the same).
+# spent), "final" (an error sample at once), "kept" (the answer stored all the same), "cut" (an empty
+# answer cut off at the budget, stored as the model's answer: wrong).
 SHARED_FAULTS = {
     **dict.fromkeys(
         ["429", "429:0.01", "500", "502", "521", "hang", "drop", "badjson", "html", "html:502"], "retried"
@@ -29,9 +30,9 @@ SHARED_FAULTS = {
 }
 GENERATE_FAULTS = {
     **SHARED_FAULTS,
-    **dict.fromkeys(
-        ["message:null", "nocontent", "content:int", "content:empty", "reasoning", "refusal"], "final"
-    ),
+    **dict.fromkeys(["message:null", "nocontent", "content:int", "content:blank", "refusal"], "final"),
+    # cut off at the budget before any answer: an empty answer, graded wrong and counted cut off
+    **dict.fromkeys(["content:empty", "reasoning"], "cut"),
     "huge:600000": "final",  # under the body cap, over the 500,000 characters of text kept
 }
 LOGLIK_FAULTS = {

@@ -80,3 +80,21 @@ class RoutedModel(Model):
             first = request.choices[0] if request.choices else "文本"
             served = self.served.get(request.id)
             yield ModelOutput(request.id, text=f"答案：{first}", served_model=served)
+
+
+class ReasoningModel(Model):
+    """Answers every question with its first candidate; the ids in `reasoned` come back with reasoning
+    beside the answer text, as a reasoning model's `reasoning_content`, that argues for another answer
+    (its last candidate) and holds markup, so a reader of it for the answer or as HTML shows."""
+
+    def __init__(self, spec: str, options: ModelOptions, reasoned: Collection[str]) -> None:
+        super().__init__(spec, options)
+        self.reasoned = set(reasoned)
+
+    def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
+        for request in requests:
+            first = request.choices[0] if request.choices else "文本"
+            reasoning = None
+            if request.id in self.reasoned:
+                reasoning = f"<b>想一想</b>：答案是{request.choices[-1] if request.choices else '别的'}"
+            yield ModelOutput(request.id, text=f"答案：{first}", reasoning=reasoning)

@@ -154,6 +154,12 @@ def run_command(args: argparse.Namespace) -> int:
         eprint(
             f"errors: {cause[:300]} ({count} of {evaluated.errors}){others}; the same command asks them again"
         )
+    overall = evaluated.summary.overall
+    if overall.graded and overall.truncated > overall.graded / 100:  # more than 1%: the budget is too small
+        eprint(
+            f"warning: {overall.truncated} of {overall.graded} answers were cut off at the token budget "
+            "(graded wrong); a reasoning model needs thousands of tokens: raise --max-new-tokens"
+        )
     if args.report:
         # the run's summary (its benchmark's statistics, its settings), grouped by question type only
         by_type = replace(evaluated.summary, groups={"type": evaluated.summary.groups.get("type", {})})

@@ -67,6 +67,9 @@ class ModelOutput:
     # The model the server says answered, set only when it differs from the one asked for: a gateway may
     # route a request elsewhere, and the numbers are then not the asked model's.
     served_model: str | None = None
+    # The model's reasoning (a reasoning model's `reasoning_content`), kept apart from the answer text and
+    # never read for the answer; the backends that receive it separately fill it.
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from kaoshi.models.openai_replies import (
     describe_error_body,
     first_choice,
     json_reply,
-    reply_text,
+    reply_parts,
     served_model,
     token_counts,
     top_logprobs,
@@ -225,9 +225,8 @@ class OpenAIModel(Model):
             body["stop"] = list(request.stop[:4])
 
         def read(output: ModelOutput, data: dict[str, Any]) -> ModelOutput:
-            choice = first_choice(data)
-            text = reply_text(choice, self.options.max_reply_chars)
-            return replace(output, text=text, truncated=choice.get("finish_reason") == "length")
+            parts = reply_parts(first_choice(data), self.options.max_reply_chars)
+            return replace(output, text=parts.text, reasoning=parts.reasoning, truncated=parts.cut_off)
 
         return [await self._reply(client, request.id, path, body, read)]
 

@@ -10,6 +10,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.models.base import CapabilityError
@@ -273,9 +274,21 @@ def first_choice(data: dict[str, Any]) -> dict[str, Any]:
     return choice
 
 
-def reply_text(choice: dict[str, Any], max_chars: int) -> str:
-    """The answer text of a chat choice (`message.content`) or a completion choice (`text`), at most
-    `max_chars` characters long."""
+@dataclass(frozen=True)
+class ReplyParts:
+    """A choice's answer text, the reasoning a reasoning model sent beside it (`reasoning_content`, or
+    `reasoning`), and whether the reply stopped at the token budget (finish_reason "length")."""
+
+    text: str
+    reasoning: str | None
+    cut_off: bool
+
+
+def reply_parts(choice: dict[str, Any], max_chars: int) -> ReplyParts:
+    """A choice's answer, reasoning and cut-off. A reply cut off at the token budget before any answer
+    (a reasoning model still reasoning) is an empty answer, graded wrong and counted cut off, as every
+    official scorer counts it: the model failed the question, the server did not fail the request. A
+    reply that ended without an answer otherwise is the sample's error (the same command asks again)."""
     message: dict[str, Any] = {}
     if "message" in choice:
         if not isinstance(choice["message"], dict):
@@ -289,7 +302,11 @@ def reply_text(choice: dict[str, Any], max_chars: int) -> str:
         text, field = choice.get("text"), "text"
     if text is not None and not isinstance(text, str):
         raise FinalFailure(f"the reply's {field} is {kind(text)}, not text")
+    reasoning = _reasoning(message, max_chars)
+    cut_off = choice.get("finish_reason") == "length"
     if not text or not text.strip():
+        if cut_off:
+            return ReplyParts(text or "", reasoning, cut_off=True)
         raise FinalFailure(
             _no_answer_reason(choice, message, f"no {field}" if text is None else "empty completion")
         )
@@ -298,19 +315,27 @@ def reply_text(choice: dict[str, Any], max_chars: int) -> str:
             f"the reply's {field} holds {len(text):,} characters, over the limit of {max_chars:,} "
             "(--max-reply-chars)"
         )
-    return text
+    return ReplyParts(text, reasoning, cut_off)
+
+
+def _reasoning(message: dict[str, Any], max_chars: int) -> str | None:
+    """The reasoning a chat message carries beside its answer (vLLM and DeepSeek write
+    `reasoning_content`, others `reasoning`), kept to `max_chars` characters."""
+    for field in ("reasoning_content", "reasoning"):
+        value = message.get(field)
+        if isinstance(value, str) and value.strip():
+            return value[:max_chars]
+    return None
 
 
 def _no_answer_reason(choice: dict[str, Any], message: dict[str, Any], what: str) -> str:
-    """Why a reply holds no answer text, e.g. 'empty completion (finish_reason=length)'; a reasoning
-    model that spent every token on its reasoning is named as such."""
+    """Why a reply that was not cut off holds no answer text, e.g. 'empty completion
+    (finish_reason=stop)'; one holding only reasoning says so."""
     finish = choice.get("finish_reason")
     reason = f"{what} (finish_reason={finish[:40]})" if isinstance(finish, str) else what
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(reasoning, str) and reasoning.strip():
         reason += f"; the reply holds only reasoning ({len(reasoning)} characters)"
-        if finish == "length":
-            reason += ", which used every token: raise --max-new-tokens"
     return reason
 
 

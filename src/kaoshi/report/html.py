@@ -148,6 +148,8 @@ def sample_view(
     judge: dict[str, Any] | None = None,
     groupings: Sequence[str] = BROWSER_GROUPINGS,
 ) -> dict[str, Any]:
+    # reasoning only where a sample has some: the browser's data for every other sample stays as it was
+    reasoning = {"reasoning": sample.reasoning} if sample.reasoning else {}
     return {
         "judge": judge,
         "id": sample.question_id,
@@ -156,6 +158,7 @@ def sample_view(
         "gold": format_gold(sample.gold),
         "answer": format_gold(sample.answer) if sample.answer is not None else "",
         "response": sample.response,
+        **reasoning,
         "prompt": Prompt.from_stored(sample.prompt, chat).display() if with_prompts else None,
         "error": sample.error,
         "score": sample.score,

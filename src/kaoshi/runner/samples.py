@@ -49,6 +49,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         error=error,
         truncated=output.truncated,
         served_model=output.served_model,
+        reasoning=output.reasoning,  # kept to be shown: extraction reads output.text alone
     )
     if error is not None:
         return record

@@ -163,6 +163,7 @@ def vote_runs(
             tokens_out=None,
             error=None,
             served_model=None,  # a vote asks no model: the member's routing is the member's
+            reasoning=None,  # nor reasons: its response is the ballot
         )
         store.add_sample(target, sample)
         if on_sample is not None:

@@ -199,6 +199,9 @@ class SampleRecord:
     # The model the server said answered, where it differs from the one asked for (None: the asked one, or
     # a backend or a store from before it was recorded).
     served_model: str | None = None
+    # The model's reasoning, where its backend received it apart from the answer text: shown, never read
+    # for the answer (None: none given, or a store from before it was recorded).
+    reasoning: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The sample as `kaoshi samples --format jsonl` writes it (answers as text, e.g. `AC`, `正确`)."""
@@ -227,6 +230,8 @@ class SampleRecord:
             record["logprobs"] = self.logprobs
         if self.served_model is not None:  # only then: the lines of every other sample stay as they were
             record["served_model"] = self.served_model
+        if self.reasoning is not None:  # as served_model: only then
+            record["reasoning"] = self.reasoning
         return record
 
 

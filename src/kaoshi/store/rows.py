@@ -50,6 +50,7 @@ SAMPLE_COLUMNS = (
     "error",
     "truncated",
     "served_model",
+    "reasoning",
 )
 GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
 
@@ -173,6 +174,7 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.error,
         int(sample.truncated),
         sample.served_model,
+        sample.reasoning,
     )
 
 

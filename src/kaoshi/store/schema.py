@@ -73,6 +73,7 @@ TABLES: dict[str, str] = {
     error TEXT,
     truncated INTEGER NOT NULL DEFAULT 0,
     served_model TEXT,
+    reasoning TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )""",
@@ -97,6 +98,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),
         # the model a server said answered, where it was not the one asked for (models.base.ModelOutput)
         ("served_model", "TEXT", "NULL"),
+        # the model's reasoning, kept apart from its answer text (models.base.ModelOutput)
+        ("reasoning", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),

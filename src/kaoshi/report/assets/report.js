@@ -59,13 +59,21 @@
     return true;
   }
 
+  // Text shown folded under a summary that says how long it is (a reasoning model's reasoning).
+  function folded(label, text) {
+    const details = node("details");
+    details.appendChild(node("summary", `${label} (${Array.from(text).length} characters)`));
+    details.appendChild(node("pre", text));
+    return details;
+  }
+
   function detailRow(sample, columns) {
     const row = node("tr", null, "detail");
     const cell = node("td");
     cell.colSpan = columns;
     const parts = [
-      ["prompt", sample.prompt], ["raw output", sample.response], ["extracted answer", sample.answer],
-      ["gold answer", sample.gold], ["error", sample.error],
+      ["prompt", sample.prompt], ["raw output", sample.response], ["reasoning", sample.reasoning, true],
+      ["extracted answer", sample.answer], ["gold answer", sample.gold], ["error", sample.error],
     ];
     if (sample.judge) {
       const judge = sample.judge;
@@ -76,8 +84,12 @@
         parts.push([`judge round ${i + 1}: ${round.judge} (${score})`, round.reply]);
       });
     }
-    for (const [label, value] of parts) {
+    for (const [label, value, fold] of parts) {
       if (value === null || value === undefined || value === "") continue;
+      if (fold) {
+        cell.appendChild(folded(label, String(value)));
+        continue;
+      }
       cell.appendChild(node("strong", label));
       cell.appendChild(node("pre", String(value)));
     }
