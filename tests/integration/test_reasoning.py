@@ -4,7 +4,6 @@ viewer, and never read for the answer; stores from before the column read it as 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,19 +13,13 @@ from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.models import ModelOptions
 from kaoshi.store import Store
-from kaoshi.store.schema import TABLES
 from tests.support.models import ReasoningModel
-from tests.support.stores import SPEC, sample
+from tests.support.stores import SPEC, sample, sample_columns, store_from_before
 
 EXAM = load_exam_result("sample").exam
 IDS = [q.id for q in EXAM.questions]
 REASONING = "先排除A，再看C：答案是C。"
 LOCAL = "http://127.0.0.1:8000"
-
-
-def _columns(path: Path) -> set[str]:
-    with sqlite3.connect(path) as db:
-        return {row[1] for row in db.execute("PRAGMA table_info(samples)")}
 
 
 def _reasoning_run(store: Path, name: str, reasoned: list[str]) -> kaoshi.EvalResult:
@@ -54,36 +47,17 @@ def test_reasoning_is_stored_and_written_but_never_read_for_the_answer(
     assert all(row["response"].startswith("答案：") for row in rows)
 
 
-def test_the_reasoning_round_trips_through_the_store(store_path: Path) -> None:
-    with Store(store_path) as store:
-        store.open_run("r", SPEC)
-        store.add_sample("r", sample("q1", reasoning=REASONING))
-        store.add_sample("r", sample("q2"))
-    with Store(store_path, read_only=True) as store:
-        got = {s.question_id: s for s in store.samples("r")}
-    assert got["q1"] == sample("q1", reasoning=REASONING)
-    assert got["q2"].reasoning is None
-
-
 def test_a_store_from_before_the_column_reads_none_and_gains_it_on_writing(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite"
-    kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="old", store=path)
-    with sqlite3.connect(path) as db:
-        db.execute("ALTER TABLE samples DROP COLUMN reasoning")
-    assert "reasoning" not in _columns(path)
+    path = store_from_before(tmp_path / "old.sqlite", "reasoning")
     with Store(path, read_only=True) as store:  # read-only: the file is not changed
         assert [s.reasoning for s in store.samples("old")] == [None, None]
-    assert "reasoning" not in _columns(path)
+    assert "reasoning" not in sample_columns(path)
     model = ReasoningModel("thinker", ModelOptions(), IDS[:1])
     kaoshi.evaluate("sample", model=model, limit_total=2, run_name="new", store=path)  # opens it to write
-    assert "reasoning" in _columns(path)
+    assert "reasoning" in sample_columns(path)
     with Store(path, read_only=True) as store:
         assert [s.reasoning for s in store.samples("old")] == [None, None]
         assert [s.reasoning is not None for s in store.samples("new")] == [True, False]
-
-
-def test_the_samples_table_declares_the_column() -> None:
-    assert "reasoning TEXT," in TABLES["samples"]
 
 
 def test_a_vote_over_reasoning_runs_has_no_reasoning(tmp_path: Path) -> None:

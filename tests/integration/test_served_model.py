@@ -4,7 +4,6 @@ kept by the store, and named once in the run's report; stores from before the co
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,17 +13,11 @@ from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.models import ModelOptions
 from kaoshi.store import Store
-from kaoshi.store.schema import TABLES
 from tests.support.models import RoutedModel
-from tests.support.stores import SPEC, sample
+from tests.support.stores import sample_columns, store_from_before
 
 EXAM = load_exam_result("sample").exam
 ROUTED = "gpt-4o-mini-2024-07-18"
-
-
-def _columns(path: Path) -> set[str]:
-    with sqlite3.connect(path) as db:
-        return {row[1] for row in db.execute("PRAGMA table_info(samples)")}
 
 
 def test_a_routed_reply_is_recorded_and_named_once_in_the_report(
@@ -70,42 +63,18 @@ def test_no_note_and_no_key_when_every_reply_came_from_the_asked_model(
     assert "served_models" not in json.loads(capsys.readouterr().out)
 
 
-def test_the_served_model_round_trips_through_the_store(store_path: Path) -> None:
-    with Store(store_path) as store:
-        store.open_run("r", SPEC)
-        store.add_sample("r", sample("q1", served_model=ROUTED))
-        store.add_sample("r", sample("q2"))
-    with Store(store_path, read_only=True) as store:
-        got = {s.question_id: s for s in store.samples("r")}
-    assert got["q1"] == sample("q1", served_model=ROUTED)
-    assert got["q2"].served_model is None
-
-
-def _store_from_before_the_column(path: Path) -> Path:
-    """A store as kaoshi wrote it before samples had a `served_model` column: one run, two samples."""
-    kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="old", store=path)
-    with sqlite3.connect(path) as db:
-        db.execute("ALTER TABLE samples DROP COLUMN served_model")
-    assert "served_model" not in _columns(path)
-    return path
-
-
 def test_a_store_from_before_the_column_reads_none_and_gains_it_on_writing(tmp_path: Path) -> None:
-    path = _store_from_before_the_column(tmp_path / "old.sqlite")
+    path = store_from_before(tmp_path / "old.sqlite", "served_model")
     with Store(path, read_only=True) as store:  # read-only: the file is not changed
         assert [s.served_model for s in store.samples("old")] == [None, None]
-    assert "served_model" not in _columns(path)
+    assert "served_model" not in sample_columns(path)
     routed = {ROUTED: [q.id for q in EXAM.questions[:1]]}
     model = RoutedModel("gateway:gpt-4o", ModelOptions(), routed)
     kaoshi.evaluate("sample", model=model, limit_total=2, run_name="new", store=path)  # opens it to write
-    assert "served_model" in _columns(path)
+    assert "served_model" in sample_columns(path)
     with Store(path, read_only=True) as store:
         assert [s.served_model for s in store.samples("old")] == [None, None]
         assert [s.served_model for s in store.samples("new")] == [ROUTED, None]
-
-
-def test_the_samples_table_declares_the_column() -> None:
-    assert "served_model TEXT," in TABLES["samples"]
 
 
 def test_a_vote_over_routed_runs_names_no_served_model(tmp_path: Path) -> None:

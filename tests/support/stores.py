@@ -116,3 +116,20 @@ def damage_samples_table(path: Path) -> None:
     with path.open("r+b") as file:
         file.seek((root - 1) * page_size)
         file.write(b"\xff" * 16)
+
+
+def sample_columns(path: Path) -> set[str]:
+    """The columns of a store file's samples table."""
+    with sqlite3.connect(path) as db:
+        return {row[1] for row in db.execute("PRAGMA table_info(samples)")}
+
+
+def store_from_before(path: Path, column: str) -> Path:
+    """A store as kaoshi wrote it before samples had `column`: one run ("old") of two samples."""
+    import kaoshi  # the API: this module is imported by tests of the store alone too
+
+    kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="old", store=path)
+    with sqlite3.connect(path) as db:
+        db.execute(f"ALTER TABLE samples DROP COLUMN {column}")
+    assert column not in sample_columns(path)
+    return path

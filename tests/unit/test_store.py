@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kaoshi.store import RunSpec, Store, StoreError, run_coverage
+from kaoshi.store.schema import TABLES
 from tests.support.stores import SPEC, sample
 
 
@@ -147,3 +148,26 @@ def test_a_damaged_json_column_names_the_store_row_and_column(
     with Store(store_path) as store, pytest.raises(StoreError) as raised:
         list(store.samples("r")) if table == "samples" else store.runs()
     assert str(raised.value).startswith(f"{store_path}: {said}")
+
+
+# Text columns added to samples after the first stores were written: each one's value, as a backend sets it.
+ADDED_TEXT_COLUMNS = {"served_model": "gpt-4o-mini-2024-07-18", "reasoning": "先排除A，再看C：答案是C。"}
+
+
+@pytest.mark.parametrize(("column", "value"), ADDED_TEXT_COLUMNS.items())
+def test_an_added_text_column_round_trips_through_the_store(
+    store_path: Path, column: str, value: str
+) -> None:
+    with Store(store_path) as store:
+        store.open_run("r", SPEC)
+        store.add_sample("r", sample("q1", **{column: value}))
+        store.add_sample("r", sample("q2"))
+    with Store(store_path, read_only=True) as store:
+        got = {s.question_id: s for s in store.samples("r")}
+    assert got["q1"] == sample("q1", **{column: value})
+    assert getattr(got["q2"], column) is None
+
+
+@pytest.mark.parametrize("column", ADDED_TEXT_COLUMNS)
+def test_the_samples_table_declares_the_added_column(column: str) -> None:
+    assert f"{column} TEXT," in TABLES["samples"]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.models.base import LoglikRequest
-from kaoshi.models.echo_placement import Bounds, PlacementError, is_special, placed_spans
+from kaoshi.models.echo_placement import GENERATED_TOKENS, Bounds, PlacementError, is_special, placed_spans
 from kaoshi.models.openai_replies import FinalFailure, kind
 from kaoshi.models.tokens import FOLLOWING_TEXT
 
@@ -51,8 +51,6 @@ ECHO_SUFFIX = " "
 # candidate's edges. More selected tokens than that means the tokens were not placed on the prompt.
 _TOKENS_PER_CHARACTER = 4
 _EDGE_TOKENS = 4
-# Tokens after the prompt: the one `max_tokens: 1` asks for.
-_GENERATED_TOKENS = 1
 
 
 class NoPromptLogprobs(FinalFailure):
@@ -127,7 +125,7 @@ def read_echo(choice: object, prompt: EchoPrompt) -> EchoScore:
         )
     if offsets is not None:
         _check_offsets(offsets)
-    if len(tokens) <= _GENERATED_TOKENS or (offsets and _past(offsets[0], prompt.text)):
+    if len(tokens) <= GENERATED_TOKENS or (offsets and _past(offsets[0], prompt.text)):
         raise NoPromptLogprobs("the reply's log-probabilities start after the prompt: it was not echoed")
     echoed = choice.get("text")
     if isinstance(echoed, str) and not echoed.startswith(prompt.text):
@@ -248,7 +246,7 @@ def _spelled_spans(tokens: list[Any], prompt: EchoPrompt) -> tuple[int, list[tup
         return None
     ends = list(itertools.accumulate(map(len, shown)))
     last = bisect.bisect_left(ends, len(text))
-    if last == len(ends) or ends[last] != len(text) or len(ends) - last - 1 > _GENERATED_TOKENS:
+    if last == len(ends) or ends[last] != len(text) or len(ends) - last - 1 > GENERATED_TOKENS:
         return None
     # the tokens ending at or after the scored text's start, up to the one past its end
     low = bisect.bisect_left(ends, prompt.start)
