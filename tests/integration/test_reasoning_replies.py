@@ -75,3 +75,43 @@ def test_cut_off_reasoning_is_graded_wrong_and_the_reasoning_is_never_read(
     err = capsys.readouterr().err
     assert code == 0 and "30 new, 0 already stored, 0 error(s)" in err
     assert "warning: 6 of 30 answers were cut off at the token budget (graded wrong)" in err
+    run_name = next(iter(kaoshi.runs(store=tmp_path / "cli.sqlite"))).run.name
+    assert main(["report", run_name, "--store", str(tmp_path / "cli.sqlite"), "--by", "type"]) == 0
+    by_type = capsys.readouterr().out
+    header = next(line for line in by_type.splitlines() if "cut off" in line and "accuracy" in line)
+    row = next(line for line in by_type.splitlines() if line.startswith("│ single"))
+    cells = [c.strip() for c in row.split("│")[1:-1]]
+    names = [c.strip() for c in header.split("┃")[1:-1]]
+    assert cells[names.index("cut off")] == "6" and cells[names.index("accuracy")] == "53.3%"
+
+
+def test_reuse_from_asks_again_only_what_was_cut_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, store = exam_file(tmp_path / "exam.jsonl"), tmp_path / "s.sqlite"
+
+    def run(server: FakeOpenAI, name: str, *more: str) -> int:
+        return main(
+            ["run", "--benchmark", "kaoshi", "--data", str(data), "--model", "openai:r1", "--base-url",
+             server.base_url, "--store", str(store), "--run-name", name, "--no-report", *more]
+        )  # fmt: skip
+
+    with server_for() as server:
+        assert run(server, "short") == 0
+        first = len(server.bodies)
+        assert run(server, "long", "--max-new-tokens", "8192", "--reuse-from", "short") == 0
+        again = server.bodies[first:]
+    assert first == 30
+    asked = sorted(int(b["messages"][-1]["content"].split("第")[1].split("题")[0]) for b in again)
+    assert asked == [0, 1, 2, 3, 4, 5]  # only the cut-off answers are paid for again
+    assert {b["max_tokens"] for b in again} == {8192}
+    err = capsys.readouterr().err
+    assert "run 'long': 6 new, 24 reused from short, 0 already stored, 0 error(s)" in err
+    summary = kaoshi.summarize("long", store=store)
+    assert (summary.overall.correct, summary.overall.graded, summary.overall.truncated) == (22, 30, 0)
+    assert kaoshi.summarize("short", store=store).overall.correct == 16  # the first run is untouched
+    # Answers made another way are never taken: a run with a system prompt is refused, naming it.
+    with server_for() as server:
+        code = run(server, "other", "--max-new-tokens", "8192", "--reuse-from", "short", "--system", "x")
+    refused = capsys.readouterr().err
+    assert code == 2 and "--reuse-from short: its answers were made otherwise (system" in refused

@@ -89,6 +89,9 @@ class FakeOpenAI:
     tokenizer: Any = None  # a Hugging Face tokenizer for echo requests (see the module's docstring)
     openai_fields: bool = False  # replies also hold model, object and usage.total_tokens
     reply_model: str | None = None  # the model every reply names (a gateway routing elsewhere)
+    # the answer to a generation request from its prompt and body (a sampled model's answer depends on
+    # its seed); None, or a None answer: `answers` decides
+    answer_for: Callable[[str, dict[str, Any]], str | None] | None = None
     outage_s: float = 0.0  # every request in this many seconds after the start answers 500, Retry-After 0.3
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     # what a gateway in front of the server does to every echo reply (GATEWAYS; None: nothing)
@@ -329,7 +332,9 @@ class FakeOpenAI:
                 return reply
             mangled, self._last_echo = GATEWAYS[self.gateway](reply, self._last_echo), reply
             return mangled
-        text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
+        text = self.answer_for(prompt, body) if self.answer_for is not None else None
+        if text is None:
+            text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
         usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
         wants_logprobs = body.get("logprobs") not in (None, False)
         top_logprobs = self.logprobs_for(prompt)

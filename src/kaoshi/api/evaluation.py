@@ -59,6 +59,7 @@ class EvalResult:
     errors: int
     samples: tuple[SampleRecord, ...]
     summary: RunSummary
+    reused: int = 0  # answers taken from the run named by --reuse-from (spec.reused_from)
 
     @property
     def accuracy(self) -> float | None:
@@ -274,6 +275,7 @@ def _evaluate_in(
         errors=outcome.errors,
         samples=tuple(stored),
         summary=loaded.summarize(),
+        reused=outcome.reused,
     )
 
 

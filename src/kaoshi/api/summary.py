@@ -10,10 +10,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kaoshi.analysis.outputs import output_profile
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import UnknownName
-from kaoshi.results.aggregate import GROUP_KEYS, RunSummary
+from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers
 from kaoshi.results.aggregate import summarize as tally_samples
+from kaoshi.results.repeats import RepeatSummary, repeat_summary
 from kaoshi.runner.judge import load_graded
 from kaoshi.store import (
     Coverage,
@@ -39,6 +41,8 @@ class LoadedRun:
     samples: tuple[SampleRecord, ...]
     grader: str | None
     grades: Mapping[str, GradeRecord] = field(default_factory=dict)  # question id -> the grader's grade
+    # a run of k samples a question: each question's samples after its first (sample 1..k-1)
+    repeat_samples: tuple[SampleRecord, ...] = ()
 
     def summarize(
         self,
@@ -50,13 +54,49 @@ class LoadedRun:
         standard score) over the ones the run recorded; `samples`: only these of the run's (graded)
         samples, e.g. the questions a comparison has in common."""
         standards = {**self.run.spec.standard_scores, **(standard_scores or {})}
-        chosen = self.samples if samples is None else samples
+        chosen = self.samples if samples is None else tuple(samples)
         keys = tuple(GROUP_KEYS) if by is None else by
         summary = tally_samples(self.run.name, chosen, keys, standards)
         benchmark = find_benchmark(self.run.spec.benchmark)
         measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
         statistics = benchmark.statistics if benchmark is not None else None
-        return replace(measured, grader=self.grader, statistics=statistics, spec=self.run.spec)
+        repeats = self._repeats(chosen, keys, standards) if self.run.spec.repeats > 1 else None
+        # what the outputs look like: every sample the run generated, or only the chosen ones
+        outputs = output_profile((*self.samples, *self.repeat_samples) if samples is None else chosen)
+        return replace(
+            measured,
+            grader=self.grader,
+            statistics=statistics,
+            spec=self.run.spec,
+            repeats=repeats,
+            outputs=outputs,
+        )
+
+    def _repeats(
+        self, chosen: Iterable[SampleRecord], keys: Iterable[str], standards: Mapping[str, float]
+    ) -> RepeatSummary:
+        """The k-sample numbers of the `chosen` questions' samples: pooled over every sample, and each
+        sample index summarised as a run of its own (with the benchmark's metrics) and its headline
+        numbers averaged."""
+        k = self.run.spec.repeats
+        firsts = list(chosen)
+        asked = {sample.question_id for sample in firsts}
+        by_index: list[list[SampleRecord]] = [firsts] + [[] for _ in range(k - 1)]
+        repeats = [s for s in self.repeat_samples if s.question_id in asked and 0 < s.sample < k]
+        for sample in repeats:
+            by_index[sample.sample].append(sample)
+        benchmark = find_benchmark(self.run.spec.benchmark)
+        numbers: list[dict[str, tuple[float, bool]]] = []
+        for rows in by_index:
+            one = tally_samples(self.run.name, rows, list(keys), standards)
+            if benchmark is not None:
+                one = one.with_metrics(benchmark.metrics)
+            numbers.append(headline_numbers(one))
+        common = sorted(set.intersection(*(set(n) for n in numbers)))  # what every sample index has
+        means = {name: sum(n[name][0] for n in numbers) / len(numbers) for name in common}
+        rates = frozenset(name for name in common if numbers[0][name][1])
+        per_sample = tuple(n["accuracy"][0] if "accuracy" in n else None for n in numbers)
+        return repeat_summary([*firsts, *repeats], k, per_sample, means, rates)
 
 
 def open_store(
@@ -88,7 +128,8 @@ def read_run(
     """load_run on an open store; `samples`: the run's stored samples when already read."""
     record = store.get_run(run)
     graded = load_graded(store, run, grader, samples)
-    return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades)
+    repeats = tuple(store.iter_repeat_samples(run)) if record.spec.repeats > 1 else ()
+    return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades, repeats)
 
 
 def summarize(
@@ -110,7 +151,9 @@ class RunInfo:
 
     run: RunRecord
     coverage: Coverage
-    accuracy: float | None  # objective answers checked against the gold answer (None: none yet)
+    # objective answers checked against the gold answer (None: none yet); over every sample (avg@k) for a
+    # run of k samples a question
+    accuracy: float | None
 
     def to_json(self) -> dict[str, Any]:
         spec = self.run.spec
@@ -140,17 +183,23 @@ def runs(*, store: StoreLike = None) -> list[RunInfo]:
     with open_store(store, read_only=True) as opened:
         for record in opened.runs():
             samples = list(opened.iter_samples(record.name))
-            summary = tally_samples(record.name, samples, [])
+            # a run of k samples a question: its accuracy is over every sample (avg@k)
+            every = (
+                [*samples, *opened.iter_repeat_samples(record.name)] if record.spec.repeats > 1 else samples
+            )
+            summary = tally_samples(record.name, every, [])
             listed.append(RunInfo(record, run_coverage(record, samples), summary.overall.accuracy))
     return listed
 
 
 def stored_samples(run: str, *, store: StoreLike = None, status: str | None = None) -> list[SampleRecord]:
     """The run's samples as stored (`kaoshi samples RUN`): no judge grades folded in; `status` keeps only
-    ok / unparsed / ambiguous / error ones."""
+    ok / unparsed / ambiguous / error ones. A run of k samples a question gives every sample, by question
+    and sample index."""
     with open_store(store, read_only=True) as opened:
-        opened.get_run(run)
-        return [s for s in opened.iter_samples(run) if status in (None, s.status)]
+        record = opened.get_run(run)
+        found = opened.all_samples(run) if record.spec.repeats > 1 else opened.iter_samples(run)
+        return [s for s in found if status in (None, s.status)]
 
 
 def export_run(run: str, exporter: str, out: str | Path, *, store: StoreLike = None) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kaoshi.api import RunRecord, RunStatus, SampleRecord
-from kaoshi.api.summary import load_run, runs, stored_samples
+from kaoshi.api.summary import load_run, open_store, runs, stored_samples
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.cli.runs_cmd import add_run_actions
@@ -136,10 +136,12 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def samples_command(args: argparse.Namespace) -> int:
-    selected = stored_samples(args.run, store=existing_store_path(args), status=args.status)
+    with open_store(existing_store_path(args), read_only=True) as opened:
+        selected = stored_samples(args.run, store=opened, status=args.status)
+        repeated = opened.get_run(args.run).spec.repeats > 1  # each line then says which sample it is
     if args.format == "jsonl":
         for sample in selected:
-            print(json.dumps(sample.to_json(), ensure_ascii=False))
+            print(json.dumps(sample.to_json(with_sample=repeated), ensure_ascii=False))
         return 0
     print_sample_table(f"{args.run}: {len(selected)} sample(s)", selected)
     return 0
@@ -153,7 +155,7 @@ def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
         row = sample.to_json()
         response = (sample.response or sample.error or "").replace("\n", " ")
         table.add_row(
-            row["id"],
+            row["id"] if not sample.sample else f"{row['id']} #{sample.sample + 1}",
             row["type"],
             _short(row["gold"]),
             _short(row["answer"]),

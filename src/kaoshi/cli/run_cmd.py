@@ -139,9 +139,10 @@ def run_command(args: argparse.Namespace) -> int:
             "run the same command to resume"
         )
         return 130
+    reused = f"{evaluated.reused} reused from {evaluated.spec.reused_from}, " if evaluated.reused else ""
     eprint(
-        f"run {evaluated.name!r}: {evaluated.new_samples} new, {evaluated.already_done} already stored, "
-        f"{evaluated.errors} error(s); store {evaluated.store}"
+        f"run {evaluated.name!r}: {evaluated.new_samples} new, {reused}{evaluated.already_done} already "
+        f"stored, {evaluated.errors} error(s); store {evaluated.store}"
     )
     causes = evaluated.error_causes()
     if causes:  # what the server did, in one line
@@ -158,7 +159,8 @@ def run_command(args: argparse.Namespace) -> int:
     if overall.graded and overall.truncated > overall.graded / 100:  # more than 1%: the budget is too small
         eprint(
             f"warning: {overall.truncated} of {overall.graded} answers were cut off at the token budget "
-            "(graded wrong); a reasoning model needs thousands of tokens: raise --max-new-tokens"
+            "(graded wrong); a reasoning model needs thousands of tokens: raise --max-new-tokens, with "
+            f"--reuse-from {evaluated.name} to ask only those again"
         )
     if args.report:
         # the run's summary (its benchmark's statistics, its settings), grouped by question type only

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kaoshi.option_fields import cli
 
@@ -21,6 +24,38 @@ class CapabilityError(ModelError):
     """The backend cannot do what the run asks (e.g. log-likelihood from a text-only API)."""
 
 
+# The decoding options a backend may honour (Sampling's fields but the seed, which every backend takes);
+# a backend declares the ones it honours in `Model.sampling_options`.
+SAMPLING_OPTIONS = ("temperature", "top_p", "top_k", "thinking")
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a generated answer is decoded. The default is greedy decoding with the model's own thinking
+    default; a run sets it from --temperature, --top-p, --top-k, --thinking, and gives each sample its own
+    seed (kaoshi.runner.repeats.sample_seed)."""
+
+    temperature: float = 0.0  # 0: greedy
+    top_p: float | None = None
+    top_k: int | None = None
+    seed: int | None = None  # this request's seed; None: the backend's own (ModelOptions.seed)
+    # The chat template's `enable_thinking` (local backends) or the server's thinking switch (openai);
+    # None: the model's own default, nothing sent.
+    thinking: bool | None = None
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def options_set(self) -> tuple[str, ...]:
+        """The decoding options this sampling sets away from their defaults (seed aside)."""
+        unset = GREEDY
+        return tuple(name for name in SAMPLING_OPTIONS if getattr(self, name) != getattr(unset, name))
+
+
+GREEDY = Sampling()
+
+
 @dataclass(frozen=True)
 class GenerateRequest:
     id: str
@@ -31,6 +66,26 @@ class GenerateRequest:
     max_new_tokens: int = 256
     stop: tuple[str, ...] = ()
     messages: tuple[Message, ...] | None = None  # chat form; `prompt` then holds their JSON
+    sampling: Sampling = GREEDY
+    # Which of a question's k samples this is (--repeats); `id` is then unique per sample
+    # (kaoshi.models.base.request_id), so a scripted backend reads the question id back with question_of.
+    sample: int = 0
+
+
+# Between a question id and its sample index in a request id of a sample after the first: a control
+# character no question id holds, so a request id maps back to one (question, sample) pair.
+_SAMPLE_MARK = "\x1f"
+
+
+def request_id(question_id: str, sample: int) -> str:
+    """A request's id: the question id for its first sample, unique per sample for the others."""
+    return question_id if sample == 0 else f"{question_id}{_SAMPLE_MARK}{sample}"
+
+
+def question_of(request_id: str) -> tuple[str, int]:
+    """The (question id, sample index) a request id stands for."""
+    question_id, mark, sample = request_id.rpartition(_SAMPLE_MARK)
+    return (question_id, int(sample)) if mark and sample.isdigit() else (request_id, 0)
 
 
 @dataclass(frozen=True)
@@ -70,6 +125,37 @@ class ModelOutput:
     # The model's reasoning (a reasoning model's `reasoning_content`), kept apart from the answer text and
     # never read for the answer; the backends that receive it separately fill it.
     reasoning: str | None = None
+    # Tokens of the reasoning, where the backend knows them (a server's usage.completion_tokens_details,
+    # a local tokenizer); they are part of tokens_out.
+    reasoning_tokens: int | None = None
+
+
+# Field names that hold credentials: --extra-body is recorded in the run spec, so it refuses them.
+_SECRET_FIELD = re.compile(r"api[_-]?key|secret|password|authorization|access[_-]?token|credential", re.I)
+
+
+def parse_extra_body(text: str) -> dict[str, Any]:
+    """--extra-body's JSON object; ValueError for anything else, or a field that holds a credential."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"--extra-body is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"--extra-body must be a JSON object, got {type(value).__name__}")
+    check_extra_body(value)
+    return value
+
+
+def check_extra_body(body: Mapping[str, Any]) -> None:
+    """ValueError for a field that holds a credential, at any depth (the body is recorded in the spec)."""
+    for key, value in body.items():
+        if _SECRET_FIELD.search(str(key)):
+            raise ValueError(
+                f"--extra-body field {key!r} looks like a credential; it would be recorded in the run "
+                "spec: pass credentials through --api-key-env"
+            )
+        if isinstance(value, Mapping):
+            check_extra_body(value)
 
 
 @dataclass(frozen=True)
@@ -145,6 +231,18 @@ class ModelOptions:
             group=_BACKENDS,
         ),
     )
+    # Request fields merged into every generation request's body, over kaoshi's own (openai); recorded in
+    # the run spec, so never a secret.
+    extra_body: Mapping[str, Any] | None = field(
+        default=None,
+        metadata=cli(
+            "openai: a JSON object merged into each generation request's body over kaoshi's own fields, "
+            'e.g. \'{"reasoning_effort": "high"}\' (recorded in the run spec: never a secret)',
+            parse=parse_extra_body,
+            metavar="JSON",
+            group=_BACKENDS,
+        ),
+    )
     # local weights
     device: str = field(default="auto", metadata=cli("hf: auto, cpu, cuda, cuda:1 ...", group=_BACKENDS))
     dtype: str = field(
@@ -196,6 +294,13 @@ class ModelOptions:
         for flag, value in positive.items():
             if value is not None and not value > 0:  # `not >` also refuses NaN
                 raise ModelError(f"{flag} must be > 0, got {value:g}")
+        if self.extra_body is not None:
+            if not isinstance(self.extra_body, Mapping):
+                raise ModelError(f"extra_body must be a mapping, not {type(self.extra_body).__name__}")
+            try:
+                check_extra_body(self.extra_body)
+            except ValueError as exc:
+                raise ModelError(str(exc)) from None
         if self.max_retries < 0:
             raise ModelError(f"--max-retries must be >= 0, got {self.max_retries}")
         if not self.gpus_per_replica >= 0:
@@ -215,6 +320,11 @@ class Model:
     default_chat = False
     # The default for --method loglik where it differs (None: default_chat).
     default_chat_loglik: bool | None = None
+    # The decoding options (SAMPLING_OPTIONS) this backend honours; a run setting another is refused
+    # before any request. Every backend takes a request's seed.
+    sampling_options: frozenset[str] = frozenset()
+    # Whether the backend sends ModelOptions.extra_body (--extra-body) with its requests.
+    takes_extra_body = False
 
     def default_chat_for(self, method: str) -> bool:
         """Whether a run of `method` sends chat messages unless it says otherwise."""

@@ -30,6 +30,7 @@ from typing import Any
 from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.endpoints import EndpointPool
+from kaoshi.models.openai_body import decoding_fields, merged
 from kaoshi.models.openai_loglik import ECHO_BYTES_PER_CHAR, EchoLoglik
 from kaoshi.models.openai_replies import (
     FinalFailure,
@@ -90,6 +91,10 @@ class OpenAIModel(Model):
     # Log-likelihood scores whole answers from a completions endpoint's echoed prompt log-probabilities;
     # chat endpoints echo nothing (--chat there ranks the next token only).
     default_chat_loglik = False
+    # top_k and the thinking switch are fields of vLLM, SGLang, llama.cpp's server and DashScope; a server
+    # that refuses one answers with its own error (models/openai_body.py)
+    sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
+    takes_extra_body = True
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
@@ -214,15 +219,13 @@ class OpenAIModel(Model):
 
     async def _generate_one(self, client: Any, requests: list[GenerateRequest]) -> list[ModelOutput]:
         (request,) = requests
+        decoding = decoding_fields(request.sampling, self.options.seed, chat=request.messages is not None)
         path, body = self._body(
-            request.prompt,
-            request.messages,
-            max_tokens=request.max_new_tokens,
-            temperature=0,
-            seed=self.options.seed,
+            request.prompt, request.messages, max_tokens=request.max_new_tokens, **decoding
         )
         if request.stop:
             body["stop"] = list(request.stop[:4])
+        body = merged(body, self.options.extra_body)
 
         def read(output: ModelOutput, data: dict[str, Any]) -> ModelOutput:
             parts = reply_parts(first_choice(data), self.options.max_reply_chars)

@@ -64,6 +64,8 @@ class _Replica:
             "supports": {m: self.model.supports(m) for m in ("generate", "loglik")},
             "chunk_size": {m: self.model.chunk_size(m) for m in ("generate", "loglik")},
             "checks_length": type(self.model).fits is not Model.fits,
+            "sampling_options": sorted(self.model.sampling_options),
+            "takes_extra_body": self.model.takes_extra_body,
         }
 
     def answer(self, unit: int, method: str, requests: list[Any]) -> Iterator[ModelOutput]:
@@ -139,6 +141,9 @@ class RayReplicas(Model):
         self._supports: dict[str, bool] = first["supports"]
         self._chunk: dict[str, int] = first["chunk_size"]
         self._checks_length = bool(first["checks_length"])
+        # what the replicas' backend honours, as the backend itself declares it
+        self.sampling_options = frozenset(first["sampling_options"])
+        self.takes_extra_body = bool(first["takes_extra_body"])
         self._units = itertools.count()
         self.lost = 0  # replicas that died during the run
 

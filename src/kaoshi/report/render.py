@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from kaoshi.report.outputs import outputs_section
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
 from kaoshi.results.aggregate import RunSummary, Tally
 from kaoshi.results.metrics import CATEGORY_ORDER, CEVAL_AVERAGE, QUALBENCH_F1, WEIGHTED_F1
+from kaoshi.results.repeats import RepeatSummary
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 from kaoshi.store.settings import describe_settings
@@ -92,12 +94,27 @@ def _row(label: str, tally: Tally) -> list[str]:
 _PRIORITY = (20, 17, 19, 18, 16, 11, 12, 14, 13, 15, 10, 16)
 
 
-def _tally_table(summary: RunSummary, title: str, label: str, rows: list[list[str]], note: str) -> TextTable:
-    """A tally table, without the F1 column where the run's benchmark does not report it."""
-    table = TextTable(title, (label, *_HEADERS), rows, note=note, priority=_PRIORITY)
+CUT_OFF_HEADER = "cut off"
+
+
+def _tally_table(
+    summary: RunSummary, title: str, label: str, tallies: Sequence[tuple[str, Tally]], note: str
+) -> TextTable:
+    """A tally table, without the F1 column where the run's benchmark does not report it; with a column
+    of the answers cut off at the token budget where the run has any (beside the accuracy they lower)."""
+    rows = [_row(name, tally) for name, tally in tallies]
+    headers: tuple[str, ...] = _HEADERS
+    priority: tuple[int, ...] = _PRIORITY
+    if summary.overall.truncated:
+        rows = [
+            [*row[:4], str(tally.truncated), *row[4:]] for row, (_, tally) in zip(rows, tallies, strict=True)
+        ]
+        headers = (*_HEADERS[:3], CUT_OFF_HEADER, *_HEADERS[3:])
+        priority = (*_PRIORITY[:4], 17, *_PRIORITY[4:])
+    table = TextTable(title, (label, *headers), rows, note=note, priority=priority)
     if summary.reports(QUALBENCH_F1):
         return table
-    return table.without_columns({1 + _HEADERS.index(F1_HEADER)})
+    return table.without_columns({1 + headers.index(F1_HEADER)})
 
 
 def rate(count: int, total: int) -> float | None:
@@ -153,13 +170,17 @@ def served_note(summary: RunSummary) -> str:
 def run_tables(summary: RunSummary) -> list[TextTable]:
     note = _JUDGED_NOTE if summary.overall.judged else ""
     # the served models are named once, under the overall table: the numbers are partly theirs
-    overall_note = "; ".join(n for n in (settings_note(summary), served_note(summary), note) if n)
-    tables = [
-        _tally_table(summary, f"{summary.run} — overall", "", [_row("all", summary.overall)], overall_note)
-    ]
+    first = (
+        f"every table but the k-sample one shows the first of each question's {summary.repeats.k} samples"
+        if summary.repeats is not None
+        else ""
+    )
+    overall_note = "; ".join(n for n in (settings_note(summary), served_note(summary), first, note) if n)
+    tables = [_tally_table(summary, f"{summary.run} — overall", "", [("all", summary.overall)], overall_note)]
+    if summary.repeats is not None:
+        tables.append(repeats_table(summary.run, summary.repeats))
     for key, table in summary.groups.items():
-        rows = [_row(n, t) for n, t in table.items()]
-        tables.append(_tally_table(summary, f"{summary.run} — by {key}", key, rows, note))
+        tables.append(_tally_table(summary, f"{summary.run} — by {key}", key, list(table.items()), note))
     tables.append(
         TextTable(
             f"{summary.run} — metrics",
@@ -203,6 +224,39 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
             )
         )
     return tables
+
+
+def repeats_table(run: str, repeats: RepeatSummary) -> TextTable:
+    """A run of k samples a question: avg@k with its interval, maj@k, pass@k, how consistent the samples
+    are, and the numbers computed on each sample index and averaged."""
+    k = repeats.k
+    low_high = (
+        f" [{100 * repeats.avg_interval[0]:.1f}, {100 * repeats.avg_interval[1]:.1f}]"
+        if repeats.avg_interval
+        else ""
+    )
+    rows = [
+        [f"avg@{k} (mean accuracy over samples; interval: a question's samples one cluster)",
+         percent(repeats.avg_at_k) + low_high],
+        [f"maj@{k} (the most frequent answer; {repeats.maj_ties} tie(s), each the share of tied answers "
+         "that are right)", percent(repeats.maj_at_k)],
+        *([f"pass@{kk} (unbiased estimator)", percent(value)] for kk, value in repeats.pass_at_k.items()),
+        ["consistency (mean share of samples giving the most frequent answer)", percent(repeats.consistency)],
+        ["questions whose samples all agree", percent(repeats.unanimous)],
+        ["accuracy of each sample", " / ".join(percent(value) for value in repeats.per_sample)],
+    ]  # fmt: skip
+    for name, value in repeats.means.items():
+        if name == "accuracy":
+            continue
+        shown = percent(value) if name in repeats.rates else f"{value:.1f}"
+        rows.append([f"{name.replace('.', ': ', 1)} (mean over samples)", shown])
+    return TextTable(
+        f"{run} — k samples (k={k})",
+        ("metric", "value"),
+        rows,
+        note=f"{repeats.questions} objective questions, {repeats.samples} graded samples; open answers' "
+        "repeats are not judged",
+    )
 
 
 def parts_table(summary: RunSummary) -> TextTable:
@@ -251,4 +305,4 @@ def _points_table(summary: RunSummary) -> TextTable:
 def render_summary(summary: RunSummary, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(summary.to_json(), ensure_ascii=False, indent=2)
-    return render_tables(run_tables(summary), fmt)
+    return render_tables(run_tables(summary), fmt) + outputs_section(summary, fmt)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from functools import reduce
 from typing import Any
 
+from kaoshi.analysis.outputs import OutputProfile
 from kaoshi.analysis.stats import wilson_interval
 from kaoshi.data.model import format_gold
 from kaoshi.errors import InputError
@@ -23,6 +24,7 @@ from kaoshi.results.metrics import (
     qualbench_f1,
     weighted_f1,
 )
+from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
 from kaoshi.store.pairing import QuestionKey, question_key
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
@@ -160,6 +162,10 @@ class RunSummary:
     # what produced the numbers (None: a summary of samples alone); JSON reports carry it whole
     spec: RunSpec | None = None
     served_models: dict[str, int] = field(default_factory=dict)
+    # a run of k samples a question: its k-sample numbers (the rest of the summary is its first sample's)
+    repeats: RepeatSummary | None = None
+    # what the outputs look like (kaoshi.analysis.outputs), added by the API for a stored run like `spec`
+    outputs: OutputProfile | None = None
 
     def reports(self, statistic: str) -> bool:
         """Does this run's report show `statistic` (QUALBENCH_F1, WEIGHTED_F1)?"""
@@ -210,6 +216,9 @@ class RunSummary:
             ),
             # only when some reply came from another model: reports of every other run stay as they were
             **({"served_models": self.served_models} if self.served_models else {}),
+            # only for a run of k samples a question: k, avg_at_k, maj_at_k, pass_at_k and the rest
+            **(self.repeats.to_json() if self.repeats is not None else {}),
+            **({"outputs": self.outputs.to_json()} if self.outputs is not None else {}),
         }
 
     def with_metrics(self, metrics: Iterable[Metric]) -> RunSummary:
@@ -222,6 +231,26 @@ _Counts = tuple[int, int, int, int, int, int, int, int, int, float, float, int]
 _COUNTED: tuple[tuple[str, Any], ...] = tuple(
     (f.name, f.default) for f in fields(Tally) if f.name != "f1_qualbench"
 )  # (name, zero)
+
+
+def headline_numbers(summary: RunSummary) -> dict[str, tuple[float, bool]]:
+    """The numbers a run is quoted by, by name, each with whether it is a rate (shown as a percentage):
+    accuracy, points, macro accuracies, F1s, category averages, subject points and the benchmark's own
+    measurements (what a run of k samples averages over its samples)."""
+    overall = summary.overall
+    numbers: dict[str, tuple[float | None, bool]] = {
+        "accuracy": (overall.accuracy, True),
+        "points": (overall.points if overall.scored else None, False),
+        "points_rate": (overall.points_rate, True),
+        "f1_qualbench": (overall.f1_qualbench, True),
+        "weighted_f1": (summary.weighted_f1, True),
+        **{f"macro_accuracy.{key}": (value, True) for key, value in summary.macro.items()},
+        **{f"category_average.{name}": (v, True) for name, v in summary.category_averages.items()},
+        **{f"subject_points.{row.subject}": (row.points, False) for row in summary.subject_points},
+        # a measurement is a rate where its own text shows one
+        **{f"metric.{m.label}": (m.value, m.text.endswith("%")) for m in summary.measurements},
+    }
+    return {name: (value, rate) for name, (value, rate) in numbers.items() if value is not None}
 
 
 def _counts(sample: SampleRecord) -> _Counts:

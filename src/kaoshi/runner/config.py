@@ -32,6 +32,16 @@ def _max_new_tokens_help() -> str:
     return f"new tokens for every generated answer (default: the prompt's own budget: {budget_help()})"
 
 
+def parse_switch(text: str) -> bool:
+    """`on` / `off` (also true/false, 1/0) as a bool; ValueError otherwise."""
+    value = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}.get(
+        text.strip().lower()
+    )
+    if value is None:
+        raise ValueError(f"expected on or off, got {text!r}")
+    return value
+
+
 def comma_ids(text: str) -> tuple[str, ...]:
     """ "a, b,c" as ("a", "b", "c")."""
     return tuple(i.strip() for i in text.split(",") if i.strip())
@@ -109,7 +119,51 @@ class RunConfig:
             metavar="I/N",
         ),
     )
-    seed: int = field(default=0, metadata=cli(type=int))
+    seed: int = field(
+        default=0,
+        metadata=cli(
+            "chooses the exemplars and seeds sampling (each of --repeats' samples gets its own seed from it)",
+            type=int,
+        ),
+    )
+    # Decoding of generated answers (kaoshi.models.Sampling): greedy unless set.
+    temperature: float = field(
+        default=0.0,
+        metadata=cli(
+            "sampling temperature for generated answers (default 0: greedy; reasoning models' publishers "
+            "sample, e.g. 0.6 with --top-p 0.95)",
+            type=float,
+        ),
+    )
+    top_p: float | None = field(
+        default=None, metadata=cli("nucleus sampling: keep this much mass", type=float)
+    )
+    top_k: int | None = field(default=None, metadata=cli("sample among the K likeliest tokens", type=int))
+    thinking: bool | None = field(
+        default=None,
+        metadata=cli(
+            "switch a model's thinking on or off (the chat template's enable_thinking; for servers "
+            "chat_template_kwargs.enable_thinking and enable_thinking); default: the model's own",
+            parse=parse_switch,
+            metavar="on|off",
+        ),
+    )
+    repeats: int = field(
+        default=1,
+        metadata=cli(
+            "ask each question K times (avg@k, maj@k, pass@k in the report; use with --temperature)",
+            type=int,
+            metavar="K",
+        ),
+    )
+    reuse_from: str | None = field(
+        default=None,
+        metadata=cli(
+            "take the answers of run NAME that finished within their budget and ask only the others (e.g. "
+            "again with a larger --max-new-tokens)",
+            metavar="NAME",
+        ),
+    )
     # None keeps the prompt's own budget
     max_new_tokens: int | None = field(
         default=None, metadata=cli(_max_new_tokens_help, type=int, metavar="N")
@@ -218,7 +272,16 @@ class RunConfig:
             )
         if not 0 <= self.partial_credit <= 1:
             raise InputError("--partial-credit must be between 0 and 1")
-        for name in ("limit", "limit_total", "max_new_tokens", "max_new_tokens_open"):
+        if not self.temperature >= 0:
+            raise InputError(f"--temperature must be >= 0, got {self.temperature:g}")
+        if self.top_p is not None and not 0 < self.top_p <= 1:
+            raise InputError(f"--top-p must be in (0, 1], got {self.top_p:g}")
+        if self.repeats > 1 and self.method != "generate":
+            raise InputError(
+                "--repeats asks k generated answers a question; a --method loglik run ranks the same "
+                "answers each time (use --method generate)"
+            )
+        for name in ("limit", "limit_total", "max_new_tokens", "max_new_tokens_open", "top_k", "repeats"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise InputError(f"--{name.replace('_', '-')} must be > 0")

@@ -88,6 +88,25 @@ def default_run_name(exam_name: str, split: str | None, model: str, method: str,
     return re.sub(r"[^\w.\-]+", "_", raw)
 
 
+def sampling_suffix(options: RunConfig) -> str:
+    """What a default run name adds for decoding set away from greedy and for k samples a question
+    (`-t0.6-p0.95-think-x5`): a sampled run and the greedy one are different runs."""
+    parts = []
+    if options.temperature:
+        parts.append(f"t{options.temperature:g}")
+    if options.top_p is not None:
+        parts.append(f"p{options.top_p:g}")
+    if options.top_k is not None:
+        parts.append(f"topk{options.top_k}")
+    if options.thinking is not None:
+        parts.append("think" if options.thinking else "nothink")
+    if options.seed and (options.temperature or options.repeats > 1):
+        parts.append(f"seed{options.seed}")
+    if options.repeats > 1:
+        parts.append(f"x{options.repeats}")
+    return "".join(f"-{part}" for part in parts)
+
+
 def limit_suffix(per_subject: int | None, total: int | None) -> str:
     """`-limit<N>` (--limit N) and `-total<N>` (--limit-total N), appended to a default run name: a smoke
     test and the full run are different runs."""
@@ -103,6 +122,7 @@ def recorded_settings(options: ModelOptions) -> dict[str, object]:
         "dtype": options.dtype,
         "max_length": options.max_length,
         "trust_remote_code": options.trust_remote_code,
+        "extra_body": dict(options.extra_body) if options.extra_body else None,
     }
     return {k: v for k, v in settings.items() if v not in (None, False, "auto")}
 
@@ -183,11 +203,18 @@ def prepare_run(
         kaoshi_version=__version__,
         shard=None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",
         shard_questions=asked,
+        temperature=options.temperature,
+        top_p=options.top_p,
+        top_k=options.top_k,
+        thinking=options.thinking,
+        repeats=options.repeats,
+        reused_from=options.reuse_from,
     )
     name = run_name
     if name is None:
         name = default_run_name(exam.name, split, model, options.method, shots)
         name += limit_suffix(options.limit, options.limit_total)
+        name += sampling_suffix(options)
         if options.shuffle_options is not None:
             name += f"-shuffled{options.shuffle_options}"
         if options.shard is not None:

@@ -92,15 +92,16 @@ def rescore_run(
         raise StoreError(f"a new --llm-extractor {spec.llm_extractor!r} needs its model to re-score")
     started = time.perf_counter()
     store.open_run(target, spec)
-    samples = store.samples(source)
+    # every sample of a run of k samples a question: the re-scored run has the same k
+    samples = store.all_samples(source) if original.spec.repeats > 1 else store.samples(source)
     if on_plan is not None:
         on_plan(len(samples), 0)
-    before = {s.question_id: s for s in samples}
+    before = {(s.question_id, s.sample): s for s in samples}
     changed = 0
 
     def keep(after: SampleRecord) -> None:
         nonlocal changed
-        was = before[after.question_id]
+        was = before[(after.question_id, after.sample)]
         changed += (after.answer, after.status, after.score) != (was.answer, was.status, was.score)
         store.add_sample(target, after)
         if on_sample is not None:

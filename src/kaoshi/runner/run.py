@@ -14,6 +14,8 @@ from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.gate import RequestGate
 from kaoshi.runner.llm_extract import rescue_unparsed
+from kaoshi.runner.repeats import sampling_of
+from kaoshi.runner.reuse import reuse_answers
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
 from kaoshi.runner.shards import in_shard
 from kaoshi.store.errors import StoreError
@@ -33,28 +35,32 @@ class RunOutcome:
     already_done: int
     new_samples: int
     errors: int
+    reused: int = 0  # answers taken from the run named by spec.reused_from (--reuse-from)
 
 
 def plan_run(
-    exam: Exam, template: Template, spec: RunSpec, model: Model, finished: set[str]
+    exam: Exam, template: Template, spec: RunSpec, model: Model, finished: set[tuple[str, int]]
 ) -> tuple[list[PendingQuestion], int]:
-    """The questions still to ask (rendered, with as many exemplars as fit), and how many were finished."""
+    """The samples still to ask (rendered, with as many exemplars as fit), a question's k samples one
+    after the other (a backend reuses their shared prompt), and how many were finished. `finished`:
+    (question id, sample index) of the stored answers."""
     options = RenderOptions(spec.shots, spec.chat, spec.system, tuple(spec.exemplars))
     asked = in_shard(spec.shard)  # a shard asks its part; positions stay the whole exam's
-    pending = []
+    pending: list[PendingQuestion] = []
     total = 0
     for position, question in enumerate(exam.questions):
         if not asked(question.id):
             continue
-        total += 1
-        if question.id in finished:
+        total += spec.repeats
+        missing = [k for k in range(spec.repeats) if (question.id, k) not in finished]
+        if not missing:
             continue
         # Room for the answer: at least 256 tokens (what every run kept before budgets were per protocol,
         # so the exemplars that fit do not change), more where the budget is larger (CoT).
         prompt = render_fitting(
             template, question, exam, options, _fits(model, max(256, spec.new_tokens(question.type.value)))
         )
-        pending.append(PendingQuestion(question, position, prompt))
+        pending.extend(PendingQuestion(question, position, prompt, sample) for sample in missing)
     return pending, total - len(pending)
 
 
@@ -85,26 +91,31 @@ def execute_run(
     if spec.method not in MODEL_METHODS:
         raise CapabilityError(f"unknown method {spec.method.value!r} (known: {', '.join(METHODS)})")
     _check_capabilities(model, exam, spec.method)
+    _check_sampling(model, spec)
     held: AbstractContextManager[Lease] = store.hold(name) if lease is None else nullcontext(lease)
     with held as current:
         # Every prompt is rendered before the run is written, so a run refused for a reason known before
         # its first question (a question its template cannot render) leaves no run behind.
-        pending, done = plan_run(exam, template, spec, model, store.finished_ids(name))
+        pending, done = plan_run(exam, template, spec, model, store.finished_keys(name))
         store.open_run(name, spec)
+        reused = 0
+        if spec.reused_from is not None:
+            pending, reused = reuse_answers(store, spec.reused_from, name, spec, pending)
         if on_plan is not None:
-            on_plan(done + len(pending), done)
+            on_plan(done + reused + len(pending), done + reused)
         asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor)
         skipped = asker.ask(pending)
         if skipped:
             # questions another process claimed: free again if it died meanwhile, else its to answer
             current.reap()
-            finished = store.finished_ids(name)
-            asker.ask([p for p in skipped if p.question.id not in finished])
+            finished = store.finished_keys(name)
+            asker.ask([p for p in skipped if p.key not in finished])
         # a process joined on a run leaves it running while another still answers its part
         asked = in_shard(spec.shard)  # a shard is done when its part is
-        if store.sample_ids(name) >= {q.id for q in exam.questions if asked(q.id)}:
+        wanted = {(q.id, k) for q in exam.questions if asked(q.id) for k in range(spec.repeats)}
+        if store.sample_keys(name) >= wanted:
             store.finish_run(name)
-    return RunOutcome(name, done + len(pending), done, asker.asked, asker.errors)
+    return RunOutcome(name, done + reused + len(pending), done, asker.asked, asker.errors, reused)
 
 
 class _ClaimingAsker:
@@ -130,9 +141,10 @@ class _ClaimingAsker:
         """Ask what can be claimed of `pending`; the questions another process had claimed."""
         skipped: list[PendingQuestion] = []
         for chunk in _chunks(pending, self.model.chunk_size(self.spec.method)):
-            claimed = self.lease.claim([p.question.id for p in chunk])
-            mine = [p for p in chunk if p.question.id in claimed]
-            skipped.extend(p for p in chunk if p.question.id not in claimed)
+            # a claim per sample: a question's k samples may fall in different chunks
+            claimed = self.lease.claim([p.request_id for p in chunk])
+            mine = [p for p in chunk if p.request_id in claimed]
+            skipped.extend(p for p in chunk if p.request_id not in claimed)
             if mine:
                 self._ask_chunk(mine)
         return skipped
@@ -173,6 +185,18 @@ def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:
         raise CapabilityError(f"model {model.spec!r} cannot generate text, which open questions need")
 
 
+def _check_sampling(model: Model, spec: RunSpec) -> None:
+    """Refuse, before any request, decoding options the backend cannot honour."""
+    wanted = sampling_of(spec, 0).options_set()
+    unable = [name for name in wanted if name not in model.sampling_options]
+    if unable:
+        flags = ", ".join("--" + name.replace("_", "-") for name in unable)
+        honoured = ", ".join("--" + n.replace("_", "-") for n in sorted(model.sampling_options)) or "none"
+        raise CapabilityError(f"model {model.spec!r} cannot honour {flags} (it honours: {honoured})")
+    if model.options.extra_body and not model.takes_extra_body:
+        raise CapabilityError(f"model {model.spec!r} sends no request body: --extra-body is for openai")
+
+
 def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[PendingQuestion]]:
     iterator = iter(items)
     while chunk := list(islice(iterator, max(1, size))):
@@ -184,7 +208,7 @@ def _ask(
 ) -> Iterator[tuple[PendingQuestion, ModelOutput]]:
     """Send a chunk: log-likelihood for the questions the method ranks, generation for the others; each
     request through the gate, as the backend takes it."""
-    by_id = {p.question.id: p for p in chunk}
+    by_id = {p.request_id: p for p in chunk}
     scored: list[PendingQuestion] = []
     loglik_requests: list[LoglikRequest] = []
     generated: list[PendingQuestion] = []
@@ -198,7 +222,7 @@ def _ask(
             yield (
                 pending,
                 ModelOutput(
-                    pending.question.id,
+                    pending.request_id,
                     error=f"too many options ({len(pending.question.options)}) to rank every answer by "
                     "log-likelihood; use --method generate",
                 ),
@@ -210,18 +234,18 @@ def _ask(
         streams.append(model.loglikelihood(scored_requests))
     if generated:
         streams.append(model.generate(generated_requests))
-    sent = {p.question.id for p in scored} | {p.question.id for p in generated}
-    seen = {p.question.id for p in chunk} - sent  # answered above, without a request
+    sent = {p.request_id for p in scored} | {p.request_id for p in generated}
+    seen = {p.request_id for p in chunk} - sent  # answered above, without a request
     for stream in streams:
         for output in stream:
             if output.id in by_id and output.id not in seen:
                 seen.add(output.id)
                 yield by_id[output.id], output
     withheld = scored_requests.withheld | generated_requests.withheld  # never sent: nothing to report
-    for missing in (p for p in chunk if p.question.id not in seen and p.question.id not in withheld):
+    for missing in (p for p in chunk if p.request_id not in seen and p.request_id not in withheld):
         yield (
             missing,
-            ModelOutput(missing.question.id, error="the backend returned no output for this request"),
+            ModelOutput(missing.request_id, error="the backend returned no output for this request"),
         )
 
 
@@ -237,7 +261,7 @@ def _loglik_request(
     else:
         answer_end = ""
     return LoglikRequest(
-        pending.question.id,
+        pending.request_id,
         prompt.text,
         candidates,
         prompt.messages,
@@ -247,9 +271,11 @@ def _loglik_request(
 
 def _generate_request(pending: PendingQuestion, spec: RunSpec) -> GenerateRequest:
     return GenerateRequest(
-        pending.question.id,
+        pending.request_id,
         pending.prompt.text,
         choices=answer_candidates(pending.question),
         max_new_tokens=spec.new_tokens(pending.question.type.value),
         messages=pending.prompt.messages,
+        sampling=sampling_of(spec, pending.sample),
+        sample=pending.sample,
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from kaoshi.data.model import Gold, Question
 from kaoshi.errors import InputError
-from kaoshi.models.base import ModelOutput
+from kaoshi.models.base import ModelOutput, request_id
 from kaoshi.prompts import Prompt
 from kaoshi.qtypes import extract_answer, grade_answer, kind_of
 from kaoshi.scoring.extract import Extraction
@@ -21,6 +21,16 @@ class PendingQuestion:
     question: Question
     position: int
     prompt: Prompt
+    sample: int = 0  # which of the question's samples is asked (kaoshi run --repeats)
+
+    @property
+    def request_id(self) -> str:
+        """The id of this sample's request (and of its claim): unique per (question, sample)."""
+        return request_id(self.question.id, self.sample)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.question.id, self.sample
 
 
 def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -> SampleRecord:
@@ -50,6 +60,8 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         truncated=output.truncated,
         served_model=output.served_model,
         reasoning=output.reasoning,  # kept to be shown: extraction reads output.text alone
+        tokens_reasoning=output.reasoning_tokens,
+        sample=pending.sample,
     )
     if error is not None:
         return record

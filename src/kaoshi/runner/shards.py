@@ -98,7 +98,7 @@ def merge_shards(sources: Sequence[Store], dest: Store, run_name: str | None = N
             index, count = parse_shard(run.spec.shard)
             base = _NAME_SUFFIX.sub("", run.name)
             groups.setdefault(base, []).append(
-                _Shard(str(source.path), run, index, count, source.samples(run.name))
+                _Shard(str(source.path), run, index, count, source.all_samples(run.name))
             )
     if not groups:
         raise StoreError(
@@ -130,22 +130,28 @@ def _merge_group(name: str, shards: list[_Shard], dest: Store) -> MergeOutcome:
                 f"and in {shard.store}"
             )
         seen[shard.index] = shard
-    by_id: dict[str, SampleRecord] = {}
+    # by (question id, sample index): a run of k samples a question merges every sample
+    by_id: dict[tuple[str, int], SampleRecord] = {}
     duplicates: list[str] = []
     for shard in sorted(seen.values(), key=lambda s: s.index):
         for sample in shard.samples:
-            if sample.question_id in by_id:
-                duplicates.append(sample.question_id)
+            if (sample.question_id, sample.sample) in by_id:
+                if sample.sample == 0:
+                    duplicates.append(sample.question_id)
                 continue
-            by_id[sample.question_id] = sample
-    merged = sorted(by_id.values(), key=lambda s: s.position)
+            by_id[(sample.question_id, sample.sample)] = sample
+    merged = sorted(by_id.values(), key=lambda s: (s.position, s.sample))
+    firsts = [s for s in merged if s.sample == 0]
     # Shards render every prompt from the whole exam and record its fingerprint and size: the merged run
     # has the spec of a one-process run, whichever shards are there yet (merging again resumes it).
     spec = replace(first.run.spec, shard=None, shard_questions=None)
     dest.open_run(name, spec)
     for sample in merged:
         dest.add_sample(name, sample)
-    missing = spec.n_questions - len(merged) + sum(1 for s in merged if s.status == SampleStatus.ERROR)
+    missing = spec.n_questions - len(firsts) + sum(1 for s in firsts if s.status == SampleStatus.ERROR)
+    if spec.repeats > 1:  # every sample of every question
+        asked = spec.n_questions * spec.repeats
+        missing = asked - len(merged) + sum(1 for s in merged if s.status == SampleStatus.ERROR)
     if not missing and len(seen) == first.count:
         dest.finish_run(name)
     else:
@@ -154,7 +160,7 @@ def _merge_group(name: str, shards: list[_Shard], dest: Store) -> MergeOutcome:
         name=name,
         shards=tuple(sorted(seen)),
         count=first.count,
-        questions=len(merged),
+        questions=len(firsts),
         missing_shards=tuple(i for i in range(1, first.count + 1) if i not in seen),
         duplicates=tuple(duplicates),
         missing=missing,

@@ -90,11 +90,22 @@ class RunSpec:
     shard_questions: int | None = None
     # --limit N: the first N questions of each subject, before `limit`. None in runs stored before it.
     limit_per_subject: int | None = None
+    # How generated answers were decoded (kaoshi.models.Sampling; the defaults are greedy decoding and the
+    # model's own thinking switch, which every run stored before them used) and how many samples each
+    # question has (--repeats; sample k's seed is derived from `seed` and k).
+    temperature: float = 0.0
+    top_p: float | None = None
+    top_k: int | None = None
+    thinking: bool | None = None
+    repeats: int = 1
+    # --reuse-from NAME: the run whose answers that finished within their budget this run took, asking
+    # only the others (the answers are the ones the same request gives; it may change on a resume)
+    reused_from: str | None = None
 
     # Fields that may change between a run and its resumption without changing its numbers.
     # A stored split of None (earlier kaoshi recorded None for a loader's default split, e.g. C-Eval
     # `val`) also resumes under the effective split now recorded; the fingerprint still guards the questions.
-    RESUMABLE_CHANGES = frozenset({"kaoshi_version", "standard_scores"})
+    RESUMABLE_CHANGES = frozenset({"kaoshi_version", "standard_scores", "reused_from"})
 
     def __post_init__(self) -> None:
         # Given by value ("loglik", from options or the stored JSON) or as members: the members are kept.
@@ -109,6 +120,10 @@ class RunSpec:
         value["multi_policy"] = self.multi_policy.value
         for name in ("exemplars", "members"):  # as JSON reads them back, so a value equals its JSON
             value[name] = list(value[name])
+        for name, default in _DECODING_DEFAULTS.items():
+            # greedy, one sample: left out, so the spec of every such run reads as it always did
+            if value[name] == default:
+                del value[name]
         return value
 
     def new_tokens(self, qtype: str) -> int:
@@ -130,6 +145,9 @@ class RunSpec:
     def differences(self, other: RunSpec) -> list[tuple[str, Any, Any]]:
         """The fields that differ between this (stored) spec and `other`, except resumable changes."""
         mine, theirs = self.to_json(), other.to_json()
+        for spec in (mine, theirs):  # both with every field, those left out at their defaults too
+            for name, default in _DECODING_DEFAULTS.items():
+                spec.setdefault(name, default)
         for spec in (mine, theirs):  # a run stored before open answers had their own budget
             if spec["max_new_tokens_open"] is None:
                 spec["max_new_tokens_open"] = spec["max_new_tokens"]
@@ -143,6 +161,17 @@ class RunSpec:
             and mine[name] != theirs[name]
             and not (name == "split" and mine[name] is None)
         ]
+
+
+# The decoding fields a spec leaves out of its JSON at their defaults (from_json reads them back).
+_DECODING_DEFAULTS: dict[str, Any] = {
+    "temperature": 0.0,
+    "top_p": None,
+    "top_k": None,
+    "thinking": None,
+    "repeats": 1,
+    "reused_from": None,
+}
 
 
 def run_method(spec: RunSpec) -> Method:
@@ -202,11 +231,16 @@ class SampleRecord:
     # The model's reasoning, where its backend received it apart from the answer text: shown, never read
     # for the answer (None: none given, or a store from before it was recorded).
     reasoning: str | None = None
+    tokens_reasoning: int | None = None  # tokens of the reasoning (part of tokens_out), where known
+    # Which of the question's k samples this is (--repeats): 0 for a run of one sample a question.
+    sample: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        """The sample as `kaoshi samples --format jsonl` writes it (answers as text, e.g. `AC`, `正确`)."""
+    def to_json(self, *, with_sample: bool = False) -> dict[str, Any]:
+        """The sample as `kaoshi samples --format jsonl` writes it (answers as text, e.g. `AC`, `正确`);
+        `with_sample`: with its sample index after the id (a run of k samples a question)."""
         record: dict[str, Any] = {
             "id": self.question_id,
+            **({"sample": self.sample} if with_sample else {}),
             "type": self.qtype,
             "gold": format_gold(self.gold) if self.gold is not None else None,
             "answer": format_gold(self.answer) if self.answer is not None else None,
@@ -232,6 +266,8 @@ class SampleRecord:
             record["served_model"] = self.served_model
         if self.reasoning is not None:  # as served_model: only then
             record["reasoning"] = self.reasoning
+        if self.tokens_reasoning is not None:
+            record["tokens_reasoning"] = self.tokens_reasoning
         return record
 
 

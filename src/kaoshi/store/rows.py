@@ -51,6 +51,7 @@ SAMPLE_COLUMNS = (
     "truncated",
     "served_model",
     "reasoning",
+    "tokens_reasoning",
 )
 GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
 
@@ -175,12 +176,15 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         int(sample.truncated),
         sample.served_model,
         sample.reasoning,
+        sample.tokens_reasoning,
     )
 
 
-def sample_from_row(row: tuple[Any, ...], path: Path, run: str) -> SampleRecord:
+def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0) -> SampleRecord:
+    """A row of `samples` (sample 0) or of `repeat_samples` (the row's `sample`, read after the others)."""
     values = dict(zip(SAMPLE_COLUMNS, row, strict=True))
-    where = f"table samples, run {run!r}, question {values['question_id']!r}"
+    table = "samples" if sample == 0 else f"repeat_samples, sample {sample}"
+    where = f"table {table}, run {run!r}, question {values['question_id']!r}"
     values["status"] = stored(SampleStatus, values["status"], path, where, "status")
     for column in ("gold", "answer", "question", "logprobs"):
         values[column] = stored_json(values[column], path, where, column)
@@ -188,4 +192,4 @@ def sample_from_row(row: tuple[Any, ...], path: Path, run: str) -> SampleRecord:
     values["answer"] = gold_from_json(values["answer"])
     values["correct"] = None if values["correct"] is None else bool(values["correct"])
     values["truncated"] = bool(values["truncated"])
-    return SampleRecord(**values)
+    return SampleRecord(**values, sample=sample)

@@ -21,6 +21,7 @@ T = TypeVar("T")
 # Every table with a column holding a run's name (kaoshi.store.schema), children before `runs`.
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("samples", "run"),
+    ("repeat_samples", "run"),
     ("grades", "run"),
     ("run_owners", "run"),
     ("leases", "run"),

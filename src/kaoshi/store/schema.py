@@ -8,6 +8,38 @@ from pathlib import Path
 from kaoshi.store.errors import StoreError, store_error
 
 SCHEMA_VERSION = 1
+_SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
+    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    qtype TEXT NOT NULL,
+    gold TEXT,
+    points REAL NOT NULL,
+    subject TEXT,
+    domain TEXT,
+    category TEXT,
+    question TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    status TEXT NOT NULL,
+    shots INTEGER NOT NULL DEFAULT 0,
+    extracted_by TEXT NOT NULL DEFAULT 'rules',
+    extractor_response TEXT,
+    response TEXT,
+    logprobs TEXT,
+    answer TEXT,
+    correct INTEGER,
+    score REAL,
+    latency_s REAL,
+    tokens_in INTEGER,
+    tokens_out INTEGER,
+    error TEXT,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    served_model TEXT,
+    reasoning TEXT,
+    tokens_reasoning INTEGER,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run, question_id)
+)"""
 TABLES: dict[str, str] = {
     "meta": "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "runs": """CREATE TABLE IF NOT EXISTS runs (
@@ -46,37 +78,14 @@ TABLES: dict[str, str] = {
     claimed_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )""",
-    "samples": """CREATE TABLE IF NOT EXISTS samples (
-    run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
-    question_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    qtype TEXT NOT NULL,
-    gold TEXT,
-    points REAL NOT NULL,
-    subject TEXT,
-    domain TEXT,
-    category TEXT,
-    question TEXT NOT NULL,
-    prompt TEXT NOT NULL,
-    status TEXT NOT NULL,
-    shots INTEGER NOT NULL DEFAULT 0,
-    extracted_by TEXT NOT NULL DEFAULT 'rules',
-    extractor_response TEXT,
-    response TEXT,
-    logprobs TEXT,
-    answer TEXT,
-    correct INTEGER,
-    score REAL,
-    latency_s REAL,
-    tokens_in INTEGER,
-    tokens_out INTEGER,
-    error TEXT,
-    truncated INTEGER NOT NULL DEFAULT 0,
-    served_model TEXT,
-    reasoning TEXT,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run, question_id)
-)""",
+    "samples": _SAMPLES_DDL,
+    # A question's samples after its first (kaoshi run --repeats K: samples 1..K-1), in a table of their
+    # own: every reader of `samples` sees one sample a question, a run of its own (sample 0), as before;
+    # what reads k samples (reports' avg@k, `kaoshi samples`, the viewer) reads both. A column added to
+    # `samples` later is added here too (ADDED_COLUMNS).
+    "repeat_samples": _SAMPLES_DDL.replace(
+        "samples (", "repeat_samples (\n    sample INTEGER NOT NULL,", 1
+    ).replace("PRIMARY KEY (run, question_id)", "PRIMARY KEY (run, question_id, sample)"),
     "grades": """CREATE TABLE IF NOT EXISTS grades (
     run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
     question_id TEXT NOT NULL,
@@ -100,6 +109,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("served_model", "TEXT", "NULL"),
         # the model's reasoning, kept apart from its answer text (models.base.ModelOutput)
         ("reasoning", "TEXT", "NULL"),
+        # tokens of that reasoning (models.base.ModelOutput.reasoning_tokens)
+        ("tokens_reasoning", "INTEGER", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),

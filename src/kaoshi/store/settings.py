@@ -34,19 +34,38 @@ def _parts(spec: RunSpec, chat: str, short: bool) -> list[str]:
         parts.append("system prompt")
     if spec.method is not Method.LOGLIK:  # a loglik run ranks its objective answers (JSON has the rest)
         parts.append(_tokens(spec, short))
+        parts += _decoding(spec, short)
     if spec.limit_per_subject is not None:
         parts.append(f"first {spec.limit_per_subject}/subject")
     if spec.limit is not None:
         parts.append(f"first {spec.limit}")
     if spec.shuffle_seed is not None:
         parts.append(f"options shuffled (seed {spec.shuffle_seed})")
-    elif spec.shots:
-        parts.append(f"seed {spec.seed}")  # it chose the exemplars
+    elif spec.shots or spec.temperature or spec.repeats > 1:
+        parts.append(f"seed {spec.seed}")  # it chose the exemplars, and seeds the samples
     if spec.shard:
         parts.append(f"shard {spec.shard}")
     if spec.rescored_from:
         parts.append(f"rescored from {spec.rescored_from}")
     return parts
+
+
+def _decoding(spec: RunSpec, short: bool) -> list[str]:
+    """How answers were decoded, where not greedy with the model's own thinking switch: `temperature 0.6
+    · top-p 0.95 · thinking off · 5 samples a question` (short: `t0.6 · p0.95 · nothink · x5`)."""
+    parts: list[tuple[str, str]] = []  # (short, long)
+    if spec.temperature:
+        parts.append((f"t{spec.temperature:g}", f"temperature {spec.temperature:g}"))
+    if spec.top_p is not None:
+        parts.append((f"p{spec.top_p:g}", f"top-p {spec.top_p:g}"))
+    if spec.top_k is not None:
+        parts.append((f"topk{spec.top_k}", f"top-k {spec.top_k}"))
+    if spec.thinking is not None:
+        switch = "on" if spec.thinking else "off"
+        parts.append(("think" if spec.thinking else "nothink", f"thinking {switch}"))
+    if spec.repeats > 1:
+        parts.append((f"x{spec.repeats}", f"{spec.repeats} samples a question"))
+    return [pair[0] if short else pair[1] for pair in parts]
 
 
 def _tokens(spec: RunSpec, short: bool) -> str:

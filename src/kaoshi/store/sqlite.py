@@ -74,6 +74,7 @@ class Store:
             self._prepare()
             with naming_the_file(self.path):
                 self._sample_select = select_list(self._db, "samples", SAMPLE_COLUMNS)
+                self._repeat_select = select_list(self._db, "repeat_samples", SAMPLE_COLUMNS)
                 self._grade_select = select_list(self._db, "grades", GRADE_COLUMNS)
         except BaseException:
             self._db.close()
@@ -246,7 +247,8 @@ class Store:
 
     # -- samples ------------------------------------------------------------------------------------------
     def finished_ids(self, run: str) -> set[str]:
-        """Questions whose response is stored; errored samples are not finished and are tried again."""
+        """Questions whose (first) response is stored; errored samples are not finished and are tried
+        again."""
         rows = self._query(
             "SELECT question_id FROM samples WHERE run=? AND status != ?", (run, SampleStatus.ERROR.value)
         )
@@ -256,15 +258,39 @@ class Store:
         """Questions with a stored sample, errored ones included (a run is finished when all have one)."""
         return {row[0] for row in self._query("SELECT question_id FROM samples WHERE run=?", (run,))}
 
+    def finished_keys(self, run: str) -> set[tuple[str, int]]:
+        """(question id, sample index) of every stored response but errors, the repeats' included."""
+        error = SampleStatus.ERROR.value
+        rows = self._query(
+            "SELECT question_id, 0 FROM samples WHERE run=? AND status != ? "
+            "UNION ALL SELECT question_id, sample FROM repeat_samples WHERE run=? AND status != ?",
+            (run, error, run, error),
+        )
+        return {(question_id, sample) for question_id, sample in rows}
+
+    def sample_keys(self, run: str) -> set[tuple[str, int]]:
+        """(question id, sample index) of every stored sample, errors and the repeats' included."""
+        rows = self._query(
+            "SELECT question_id, 0 FROM samples WHERE run=? "
+            "UNION ALL SELECT question_id, sample FROM repeat_samples WHERE run=?",
+            (run, run),
+        )
+        return {(question_id, sample) for question_id, sample in rows}
+
     def add_sample(self, run: str, sample: SampleRecord) -> None:
-        """Write one sample and commit it; a later write for the same question replaces it. When the store
-        stays locked past the lock wait: StoreError, the sample kept for the next write or close."""
+        """Write one sample and commit it; a later write for the same question (and sample) replaces it.
+        When the store stays locked past the lock wait: StoreError, the sample kept for the next write or
+        close."""
         values = sample_values(sample)
-        placeholders = ", ".join("?" for _ in range(len(values) + 2))
+        columns = ", ".join(SAMPLE_COLUMNS)
+        if sample.sample == 0:
+            table, extra, params = "samples", "", (run, *values)
+        else:
+            table, extra, params = "repeat_samples", "sample, ", (run, sample.sample, *values)
+        placeholders = ", ".join("?" for _ in range(len(params) + 1))
         self._write(
-            f"INSERT OR REPLACE INTO samples (run, {', '.join(SAMPLE_COLUMNS)}, created_at) "
-            f"VALUES ({placeholders})",
-            (run, *values, time.time()),
+            f"INSERT OR REPLACE INTO {table} (run, {extra}{columns}, created_at) VALUES ({placeholders})",
+            (*params, time.time()),
             answer=True,
         )
 
@@ -304,10 +330,25 @@ class Store:
         return list(self.iter_samples(run))
 
     def iter_samples(self, run: str) -> Iterator[SampleRecord]:
+        """The run's samples, one a question (its first, for a run of k samples a question)."""
         query = f"SELECT {self._sample_select} FROM samples WHERE run=? ORDER BY position"
         with naming_the_file(self.path):
             for row in self._db.execute(query, (run,)):
                 yield sample_from_row(row, self.path, run)
+
+    def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
+        """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""
+        query = (
+            f"SELECT sample, {self._repeat_select} FROM repeat_samples WHERE run=? ORDER BY position, sample"
+        )
+        with naming_the_file(self.path):
+            for sample, *row in self._db.execute(query, (run,)):
+                yield sample_from_row(tuple(row), self.path, run, sample)
+
+    def all_samples(self, run: str) -> list[SampleRecord]:
+        """Every sample of the run, the repeats' too, by question and sample."""
+        found = [*self.iter_samples(run), *self.iter_repeat_samples(run)]
+        return sorted(found, key=lambda s: (s.position, s.sample))
 
     # -- the connection -----------------------------------------------------------------------------------
     def _write(self, sql: str, params: tuple[Any, ...], *, answer: bool = False) -> None:

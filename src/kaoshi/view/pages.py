@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kaoshi.analysis.outputs import profile_of
 from kaoshi.api.boards import leaderboard
 from kaoshi.api.summary import load_run
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import leaderboard_table
+from kaoshi.report.outputs import LOOP_NOTE, output_phrases
 from kaoshi.report.plot import PlotError, draw, natural_grouping, png_bytes
 from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
@@ -23,7 +25,7 @@ from kaoshi.store import RunRecord, Store
 from kaoshi.store.settings import describe_settings
 from kaoshi.view.live import LiveRun, LiveTallies
 from kaoshi.view.memo import Memo
-from kaoshi.view.queries import reading
+from kaoshi.view.queries import output_facts, reading
 from kaoshi.view.state import StoreState, store_state
 
 
@@ -70,12 +72,14 @@ def runs_page(viewer: Viewer) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunView:
-    """A run's summary as tables, its grader and its bar chart (None, with the reason, without one)."""
+    """A run's summary as tables, its grader, its bar chart (None, with the reason, without one) and what
+    its outputs look like (the phrases `kaoshi report` prints under its tables; none that say nothing)."""
 
     tables: list[TextTable]
     grader: str | None
     png: bytes | None
     plot_note: str
+    outputs: list[str] = field(default_factory=list)
 
 
 def _plot(summary: RunSummary) -> tuple[bytes | None, str]:
@@ -95,7 +99,9 @@ def _run_view(path: Path, name: str) -> RunView:
     loaded = load_run(name, store=path)
     summary = loaded.summarize().without_unused_groups()
     png, note = _plot(summary)
-    return RunView(run_tables(summary), loaded.grader, png, note)
+    with reading(path) as db:  # the profile from its columns alone: prompts and whole texts stay unread
+        outputs = output_phrases(profile_of(output_facts(db, name)))
+    return RunView(run_tables(summary), loaded.grader, png, note, outputs)
 
 
 def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:
@@ -118,6 +124,8 @@ def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
         "grader": view.grader,
         "plot": view.png is not None,
         "plot_note": view.plot_note,
+        "outputs": view.outputs,
+        "outputs_note": LOOP_NOTE,
     }
 
 

@@ -21,6 +21,7 @@ from kaoshi.view.queries import (
     neighbours,
     one_sample,
     reading,
+    repeat_samples,
     run_spec,
     sample_cells,
     sample_grades,
@@ -124,6 +125,19 @@ def _question_view(sample: SampleRecord) -> dict[str, Any]:
     }
 
 
+def _sample_cell(sample: SampleRecord) -> dict[str, Any]:
+    """One of a question's k samples, as its column on the sample page shows it."""
+    return {
+        "index": sample.sample + 1,
+        "answer": "" if sample.answer is None else format_gold(sample.answer),
+        "outcome": outcome(sample),
+        "truncated": sample.truncated,
+        "tokens_out": sample.tokens_out,
+        "response": sample.response if sample.response is not None else sample.error or "",
+        "reasoning": sample.reasoning,
+    }
+
+
 def sample_page(viewer: Viewer, name: str, question_id: str) -> dict[str, Any]:
     with reading(viewer.path) as db:
         spec = run_spec(db, name)
@@ -133,6 +147,7 @@ def sample_page(viewer: Viewer, name: str, question_id: str) -> dict[str, Any]:
         if sample is None:
             raise NotFound(f"run {name!r} has no question {question_id!r}")
         grades = sample_grades(db, viewer.path, name, question_id)
+        others = repeat_samples(db, viewer.path, name, question_id) if spec.repeats > 1 else []
         chosen = latest_grader(db, name)
         previous, following = neighbours(db, name, question_id)
     counted = {g.question_id: g for g in grades if g.grader == chosen}
@@ -151,6 +166,8 @@ def sample_page(viewer: Viewer, name: str, question_id: str) -> dict[str, Any]:
         "question_json": json.dumps(sample.question, ensure_ascii=False, indent=2, sort_keys=True),
         "grades": [grade_view(g, sample, chosen) for g in grades],
         "logprobs": logprobs,
+        # a run of k samples a question: every sample, side by side (the first is the page's own)
+        "k_samples": [_sample_cell(s) for s in ([sample, *others] if others else [])],
         "previous": previous,
         "next": following,
     }
