@@ -130,6 +130,11 @@ def test_k_samples_reach_the_server_with_their_own_seeds_and_the_report_gives_av
     assert low < report["avg_at_k"] < high
     assert report["spec"]["temperature"] == 0.6 and report["spec"]["repeats"] == K
 
+    assert main(["leaderboard", "--store", str(store), "--format", "json"]) == 0
+    (board,) = json.loads(capsys.readouterr().out)
+    accuracy = board["rows"][0][board["columns"].index("accuracy")]
+    assert accuracy == f"{100 * expected['avg_at_k']:.1f}%"  # the mean over the k samples
+
     assert main(["report", "r", "--store", str(store)]) == 0
     text = capsys.readouterr().out
     assert f"avg@{K}" in text and f"maj@{K}" in text and f"pass@{K}" in text

@@ -17,6 +17,7 @@ def leaderboard(
     answers scored by its most recent judge, compared on the questions every run answered.
     `kaoshi.report.leaderboard.leaderboard_table(board)` renders one."""
     by_benchmark: dict[str, list[tuple[RunRecord, list[SampleRecord], str | None]]] = {}
+    repeats: dict[str, list[SampleRecord]] = {}  # runs of k samples a question: their other samples
     with open_store(store, read_only=True) as opened:
         for run in opened.runs():
             spec = run.spec
@@ -24,7 +25,12 @@ def leaderboard(
                 continue
             loaded = load_graded(opened, run.name)
             by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
+            if spec.repeats > 1:
+                repeats[run.name] = list(opened.iter_repeat_samples(run.name))
     if not by_benchmark:
         wanted = f" on benchmark {benchmark!r}" if benchmark else ""
         raise InputError(f"no runs{wanted} in the store")
-    return [build_board(name, by_benchmark[name], leaderboard_layout(name)) for name in sorted(by_benchmark)]
+    return [
+        build_board(name, by_benchmark[name], leaderboard_layout(name), repeats)
+        for name in sorted(by_benchmark)
+    ]

@@ -7,7 +7,7 @@ how many that is; each run's `questions` cell gives its own coverage and says wh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kaoshi.report.compare import ComparedRuns, compare_runs
@@ -30,6 +30,9 @@ class Entry:
     summary: RunSummary  # on the board's common questions
     coverage: Coverage  # the run's own: what it answered of its exam
     grader: str | None = None  # whose grades of open answers count (the run's most recent judge setup)
+    # a run of k samples a question: its other samples' summaries on the same questions (sample 2..k);
+    # the board shows each number as the mean over the k samples
+    more_samples: tuple[RunSummary, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,21 +62,57 @@ def build_board(
     benchmark: str,
     loaded: Sequence[tuple[RunRecord, list[SampleRecord], str | None]],
     layout: LeaderboardLayout | None = None,
+    repeats: Mapping[str, Sequence[SampleRecord]] | None = None,
 ) -> Board:
     """`loaded`: each run with its samples (open answers graded) and the grader whose grades count;
-    `layout`: the benchmark's columns (kaoshi.benchmarks.leaderboard_layout; default one per domain)."""
-    compared = compare_runs(
-        [(run, samples) for run, samples, _ in loaded],
+    `layout`: the benchmark's columns (kaoshi.benchmarks.leaderboard_layout; default one per domain);
+    `repeats`: run name -> the samples after each question's first, for runs of k samples a question."""
+    compared_ids: dict[str, set[str]] = {}
+
+    def summarize_run(run: RunRecord, samples: list[SampleRecord]) -> RunSummary:
+        compared_ids[run.name] = {s.question_id for s in samples}
         # the run's standard scores too, as `kaoshi report` and `kaoshi.summarize` count its points
-        lambda run, samples: summarize(run.name, samples, ["subject", "domain"], run.spec.standard_scores),
-    )
+        return summarize(run.name, samples, ["subject", "domain"], run.spec.standard_scores)
+
+    compared = compare_runs([(run, samples) for run, samples, _ in loaded], summarize_run)
     entries = tuple(
-        Entry(run, summary, coverage, grader)
+        Entry(run, summary, coverage, grader, _more_samples(run, compared_ids, (repeats or {}).get(run.name)))
         for (run, _, grader), summary, coverage in zip(
             loaded, compared.summaries, compared.coverage, strict=True
         )
     )
     return Board(benchmark, entries, compared, layout or DomainLayout())
+
+
+def _more_samples(
+    run: RunRecord, compared_ids: Mapping[str, set[str]], repeats: Sequence[SampleRecord] | None
+) -> tuple[RunSummary, ...]:
+    """A run's samples 2..k summarised each on the questions the board compares."""
+    if not repeats or run.spec.repeats < 2:
+        return ()
+    asked = compared_ids.get(run.name, set())
+    by_index: dict[int, list[SampleRecord]] = {k: [] for k in range(1, run.spec.repeats)}
+    for sample in repeats:
+        if sample.question_id in asked and sample.sample in by_index:
+            by_index[sample.sample].append(sample)
+    return tuple(
+        summarize(run.name, rows, ["subject", "domain"], run.spec.standard_scores)
+        for _, rows in sorted(by_index.items())
+    )
+
+
+def _entry_values(layout: LeaderboardLayout, entry: Entry) -> dict[str, float | None]:
+    """The entry's numbers in the layout; a run of k samples a question: each the mean over its samples
+    (None where a sample has none)."""
+    each = [dict(layout.values(summary)) for summary in (entry.summary, *entry.more_samples)]
+    if len(each) == 1:
+        return each[0]
+    means: dict[str, float | None] = {}
+    for column in each[0]:
+        found = [values.get(column) for values in each]
+        numbers = [v for v in found if v is not None]
+        means[column] = sum(numbers) / len(numbers) if len(numbers) == len(found) else None
+    return means
 
 
 def _with_coverage(cell: str, coverage: tuple[int, int] | None) -> str:
@@ -102,7 +141,7 @@ def leaderboard_table(board: Board) -> TextTable:
     benchmark, entries, compared = board.benchmark, board.entries, board.compared
     layout = board.layout
     columns = list(layout.columns([e.summary for e in entries]))
-    values = [dict(layout.values(e.summary)) for e in entries]  # copies: the points columns go in too
+    values = [_entry_values(layout, e) for e in entries]  # copies: the points columns go in too
     headline = layout.headline
     if any(e.summary.has_subjective for e in entries):
         columns += [OBJECTIVE_POINTS, SUBJECTIVE_POINTS]
@@ -173,6 +212,12 @@ def _notes(board: Board, layout: LeaderboardLayout) -> list[str]:
         graders = sorted({e.grader or "not judged" for e in entries if e.summary.has_subjective})
         if len(graders) > 1:
             notes.append(f"open answers graded by different judges ({', '.join(graders)}): compare with care")
+    repeated = [f"{e.run.name} ({e.run.spec.repeats})" for e in entries if e.more_samples]
+    if repeated:
+        notes.append(
+            f"k samples a question: {', '.join(repeated)}; each of their numbers is the mean over the k "
+            "samples (avg@k)"
+        )
     if layout.note:
         notes.append(layout.note)
     return notes

@@ -29,7 +29,11 @@ def budget_help() -> str:
 
 
 def _max_new_tokens_help() -> str:
-    return f"new tokens for every generated answer (default: the prompt's own budget: {budget_help()})"
+    return (
+        f"new tokens for every generated answer (default: the prompt's own budget: {budget_help()}; these "
+        "are for models that answer directly: a reasoning model thinks first and needs thousands, e.g. "
+        "8192 or more)"
+    )
 
 
 def parse_switch(text: str) -> bool:
