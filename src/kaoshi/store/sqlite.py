@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from kaoshi.store.aggregates import RunCounts, run_counts
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
@@ -328,6 +329,11 @@ class Store:
 
     def samples(self, run: str) -> list[SampleRecord]:
         return list(self.iter_samples(run))
+
+    def run_counts(self) -> dict[str, tuple[RunCounts, RunCounts]]:
+        """Every run's counts (first samples, other samples), counted by SQLite (kaoshi runs)."""
+        with naming_the_file(self.path):
+            return run_counts(self._db)
 
     def iter_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples, one a question (its first, for a run of k samples a question)."""

@@ -1,0 +1,56 @@
+"""Numbers of a run counted by SQLite itself, without reading its samples into Python (kaoshi runs).
+
+Each count is the one kaoshi.store.coverage.run_coverage and kaoshi.results.aggregate.Tally make from the
+samples, written as SQL: a test holds the two equal on the golden store and on hand-made rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from kaoshi.store.records import SampleStatus
+
+_ERROR = SampleStatus.ERROR.value
+# Per run: stored samples, errors, answered and graded (run_coverage), objective answers checked and
+# correct (Tally.checked / correct, over the samples as stored: no judge grades folded in).
+_COUNTS = f"""
+SELECT run,
+       COUNT(*),
+       SUM(status = '{_ERROR}'),
+       SUM(status != '{_ERROR}' AND (correct IS NOT NULL OR score IS NOT NULL)),
+       SUM(status != '{_ERROR}' AND correct IS NOT NULL),
+       SUM(status != '{_ERROR}' AND correct = 1)
+FROM {{table}} {{where}} GROUP BY run
+"""
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """What `kaoshi runs` shows of a run's samples: `firsts` over each question's first sample (coverage),
+    `checked` and `correct` over every sample (a run of k samples a question: avg@k)."""
+
+    samples: int = 0
+    errors: int = 0
+    graded: int = 0
+    checked: int = 0
+    correct: int = 0
+
+    @property
+    def answered(self) -> int:
+        return self.samples - self.errors
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.checked if self.checked else None
+
+
+def run_counts(db: sqlite3.Connection, run: str | None = None) -> dict[str, tuple[RunCounts, RunCounts]]:
+    """Per run (or only `run`): (the counts of its first samples, the counts of its other samples)."""
+    where, params = ("WHERE run = ?", (run,)) if run is not None else ("", ())
+    found: dict[str, tuple[RunCounts, RunCounts]] = {}
+    for index, table in enumerate(("samples", "repeat_samples")):
+        for name, *counts in db.execute(_COUNTS.format(table=table, where=where), params):
+            pair = list(found.get(name, (RunCounts(), RunCounts())))
+            pair[index] = RunCounts(*(int(value or 0) for value in counts))
+            found[name] = (pair[0], pair[1])
+    return found
