@@ -62,6 +62,7 @@ def test_cut_off_reasoning_is_graded_wrong_and_the_reasoning_is_never_read(
     for i in range(6, 30):
         answered = samples[f"q{i}"]
         assert answered.reasoning == "选项C看似正确，答案是C？再想想，应选A。"
+        assert answered.tokens_reasoning == 17  # the server's usage.completion_tokens_details
         assert (
             answered.correct is (i < 22)
             and answered.response is not None

@@ -600,6 +600,13 @@ def _reasoning_only(choice: dict[str, Any], finish_reason: str = "length") -> No
     choice["finish_reason"] = finish_reason
 
 
+def _decoy_reasoning(reply: dict[str, Any], choice: dict[str, Any]) -> None:
+    """The answer, with reasoning naming another letter, counted as 17 reasoning tokens (as OpenAI and
+    vLLM count them: usage.completion_tokens_details.reasoning_tokens)."""
+    choice["message"].update(reasoning_content="选项C看似正确，答案是C？再想想，应选A。")
+    reply["usage"]["completion_tokens_details"] = {"reasoning_tokens": 17}
+
+
 def _set_logprob(choice: dict[str, Any], value: object) -> None:
     logprobs = choice["logprobs"]
     if "token_logprobs" in logprobs:  # an echo reply: the prompt's last token but its closing space
@@ -636,9 +643,7 @@ REPLY_SHAPES: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "content:empty": lambda reply, choice: _set_answer(choice, "", "length"),
     "reasoning": lambda reply, choice: _reasoning_only(choice),
     "reasoning:stop": lambda reply, choice: _reasoning_only(choice, "stop"),
-    "reasoning:decoy": lambda reply, choice: choice["message"].update(
-        reasoning_content="选项C看似正确，答案是C？再想想，应选A。"
-    ),
+    "reasoning:decoy": lambda reply, choice: _decoy_reasoning(reply, choice),
     "content:blank": lambda reply, choice: _set_answer(choice, "", "stop"),
     "refusal": lambda reply, choice: choice["message"].update(
         content=None, refusal="I can't help with that."

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from kaoshi.models import GenerateRequest, LoglikRequest, ModelError, ModelOptions, resolve_model
+from kaoshi.models.base import Sampling
 from kaoshi.models.llamacpp import log_softmax_at, reusable_prefix
 
 
@@ -57,8 +58,9 @@ class FakeLLM:
     def generate(self, prompts: list[Any], params: Any, use_tqdm: bool) -> list[Any]:
         self.calls.append((prompts, params))
         outputs = []
-        for prompt in prompts:
-            if params.kwargs.get("prompt_logprobs") is not None:
+        for index, prompt in enumerate(prompts):
+            one = params[index] if isinstance(params, list) else params
+            if one.kwargs.get("prompt_logprobs") is not None:
                 # As vLLM's prompt_logprobs=0: the token at each position with its log-probability under
                 # fake_logits (None first), no alternatives.
                 ids = prompt["prompt_token_ids"]
@@ -73,8 +75,17 @@ class FakeLLM:
                     types.SimpleNamespace(outputs=[completion], prompt_token_ids=ids, prompt_logprobs=scored)
                 )
                 continue
+            # A prompt that asks for it gets a think block, or is cut off at its budget.
+            text = (
+                f"<think>想一想</think>答案：B <{len(prompt)}>"
+                if "想" in prompt
+                else f"答案：B <{len(prompt)}>"
+            )
             completion = types.SimpleNamespace(
-                text=f"答案：B <{len(prompt)}>", token_ids=[5, 6, 7], logprobs=None
+                text=text,
+                token_ids=[5, 6, 7],
+                logprobs=None,
+                finish_reason="length" if "长" in prompt else "stop",
             )
             outputs.append(
                 types.SimpleNamespace(outputs=[completion], prompt_token_ids=list(range(len(prompt))))
@@ -119,6 +130,77 @@ def test_vllm_generation_groups_by_budget_and_renders_chat(fake_vllm: types.Modu
     assert calls[0][1].kwargs == {"temperature": 0.0, "max_tokens": 8, "stop": None}
     assert calls[1][0] == ["<user>题三<assistant>"] and calls[1][1].kwargs["stop"] == ["\n"]
     assert outputs["a"].text == "答案：B <2>" and outputs["a"].tokens_out == 3 and outputs["a"].tokens_in == 2
+
+
+class ThinkingTokenizer(FakeTokenizer):
+    """A template with Qwen3's switch: thinking on opens the block in the prompt, off writes it empty."""
+
+    def apply_chat_template(  # type: ignore[override]
+        self, chat: list[dict[str, str]], tokenize: bool, add_generation_prompt: bool = False, **kwargs: Any
+    ) -> str:
+        rendered = super().apply_chat_template(chat, tokenize, add_generation_prompt)
+        switch = kwargs.pop("enable_thinking", None)
+        assert not kwargs
+        return rendered + {None: "", True: "<think>\n", False: "<think>\n\n</think>\n\n"}[switch]
+
+
+def test_vllm_sampled_requests_carry_their_own_parameters_and_seed(fake_vllm: types.ModuleType) -> None:
+    model = resolve_model("vllm:m", ModelOptions(seed=3))
+    assert model.sampling_options == {"temperature", "top_p", "top_k", "thinking"}
+    requests = [
+        GenerateRequest("greedy", "题一", max_new_tokens=8),
+        GenerateRequest("b", "题二", max_new_tokens=8, sampling=Sampling(0.7, top_p=0.9, top_k=20, seed=5)),
+        GenerateRequest("c", "题三", max_new_tokens=64, stop=("\n",), sampling=Sampling(1.0)),
+    ]
+    outputs = {o.id: o for o in model.generate(requests)}
+    [(greedy_prompts, greedy), (prompts, params)] = model.llm.calls  # type: ignore[attr-defined]
+    # Greedy requests go as they always did; sampled ones in one call, a SamplingParams each.
+    assert greedy_prompts == ["题一"]
+    assert greedy.kwargs == {"temperature": 0.0, "max_tokens": 8, "stop": None}
+    assert prompts == ["题二", "题三"]
+    assert [p.kwargs for p in params] == [
+        {"temperature": 0.7, "seed": 5, "max_tokens": 8, "stop": None, "top_p": 0.9, "top_k": 20},
+        {"temperature": 1.0, "seed": 3, "max_tokens": 64, "stop": ["\n"]},  # the run's seed
+    ]
+    assert set(outputs) == {"greedy", "b", "c"}
+
+
+def test_vllm_cut_off_replies_and_think_blocks(fake_vllm: types.ModuleType) -> None:
+    model = resolve_model("vllm:m")
+    requests = [
+        GenerateRequest("cut", "很长的题", max_new_tokens=4),
+        GenerateRequest("ended", "题", max_new_tokens=4),
+        GenerateRequest("thought", "想想这题", max_new_tokens=64, sampling=Sampling(0.6, seed=1)),
+    ]
+    outputs = {o.id: o for o in model.generate(requests)}
+    assert outputs["cut"].truncated is True and outputs["ended"].truncated is False
+    thought = outputs["thought"]
+    assert (thought.text, thought.reasoning) == (f"答案：B <{len('想想这题')}>", "想一想")
+    assert thought.reasoning_tokens == len("想一想".encode())  # the byte-level tokenizer's tokens
+    assert outputs["ended"].reasoning is None
+
+
+def test_vllm_thinking_reaches_the_chat_template(
+    fake_vllm: types.ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(FakeLLM, "get_tokenizer", lambda self: ThinkingTokenizer())
+    model = resolve_model("vllm:m")
+    chat = (("user", "题"),)
+    requests = [
+        GenerateRequest(str(switch), "", messages=chat, sampling=Sampling(thinking=switch))
+        for switch in (None, True, False)
+    ]
+    outputs = {o.id: o for o in model.generate(requests)}
+    [(prompts, _)] = model.llm.calls  # type: ignore[attr-defined]
+    assert prompts == [
+        "<user>题<assistant>",  # unset: the template renders as it always did
+        "<user>题<assistant><think>\n",
+        "<user>题<assistant><think>\n\n</think>\n\n",
+    ]
+    # The prompt opened the block and the reply never closed it: all of it is reasoning, no answer.
+    opened = outputs["True"]
+    assert (opened.text, opened.reasoning) == ("", f"答案：B <{len(prompts[1])}>")
+    assert outputs["None"].text == f"答案：B <{len(prompts[0])}>" and outputs["None"].reasoning is None
 
 
 def sequence_logprob(context: list[int], continuation: list[int]) -> float:
@@ -173,6 +255,8 @@ class FakeLlama:
         self.scores: list[list[float]] = []
         self.n_tokens = 0
         self.evaluated = 0  # tokens run through the model, to see what is reused
+        self.completions: list[dict[str, Any]] = []  # the arguments of each generation call
+        self.resets = 0
 
     def tokenize(self, text: bytes, add_bos: bool, special: bool) -> list[int]:
         return ([1] if add_bos else []) + list(text)
@@ -182,6 +266,7 @@ class FakeLlama:
 
     def reset(self) -> None:
         self.n_tokens = 0
+        self.resets += 1
 
     def eval(self, tokens: list[int]) -> None:
         del self.input_ids[self.n_tokens :], self.scores[self.n_tokens :]
@@ -195,10 +280,19 @@ class FakeLlama:
         return fake_logits(prefix)
 
     def create_completion(self, prompt: str, **kw: Any) -> dict[str, Any]:
-        return {"choices": [{"text": "答案：C"}], "usage": {"prompt_tokens": 5, "completion_tokens": 3}}
+        self.completions.append(kw)
+        # A prompt that asks for it is cut off at its budget, or answered after a think block.
+        finish = "length" if "长" in prompt else "stop"
+        text = "<think>想一想</think>答案：C" if "想" in prompt else "答案：C"
+        return {
+            "choices": [{"text": text, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 3},
+        }
 
     def create_chat_completion(self, messages: list[dict[str, str]], **kw: Any) -> dict[str, Any]:
-        return {"choices": [{"message": {"content": f"chat:{messages[-1]['content']}"}}], "usage": {}}
+        self.completions.append(kw)
+        content = f"chat:{messages[-1]['content']}"
+        return {"choices": [{"message": {"content": content}, "finish_reason": "stop"}], "usage": {}}
 
 
 class PrimedLlama(FakeLlama):
@@ -226,6 +320,52 @@ def fake_llama_cpp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     path = tmp_path / "m.gguf"
     path.write_bytes(b"GGUF")
     return path
+
+
+def test_llamacpp_greedy_calls_are_as_before_and_sampled_ones_set_every_filter(fake_llama_cpp: Path) -> None:
+    model = resolve_model(f"llamacpp:{fake_llama_cpp}", ModelOptions(seed=7))
+    assert model.sampling_options == {"temperature", "top_p", "top_k"}  # no template kwargs: no thinking
+    llm = model.llm  # type: ignore[attr-defined]
+    requests = [
+        GenerateRequest("greedy", "题", max_new_tokens=8),
+        GenerateRequest("b", "题", max_new_tokens=8, sampling=Sampling(0.7, top_p=0.9, top_k=20, seed=5)),
+        GenerateRequest("c", "", messages=(("user", "题"),), stop=("\n",), sampling=Sampling(1.0)),
+        GenerateRequest("d", "题", sampling=Sampling(0.5, seed=2**32 - 1)),
+    ]
+    list(model.generate(requests))
+    unset = {"top_p": 1.0, "top_k": 0, "min_p": 0.0}  # llama-cpp-python's own defaults would filter
+    assert llm.completions == [
+        {"max_tokens": 8, "stop": None, "temperature": 0.0},
+        {
+            "max_tokens": 8,
+            "stop": None,
+            "temperature": 0.7,
+            "top_p": 0.9,
+            "top_k": 20,
+            "min_p": 0.0,
+            "seed": 5,
+        },
+        {"max_tokens": 256, "stop": ["\n"], "temperature": 1.0, **unset, "seed": 7},  # the run's seed
+        # 32-bit seeds, never 0xFFFFFFFF (llama.cpp's "pick a random one")
+        {"max_tokens": 256, "stop": None, "temperature": 0.5, **unset, "seed": 0},
+    ]
+    assert llm.resets == 3  # each sampled prompt is evaluated afresh, never on another's prefix
+
+
+def test_llamacpp_cut_off_replies_and_think_blocks(fake_llama_cpp: Path) -> None:
+    model = resolve_model(f"llamacpp:{fake_llama_cpp}")
+    requests = [
+        GenerateRequest("cut", "很长的题", max_new_tokens=3),
+        GenerateRequest("ended", "题"),
+        GenerateRequest("thought", "想想这题"),
+        GenerateRequest("opened", "长题\n<think>\n"),  # the prompt opened the block: cut off while thinking
+    ]
+    outputs = {o.id: o for o in model.generate(requests)}
+    assert outputs["cut"].truncated is True and outputs["ended"].truncated is False
+    assert (outputs["thought"].text, outputs["thought"].reasoning) == ("答案：C", "想一想")
+    assert outputs["thought"].reasoning_tokens == len("想一想".encode())
+    opened = outputs["opened"]
+    assert (opened.text, opened.reasoning, opened.truncated) == ("", "答案：C", True)
 
 
 def test_llamacpp_loglik_sums_continuation_tokens(fake_llama_cpp: Path) -> None:

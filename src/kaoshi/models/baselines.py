@@ -6,9 +6,22 @@ import math
 import random
 from collections.abc import Iterator, Sequence
 
-from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
+from kaoshi.models.base import (
+    SAMPLING_OPTIONS,
+    GenerateRequest,
+    LoglikRequest,
+    Model,
+    ModelError,
+    ModelOptions,
+    ModelOutput,
+)
 
 _NO_ANSWER = "（基线模型不作答）"
+# A baseline decodes nothing, so every decoding option holds trivially: a run at a model's sampling settings
+# runs its baselines with the same command. The random pick is already its own per sample (the request id,
+# unique per sample, seeds it with the run's seed), so the request's seed is not read: a greedy run's picks
+# stay what they always were.
+_EVERY_OPTION = frozenset(SAMPLING_OPTIONS)
 
 
 class RandomModel(Model):
@@ -16,6 +29,7 @@ class RandomModel(Model):
 
     name = "random"
     default_batch_size = 64
+    sampling_options = _EVERY_OPTION
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
@@ -40,6 +54,7 @@ class ConstantModel(Model):
 
     name = "constant"
     default_batch_size = 64
+    sampling_options = _EVERY_OPTION
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

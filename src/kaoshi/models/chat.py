@@ -12,13 +12,18 @@ def as_dicts(messages: tuple[Message, ...]) -> list[dict[str, str]]:
     return [{"role": role, "content": content} for role, content in messages]
 
 
-def render_with_template(tokenizer: Any, prompt: str, messages: tuple[Message, ...] | None) -> str:
+def render_with_template(
+    tokenizer: Any, prompt: str, messages: tuple[Message, ...] | None, *, thinking: bool | None = None
+) -> str:
     """The exact text a local model reads: its tokenizer's chat template applied to the messages, with the
-    assistant turn opened; or the plain prompt for completion-form requests."""
+    assistant turn opened; or the plain prompt for completion-form requests. `thinking` is the template's
+    `enable_thinking` (Qwen3 and others), passed only when set, so that a template that does not know it
+    renders as it always did."""
     if messages is None:
         return prompt
+    switch = {} if thinking is None else {"enable_thinking": thinking}
     rendered: str = tokenizer.apply_chat_template(
-        as_dicts(messages), tokenize=False, add_generation_prompt=True
+        as_dicts(messages), tokenize=False, add_generation_prompt=True, **switch
     )
     return rendered
 

@@ -4,7 +4,8 @@
 scoring (models/hf_loglik.py) and generation (models/hf_generation.py, on shared prefixes with
 models/hf_generate.py), both reading the loaded model through `CausalLM` (models/hf_lm.py).
 
-Generation is batched greedy decoding with left padding, sorted by length. Log-likelihood scores each
+Generation is batched greedy decoding with left padding, sorted by length; a sampled request is generated
+alone with its own seed (models/hf_generation.py). Log-likelihood scores each
 candidate followed by what ends an answer in the prompt's format (the request's `answer_end`, or the chat
 template's end of the assistant turn), token by token as the model reads context + candidate + end. A
 shared prefix (header and exemplars) is prefilled once, each question's tail once on top of it, and each
@@ -57,6 +58,7 @@ LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject
 class HFModel(Model):
     name = "hf"
     default_batch_size = 8
+    sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
 
     def __init__(self, spec: str, options: ModelOptions, loaded: tuple[Any, Any] | None = None) -> None:
         """Load the spec's weights, or take `loaded` (model, tokenizer) as they are (from_transformers)."""
@@ -95,9 +97,12 @@ class HFModel(Model):
         return self.lm.max_length
 
     # -- text and tokens -------------------------------------------------------------------------------
-    def render(self, prompt: str, messages: tuple[Message, ...] | None) -> str:
-        """The exact text the model reads: the chat template applied to messages, or the plain prompt."""
-        return self.lm.render(prompt, messages)
+    def render(
+        self, prompt: str, messages: tuple[Message, ...] | None, *, thinking: bool | None = None
+    ) -> str:
+        """The exact text the model reads: the chat template applied to messages (with its
+        `enable_thinking` where `thinking` is set), or the plain prompt."""
+        return self.lm.render(prompt, messages, thinking=thinking)
 
     def encode(self, text: str, *, chat: bool) -> list[int]:
         return self.lm.encode(text, chat=chat)
@@ -131,6 +136,7 @@ class HFModel(Model):
             batch_size=self.batch_size,
             reuse_prefix=self.reuse_prefix,
             max_rows=self.options.batch_size,  # --batch-size caps the rows of a batch on shared prefixes
+            seed=self.options.seed,
         )
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:

@@ -34,9 +34,12 @@ class CausalLM:
     device: Any
     max_length: int
 
-    def render(self, prompt: str, messages: tuple[Message, ...] | None) -> str:
-        """The exact text the model reads: the chat template applied to messages, or the plain prompt."""
-        return render_with_template(self.tokenizer, prompt, messages)
+    def render(
+        self, prompt: str, messages: tuple[Message, ...] | None, *, thinking: bool | None = None
+    ) -> str:
+        """The exact text the model reads: the chat template applied to messages (with its
+        `enable_thinking` where `thinking` is set), or the plain prompt."""
+        return render_with_template(self.tokenizer, prompt, messages, thinking=thinking)
 
     def encode(self, text: str, *, chat: bool) -> list[int]:
         # A chat template already wrote the special tokens; plain text gets the tokenizer's own (BOS).

@@ -1,4 +1,12 @@
-"""llama.cpp backend (`llamacpp:<file.gguf>`) via llama-cpp-python: generation and log-likelihood on CPU."""
+"""llama.cpp backend (`llamacpp:<file.gguf>`) via llama-cpp-python: generation and log-likelihood on CPU.
+
+Greedy generation reuses what the model holds of the previous prompt. A sampled request (temperature > 0)
+starts from an empty cache with its own seed, so its text depends on nothing but the request: llama.cpp's
+logits depend on how a prompt is cut into batches (tests/integration/test_openai_loglik_llamacpp.py), so a
+prompt evaluated on top of another's prefix may sample otherwise than on a resume that orders requests
+differently. `thinking` is not honoured: `Llama.create_chat_completion` passes no arguments to the chat
+template (no `enable_thinking`), so the runner refuses it.
+"""
 
 from __future__ import annotations
 
@@ -20,11 +28,16 @@ from kaoshi.models.base import (
 )
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.llamacpp_sequences import SEQUENCE_CALLS, LlamaSequences, log_normaliser
+from kaoshi.models.reasoning import prompt_opens_reasoning, with_reasoning
 from kaoshi.models.tokens import common_prefix, continuation_tokens, reusable_prefix
+
+# llama.cpp's seeds are 32-bit, and 0xFFFFFFFF (LLAMA_DEFAULT_SEED) asks it for a random one.
+_SEEDS = 2**32 - 1
 
 
 class LlamaCppModel(Model):
     name = "llamacpp"
+    sampling_options = frozenset({"temperature", "top_p", "top_k"})
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
@@ -57,31 +70,58 @@ class LlamaCppModel(Model):
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         for request in requests:
             started = time.perf_counter()
+            decoding = self._decoding(request)
+            if not request.sampling.greedy:
+                self.llm.reset()  # no prefix of another prompt kept: the same request samples the same text
             if request.messages is not None:
                 chat = as_dicts(request.messages)
                 result: dict[str, Any] = self.llm.create_chat_completion(
                     messages=chat,
                     max_tokens=request.max_new_tokens,
-                    temperature=0.0,
                     stop=list(request.stop) or None,
+                    **decoding,
                 )
-                text = result["choices"][0]["message"]["content"] or ""
+                choice = result["choices"][0]
+                text = choice["message"]["content"] or ""
             else:
                 result = self.llm.create_completion(
                     request.prompt,
                     max_tokens=request.max_new_tokens,
-                    temperature=0.0,
                     stop=list(request.stop) or None,
+                    **decoding,
                 )
-                text = result["choices"][0]["text"]
+                choice = result["choices"][0]
+                text = choice["text"]
             usage = result.get("usage") or {}
-            yield ModelOutput(
+            output = ModelOutput(
                 request.id,
                 text=text,
                 tokens_in=usage.get("prompt_tokens"),
                 tokens_out=usage.get("completion_tokens"),
                 latency_s=time.perf_counter() - started,
+                truncated=choice.get("finish_reason") == "length",
             )
+            # The chat template's text is llama-cpp-python's own: only a plain prompt shows an opened block.
+            opened = request.messages is None and prompt_opens_reasoning(request.prompt)
+            yield with_reasoning(
+                output, opened=opened, count_tokens=lambda text: len(self._tokens(text, bos=False))
+            )
+
+    def _decoding(self, request: GenerateRequest) -> dict[str, Any]:
+        """The sampling arguments of a request's call. Greedy is temperature 0 alone, as it always was;
+        a sampled request sets every filter (top-p and top-k off unless set, no min-p: llama-cpp-python's
+        own defaults would filter) and its seed (the run's where it sets none)."""
+        sampling = request.sampling
+        if sampling.greedy:
+            return {"temperature": 0.0}
+        seed = self.options.seed if sampling.seed is None else sampling.seed
+        return {
+            "temperature": sampling.temperature,
+            "top_p": 1.0 if sampling.top_p is None else sampling.top_p,
+            "top_k": 0 if sampling.top_k is None else sampling.top_k,
+            "min_p": 0.0,
+            "seed": seed % _SEEDS,
+        }
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
         for request in requests:

@@ -40,6 +40,7 @@ from kaoshi.models.openai_replies import (
     describe_error_body,
     first_choice,
     json_reply,
+    reasoning_tokens,
     reply_parts,
     served_model,
     token_counts,
@@ -229,7 +230,13 @@ class OpenAIModel(Model):
 
         def read(output: ModelOutput, data: dict[str, Any]) -> ModelOutput:
             parts = reply_parts(first_choice(data), self.options.max_reply_chars)
-            return replace(output, text=parts.text, reasoning=parts.reasoning, truncated=parts.cut_off)
+            return replace(
+                output,
+                text=parts.text,
+                reasoning=parts.reasoning,
+                truncated=parts.cut_off,
+                reasoning_tokens=reasoning_tokens(data),
+            )
 
         return [await self._reply(client, request.id, path, body, read)]
 

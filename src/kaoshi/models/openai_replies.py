@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kaoshi.models.base import CapabilityError
+from kaoshi.models.reasoning import split_reasoning
 from kaoshi.models.retry import is_retryable_status
 
 # An OpenAI reply nests 6 levels (choices -> logprobs -> content -> top_logprobs -> entry -> bytes); a
@@ -249,6 +250,14 @@ def token_counts(data: dict[str, Any]) -> tuple[int | None, int | None]:
     return _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
+def reasoning_tokens(data: dict[str, Any]) -> int | None:
+    """The reply's reasoning tokens (`usage.completion_tokens_details.reasoning_tokens`, part of the
+    completion tokens), where the server counts them; None where it does not, or sends something else."""
+    usage = data.get("usage")
+    details = usage.get("completion_tokens_details") if isinstance(usage, dict) else None
+    return _count(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+
+
 def served_model(data: dict[str, Any], asked: str) -> str | None:
     """The model a reply says answered, where it names another than the one asked for (a gateway routing
     elsewhere, a dated snapshot of an alias); None where it names the same one or none."""
@@ -277,7 +286,8 @@ def first_choice(data: dict[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class ReplyParts:
     """A choice's answer text, the reasoning a reasoning model sent beside it (`reasoning_content`, or
-    `reasoning`), and whether the reply stopped at the token budget (finish_reason "length")."""
+    `reasoning`; else a think block that opens the text, models/reasoning.py), and whether the reply
+    stopped at the token budget (finish_reason "length")."""
 
     text: str
     reasoning: str | None
@@ -303,13 +313,16 @@ def reply_parts(choice: dict[str, Any], max_chars: int) -> ReplyParts:
     if text is not None and not isinstance(text, str):
         raise FinalFailure(f"the reply's {field} is {kind(text)}, not text")
     reasoning = _reasoning(message, max_chars)
+    if reasoning is None and text:
+        # A server without a reasoning parser sends the think block in the text itself.
+        thought, text = split_reasoning(text)
+        reasoning = thought[:max_chars] if thought is not None else None
     cut_off = choice.get("finish_reason") == "length"
     if not text or not text.strip():
         if cut_off:
             return ReplyParts(text or "", reasoning, cut_off=True)
-        raise FinalFailure(
-            _no_answer_reason(choice, message, f"no {field}" if text is None else "empty completion")
-        )
+        what = f"no {field}" if text is None else "empty completion"
+        raise FinalFailure(_no_answer_reason(choice, reasoning, what))
     if len(text) > max_chars:
         raise FinalFailure(
             f"the reply's {field} holds {len(text):,} characters, over the limit of {max_chars:,} "
@@ -328,13 +341,12 @@ def _reasoning(message: dict[str, Any], max_chars: int) -> str | None:
     return None
 
 
-def _no_answer_reason(choice: dict[str, Any], message: dict[str, Any], what: str) -> str:
+def _no_answer_reason(choice: dict[str, Any], reasoning: str | None, what: str) -> str:
     """Why a reply that was not cut off holds no answer text, e.g. 'empty completion
     (finish_reason=stop)'; one holding only reasoning says so."""
     finish = choice.get("finish_reason")
     reason = f"{what} (finish_reason={finish[:40]})" if isinstance(finish, str) else what
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
-    if isinstance(reasoning, str) and reasoning.strip():
+    if reasoning is not None:
         reason += f"; the reply holds only reasoning ({len(reasoning)} characters)"
     return reason
 

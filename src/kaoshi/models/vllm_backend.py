@@ -2,7 +2,12 @@
 sequences: one max_tokens=1 request per candidate on context + candidate + answer end, summing the
 prompt log-probabilities of the candidate's tokens. Every candidate gets a score, letter sets of any
 length included. vLLM reads no prefix cache for requests with prompt log-probabilities, so each candidate
-runs its whole prompt; that is the price of scoring every letter set."""
+runs its whole prompt; that is the price of scoring every letter set.
+
+A sampled request (temperature > 0) carries its own seed in its SamplingParams, so vLLM samples it with a
+generator of its own: its draws do not depend on the other requests of the batch. A reply that stopped at
+its budget (finish_reason "length") is `truncated`; a think block is kept apart from the answer
+(models/reasoning.py)."""
 
 from __future__ import annotations
 
@@ -21,12 +26,14 @@ from kaoshi.models.base import (
     ModelOutput,
 )
 from kaoshi.models.chat import assistant_turn_end, render_with_template
+from kaoshi.models.reasoning import prompt_opens_reasoning, with_reasoning
 from kaoshi.models.tokens import tokenize_request
 
 
 class VLLMModel(Model):
     name = "vllm"
     default_batch_size = 256
+    sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
@@ -53,31 +60,67 @@ class VLLMModel(Model):
         self.tokenizer = self.llm.get_tokenizer()
         self.default_chat = bool(getattr(self.tokenizer, "chat_template", None))
 
-    def render(self, prompt: str, messages: tuple[Message, ...] | None) -> str:
-        return render_with_template(self.tokenizer, prompt, messages)
+    def render(
+        self, prompt: str, messages: tuple[Message, ...] | None, *, thinking: bool | None = None
+    ) -> str:
+        return render_with_template(self.tokenizer, prompt, messages, thinking=thinking)
 
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         by_budget: dict[tuple[int, tuple[str, ...]], list[GenerateRequest]] = {}
+        sampled = []
         for request in requests:
-            by_budget.setdefault((request.max_new_tokens, request.stop), []).append(request)
+            if request.sampling.greedy:
+                by_budget.setdefault((request.max_new_tokens, request.stop), []).append(request)
+            else:
+                sampled.append(request)
         for (max_tokens, stop), group in by_budget.items():
             params = self._vllm.SamplingParams(
                 temperature=0.0, max_tokens=max_tokens, stop=list(stop) or None
             )
-            started = time.perf_counter()
-            outputs = self.llm.generate(
-                [self.render(r.prompt, r.messages) for r in group], params, use_tqdm=False
+            yield from self._generate(group, params)
+        if sampled:
+            # One call, each request with its own parameters and seed.
+            yield from self._generate(sampled, [self._sampling_params(request) for request in sampled])
+
+    def _sampling_params(self, request: GenerateRequest) -> Any:
+        """A sampled request's parameters: top-p and top-k only where set (vLLM's defaults are off), its
+        seed, or the run's where it sets none."""
+        sampling = request.sampling
+        filters: dict[str, Any] = {}
+        if sampling.top_p is not None:
+            filters["top_p"] = sampling.top_p
+        if sampling.top_k is not None:
+            filters["top_k"] = sampling.top_k
+        return self._vllm.SamplingParams(
+            temperature=sampling.temperature,
+            seed=self.options.seed if sampling.seed is None else sampling.seed,
+            max_tokens=request.max_new_tokens,
+            stop=list(request.stop) or None,
+            **filters,
+        )
+
+    def _generate(self, group: list[GenerateRequest], params: Any) -> Iterator[ModelOutput]:
+        """Generate a group of requests with one SamplingParams, or one per request."""
+        prompts = [self.render(r.prompt, r.messages, thinking=r.sampling.thinking) for r in group]
+        started = time.perf_counter()
+        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        elapsed = (time.perf_counter() - started) / max(1, len(group))
+        for request, prompt, output in zip(group, prompts, outputs, strict=True):
+            completion = output.outputs[0]
+            answer = ModelOutput(
+                request.id,
+                text=completion.text,
+                tokens_in=len(output.prompt_token_ids or []),
+                tokens_out=len(completion.token_ids),
+                latency_s=elapsed,
+                truncated=completion.finish_reason == "length",
             )
-            elapsed = (time.perf_counter() - started) / max(1, len(group))
-            for request, output in zip(group, outputs, strict=True):
-                completion = output.outputs[0]
-                yield ModelOutput(
-                    request.id,
-                    text=completion.text,
-                    tokens_in=len(output.prompt_token_ids or []),
-                    tokens_out=len(completion.token_ids),
-                    latency_s=elapsed,
-                )
+            yield with_reasoning(
+                answer, opened=prompt_opens_reasoning(prompt), count_tokens=self._count_tokens
+            )
+
+    def _count_tokens(self, text: str) -> int:
+        return len(self._encode(text, chat=True))
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> Iterator[ModelOutput]:
         # prompt_logprobs=0 returns, at every prompt position, the log-probability of the token there and
