@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -112,3 +113,23 @@ def test_llamacpp_cut_offs(llamacpp: Model) -> None:
 
 def test_llamacpp_sampling_is_reproducible_per_request(llamacpp: Model) -> None:
     check_sampling_is_reproducible(llamacpp)
+
+
+def test_k_samples_through_a_run_differ_and_come_back_the_same(hf: Model, tmp_path: Path) -> None:
+    """`kaoshi run --repeats 3 --temperature 0.7` with the real model: three different samples where the
+    model differs, and the same three again in another store (a re-run asks the same thing)."""
+    import kaoshi
+
+    exam = kaoshi.load_exam("sample").limited(4)
+    texts = []
+    for store in (tmp_path / "a.sqlite", tmp_path / "b.sqlite"):
+        kaoshi.evaluate(
+            exam, model=hf, store=store, run_name="k", repeats=3, temperature=0.7, max_new_tokens=12
+        )
+        with kaoshi.store.Store(store, read_only=True) as opened:
+            texts.append({(s.question_id, s.sample): s.response for s in opened.all_samples("k")})
+    assert len(texts[0]) == 4 * 3 and texts[0] == texts[1]
+    per_question: dict[str, set[str | None]] = {}
+    for (question, _), text in texts[0].items():
+        per_question.setdefault(question, set()).add(text)
+    assert max(len(answers) for answers in per_question.values()) > 1  # sampling differs somewhere
