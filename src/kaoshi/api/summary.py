@@ -4,7 +4,7 @@ run's standard scores. `kaoshi report` and `kaoshi.evaluate` both read runs thro
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -208,9 +208,14 @@ def stored_samples(run: str, *, store: StoreLike = None, status: str | None = No
     ok / unparsed / ambiguous / error ones. A run of k samples a question gives every sample, by question
     and sample index."""
     with open_store(store, read_only=True) as opened:
-        record = opened.get_run(run)
-        found = opened.all_samples(run) if record.spec.repeats > 1 else opened.iter_samples(run)
-        return [s for s in found if status in (None, s.status)]
+        return list(iter_stored_samples(opened, run, status))
+
+
+def iter_stored_samples(store: Store, run: str, status: str | None = None) -> Iterator[SampleRecord]:
+    """stored_samples on an open store, one sample at a time, in question (and sample) order."""
+    record = store.get_run(run)
+    found = store.iter_all_samples(run) if record.spec.repeats > 1 else store.iter_samples(run)
+    return (s for s in found if status in (None, s.status))
 
 
 def export_run(run: str, exporter: str, out: str | Path, *, store: StoreLike = None) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kaoshi.api import RunRecord, RunStatus, SampleRecord
-from kaoshi.api.summary import load_run, open_store, runs, stored_samples
+from kaoshi.api.summary import iter_stored_samples, load_run, open_store, runs, stored_samples
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.cli.runs_cmd import add_run_actions
@@ -137,12 +137,13 @@ def report_command(args: argparse.Namespace) -> int:
 
 def samples_command(args: argparse.Namespace) -> int:
     with open_store(existing_store_path(args), read_only=True) as opened:
-        selected = stored_samples(args.run, store=opened, status=args.status)
         repeated = opened.get_run(args.run).spec.repeats > 1  # each line then says which sample it is
-    if args.format == "jsonl":
-        for sample in selected:
-            print(json.dumps(sample.to_json(with_sample=repeated), ensure_ascii=False))
-        return 0
+        if args.format == "jsonl":
+            # streamed: the first line comes at once, and no more than one sample is held at a time
+            for sample in iter_stored_samples(opened, args.run, args.status):
+                print(json.dumps(sample.to_json(with_sample=repeated), ensure_ascii=False))
+            return 0
+        selected = stored_samples(args.run, store=opened, status=args.status)
     print_sample_table(f"{args.run}: {len(selected)} sample(s)", selected)
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import os
 import socket
 import time
@@ -353,8 +354,14 @@ class Store:
 
     def all_samples(self, run: str) -> list[SampleRecord]:
         """Every sample of the run, the repeats' too, by question and sample."""
-        found = [*self.iter_samples(run), *self.iter_repeat_samples(run)]
-        return sorted(found, key=lambda s: (s.position, s.sample))
+        return list(self.iter_all_samples(run))
+
+    def iter_all_samples(self, run: str) -> Iterator[SampleRecord]:
+        """all_samples one at a time: each question's first sample and its others, merged in order."""
+        firsts = ((s.position, s.sample, s) for s in self.iter_samples(run))
+        others = ((s.position, s.sample, s) for s in self.iter_repeat_samples(run))
+        for _, _, sample in heapq.merge(firsts, others, key=lambda item: (item[0], item[1])):
+            yield sample
 
     # -- the connection -----------------------------------------------------------------------------------
     def _write(self, sql: str, params: tuple[Any, ...], *, answer: bool = False) -> None:
