@@ -107,6 +107,12 @@ INDEXES: dict[str, str] = {
     "repeat_samples_by_position": (
         "CREATE INDEX IF NOT EXISTS repeat_samples_by_position ON repeat_samples (run, position, sample)"
     ),
+    # what `kaoshi runs` counts (kaoshi.store.aggregates), read from the index alone: a run's rows are
+    # pages of prompt text, its outcomes a few bytes each
+    "samples_outcomes": "CREATE INDEX IF NOT EXISTS samples_outcomes ON samples (run, status, correct, score)",
+    "repeat_samples_outcomes": (
+        "CREATE INDEX IF NOT EXISTS repeat_samples_outcomes ON repeat_samples (run, status, correct, score)"
+    ),
 }
 # Columns that later kaoshi versions added to a table every store has: opening a store for writing adds them
 # (their default for the rows already there); a store opened read-only reads that default instead. The
