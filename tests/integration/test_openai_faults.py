@@ -60,12 +60,6 @@ GENERATE_CASES = [
     (["content:int"], False, "the reply's text is a number, not text", 1),
     (["content:blank"], True, "empty completion (finish_reason=stop)", 1),
     (["content:blank"], False, "empty completion (finish_reason=stop)", 1),
-    (
-        ["reasoning:stop"],
-        True,
-        f"no message.content (finish_reason=stop); the reply holds only reasoning ({REASONING} characters)",
-        1,
-    ),
     (["refusal"], True, "the model refused: I can't help with that.", 1),
     (["empty"], True, "the response has no choices", 1),
     (["nochoices"], False, "the response has no choices", 1),
@@ -98,6 +92,23 @@ GENERATE_CASES = [
         2,
     ),
 ]
+
+
+@pytest.mark.parametrize("content", ["reasoning:stop", "think-only"])
+def test_a_reply_that_reasoned_and_gave_no_answer_is_an_empty_answer(content: str) -> None:
+    """It failed the question (graded wrong), as a cut-off one does: an error would leave it out of the
+    accuracy and raise it."""
+    if content == "think-only":
+        with FakeOpenAI(answers={"题": "<think>答案应该是A</think>"}) as server:
+            model = model_for(server)
+            [output] = list(
+                model.generate([GenerateRequest("q", "题", max_new_tokens=8, messages=(("user", "题"),))])
+            )
+        assert output.reasoning == "答案应该是A"
+    else:
+        output, _ = generate_one([content], True)
+        assert output.reasoning is not None and len(output.reasoning) == REASONING
+    assert (output.error, output.text, output.truncated) == (None, "", False)
 
 
 @pytest.mark.parametrize(("fault", "chat", "error", "attempts"), GENERATE_CASES)

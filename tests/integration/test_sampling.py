@@ -110,12 +110,10 @@ def test_k_samples_reach_the_server_with_their_own_seeds_and_the_report_gives_av
     per_question = Counter(question_of(b["messages"][-1]["content"]) for b in bodies)
     assert per_question == {q: K for q in range(N)}  # exactly k requests a question
     assert {(b["temperature"], b["top_p"], b["top_k"]) for b in bodies} == {(0.6, 0.95, 20)}
-    seeds: dict[int, list[int]] = {}
-    for body in bodies:
-        seeds.setdefault(question_of(body["messages"][-1]["content"]), []).append(body["seed"])
-    first = sorted(seeds[0])
-    assert len(set(first)) == K and 7 in first  # each sample its own seed; the first is --seed's
-    assert all(sorted(s) == first for s in seeds.values())  # sample k has the same seed on every question
+    seeds = [body["seed"] for body in bodies]
+    # each sample of each question its own seed: a backend drawing the same noise for the same seed
+    # would otherwise push every question's sample k the same way
+    assert len(set(seeds)) == N * K
     assert "chat_template_kwargs" not in bodies[0] and "enable_thinking" not in bodies[0]
 
     capsys.readouterr()
@@ -196,3 +194,35 @@ def test_extra_body_refuses_a_credential_and_repeats_need_generation(tmp_path: P
         kaoshi.evaluate(exam, model="random", extra_body={"headers": {"Authorization": "Bearer x"}})
     with pytest.raises(InputError, match="--repeats asks k generated answers"):
         kaoshi.evaluate(exam, model="random", method="loglik", repeats=3)
+
+
+def test_decoding_options_are_refused_where_they_would_be_recorded_but_not_applied(tmp_path: Path) -> None:
+    exam = kaoshi.load_exam("kaoshi", exam_file(tmp_path / "exam.jsonl"))
+    with pytest.raises(InputError, match="--temperature, --thinking: how generated answers are decoded"):
+        kaoshi.evaluate(exam, model="random", method="loglik", temperature=0.7, thinking=False)
+    with FakeOpenAI(answer_for=answer) as server:
+        with pytest.raises(CapabilityError, match="--thinking switches a chat template"):
+            kaoshi.evaluate(exam, model="openai:r1", base_url=server.base_url, chat=False, thinking=False)
+        with pytest.raises(CapabilityError, match="--extra-body sets enable_thinking"):
+            kaoshi.evaluate(
+                exam, model="openai:r1", base_url=server.base_url, thinking=True,
+                extra_body={"chat_template_kwargs": {"enable_thinking": False}},
+            )  # fmt: skip
+        assert server.bodies == []  # refused before any request
+    for own in ({"temperature": 0}, {"seed": 1}, {"max_tokens": 9}):
+        with pytest.raises(ModelError, match="which kaoshi sets from its own options"):
+            kaoshi.evaluate(exam, model="openai:r1", extra_body=own)
+
+
+def test_thinking_on_reads_a_cut_off_reply_without_tags_as_reasoning(tmp_path: Path) -> None:
+    """DeepSeek-R1's template opens the think block in the prompt; served without a reasoning parser, a
+    reply cut off while thinking has no tag at all. With --thinking on it is reasoning, never an answer
+    (its decoy 'A' would be read otherwise)."""
+    exam = kaoshi.load_exam("kaoshi", exam_file(tmp_path / "exam.jsonl"))
+    thought = "首先看选项A，似乎答案是A？再看"
+    with FakeOpenAI(answers={"第1题": thought}, faults={"第1题": ["length"]}, answer_for=None) as server:
+        result = kaoshi.evaluate(
+            exam, model="openai:r1", base_url=server.base_url, thinking=True, limit_total=2
+        )
+    cut = next(s for s in result.samples if s.question_id == "q1")
+    assert (cut.response, cut.reasoning, cut.truncated, cut.correct) == ("", thought, True, False)

@@ -35,15 +35,15 @@ def spec(**changes: object) -> RunSpec:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def test_each_sample_has_its_own_seed_the_first_the_runs_and_runs_never_share_them() -> None:
-    assert sample_seed(7, 0) == 7
-    seeds = {sample_seed(seed, k) for seed in range(20) for k in range(1, 9)}
-    assert len(seeds) == 20 * 8 and all(0 <= s < 2**31 for s in seeds)
-    assert sample_seed(1, 1) != sample_seed(2, 0)  # seed + k would give both 2
-    assert sample_seed(3, 4) == sample_seed(3, 4)  # a resume asks the same thing
-    decoding = sampling_of(spec(temperature=0.6, top_p=0.95, thinking=False), 2)
-    assert decoding == Sampling(0.6, 0.95, None, sample_seed(7, 2), False)
+def test_each_sample_of_each_question_has_its_own_seed_and_a_resume_the_same() -> None:
+    seeds = {sample_seed(seed, f"q{i}", k) for seed in range(10) for i in range(10) for k in range(8)}
+    assert len(seeds) == 10 * 10 * 8 and all(0 <= s < 2**31 for s in seeds)
+    assert sample_seed(1, "q", 1) != sample_seed(2, "q", 0)  # seed + k would give both 2
+    assert sample_seed(3, "q", 4) == sample_seed(3, "q", 4)  # a resume asks the same thing
+    decoding = sampling_of(spec(temperature=0.6, top_p=0.95, thinking=False), "q1", 2)
+    assert decoding == Sampling(0.6, 0.95, None, sample_seed(7, "q1", 2), False)
     assert decoding.options_set() == ("temperature", "top_p", "thinking")
+    assert sampling_of(spec(), "q1", 0) == Sampling(seed=7)  # greedy sends the run's seed, as always
     assert GREEDY.options_set() == () and GREEDY.greedy
 
 
@@ -132,3 +132,14 @@ def test_a_greedy_runs_spec_reads_as_before_and_a_sampled_ones_settings_say_how(
     assert [d[0] for d in spec().differences(sampled)] == ["temperature", "top_p", "thinking", "repeats"]
     assert "t0.6 · p0.95 · think · x4" in compact_settings(sampled)
     assert "temperature 0.6 · top-p 0.95 · thinking on · 4 samples a question" in describe_settings(sampled)
+
+
+def test_right_answers_written_differently_are_one_vote() -> None:
+    """A cloze's \\frac{1}{2}, 0.5 and 1/2 are all the gold: three right against two wrong 3s."""
+    written = ["\\frac{1}{2}", "0.5", "1/2", "3", "3"]
+    rows = [
+        replace(sample("q1", k, "A"), qtype="cloze", answer=(text,), correct=k < 3, gold=("1/2",))
+        for k, text in enumerate(written)
+    ]
+    summary = repeat_summary(rows, 5)
+    assert (summary.maj_at_k, summary.consistency, summary.maj_ties) == (1.0, 0.6, 0)

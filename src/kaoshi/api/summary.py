@@ -13,6 +13,7 @@ from typing import Any
 from kaoshi.analysis.outputs import output_profile
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import UnknownName
+from kaoshi.qtypes import kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers
 from kaoshi.results.aggregate import summarize as tally_samples
 from kaoshi.results.repeats import RepeatSummary, repeat_summary
@@ -31,6 +32,8 @@ from kaoshi.store.records import RunStatus
 from kaoshi.store.settings import compact_settings
 
 StoreLike = Store | str | Path | None
+# The headline numbers (results.aggregate.headline_numbers) over objective answers alone.
+OBJECTIVE_NUMBERS = ("accuracy", "macro_accuracy.", "category_average.", "f1_qualbench", "weighted_f1")
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,10 @@ class LoadedRun:
                 one = one.with_metrics(benchmark.metrics)
             numbers.append(headline_numbers(one))
         common = sorted(set.intersection(*(set(n) for n in numbers)))  # what every sample index has
+        if any(not kind_of(s.qtype).objective for s in firsts):
+            # Open answers are judged on the first sample only: a number with their points would average
+            # a judged sample with unjudged ones. Only the numbers over objective answers are averaged.
+            common = [name for name in common if name.startswith(OBJECTIVE_NUMBERS)]
         means = {name: sum(n[name][0] for n in numbers) / len(numbers) for name in common}
         rates = frozenset(name for name in common if numbers[0][name][1])
         per_sample = tuple(n["accuracy"][0] if "accuracy" in n else None for n in numbers)

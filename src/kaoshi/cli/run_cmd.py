@@ -159,8 +159,9 @@ def run_command(args: argparse.Namespace) -> int:
     if overall.graded and overall.truncated > overall.graded / 100:  # more than 1%: the budget is too small
         eprint(
             f"warning: {overall.truncated} of {overall.graded} answers were cut off at the token budget "
-            "(graded wrong); a reasoning model needs thousands of tokens: raise --max-new-tokens, with "
-            f"--reuse-from {evaluated.name} to ask only those again"
+            "(graded wrong); a reasoning model needs thousands of tokens: the same command with "
+            f"--max-new-tokens 8192 --reuse-from {evaluated.name} --run-name {evaluated.name}-8k asks only "
+            "those again"
         )
     if args.report:
         # the run's summary (its benchmark's statistics, its settings), grouped by question type only

@@ -33,7 +33,7 @@ SAMPLING_OPTIONS = ("temperature", "top_p", "top_k", "thinking")
 class Sampling:
     """How a generated answer is decoded. The default is greedy decoding with the model's own thinking
     default; a run sets it from --temperature, --top-p, --top-k, --thinking, and gives each sample its own
-    seed (kaoshi.runner.repeats.sample_seed)."""
+    seed (kaoshi.runner.repeats.sample_seed: from --seed, the question and the sample index)."""
 
     temperature: float = 0.0  # 0: greedy
     top_p: float | None = None
@@ -146,8 +146,25 @@ def parse_extra_body(text: str) -> dict[str, Any]:
     return value
 
 
-def check_extra_body(body: Mapping[str, Any]) -> None:
-    """ValueError for a field that holds a credential, at any depth (the body is recorded in the spec)."""
+# Request fields kaoshi sets itself, each from its own option: --extra-body may not change them behind the
+# run spec's back (a spec saying temperature 0.6 over requests sent at 0).
+OWN_FIELDS = frozenset(
+    {
+        "model", "messages", "prompt", "max_tokens", "max_completion_tokens", "temperature", "top_p",
+        "top_k", "seed", "stop", "n", "stream", "logprobs", "top_logprobs", "echo",
+    }
+)  # fmt: skip
+
+
+def check_extra_body(body: Mapping[str, Any], *, top: bool = True) -> None:
+    """ValueError for a field kaoshi sets itself (at the top), or one that holds a credential (at any
+    depth: the body is recorded in the spec)."""
+    own = sorted(OWN_FIELDS & set(body)) if top else []
+    if own:
+        raise ValueError(
+            f"--extra-body sets {', '.join(own)}, which kaoshi sets from its own options (--temperature, "
+            "--top-p, --top-k, --seed, --max-new-tokens, ...)"
+        )
     for key, value in body.items():
         if _SECRET_FIELD.search(str(key)):
             raise ValueError(
@@ -155,7 +172,7 @@ def check_extra_body(body: Mapping[str, Any]) -> None:
                 "spec: pass credentials through --api-key-env"
             )
         if isinstance(value, Mapping):
-            check_extra_body(value)
+            check_extra_body(value, top=False)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from kaoshi.models.openai_body import decoding_fields, merged
 from kaoshi.models.openai_loglik import ECHO_BYTES_PER_CHAR, EchoLoglik
 from kaoshi.models.openai_replies import (
     FinalFailure,
+    ReplyParts,
     RetriesExhausted,
     TransientFailure,
     check_next_token_rankable,
@@ -230,6 +231,11 @@ class OpenAIModel(Model):
 
         def read(output: ModelOutput, data: dict[str, Any]) -> ModelOutput:
             parts = reply_parts(first_choice(data), self.options.max_reply_chars)
+            if request.sampling.thinking and parts.cut_off and parts.reasoning is None:
+                # Thinking on, and the reply cut off before closing a think block it never opened: a
+                # template that opens it in the prompt (DeepSeek-R1's), served without a reasoning
+                # parser. All of it is reasoning, never read for an answer.
+                parts = ReplyParts("", parts.text or None, cut_off=True)
             return replace(
                 output,
                 text=parts.text,

@@ -298,7 +298,8 @@ def reply_parts(choice: dict[str, Any], max_chars: int) -> ReplyParts:
     """A choice's answer, reasoning and cut-off. A reply cut off at the token budget before any answer
     (a reasoning model still reasoning) is an empty answer, graded wrong and counted cut off, as every
     official scorer counts it: the model failed the question, the server did not fail the request. A
-    reply that ended without an answer otherwise is the sample's error (the same command asks again)."""
+    reply that ended after reasoning without an answer is likewise an empty answer, graded wrong. A reply
+    that ended with nothing at all is the sample's error (the same command asks again)."""
     message: dict[str, Any] = {}
     if "message" in choice:
         if not isinstance(choice["message"], dict):
@@ -319,8 +320,10 @@ def reply_parts(choice: dict[str, Any], max_chars: int) -> ReplyParts:
         reasoning = thought[:max_chars] if thought is not None else None
     cut_off = choice.get("finish_reason") == "length"
     if not text or not text.strip():
-        if cut_off:
-            return ReplyParts(text or "", reasoning, cut_off=True)
+        if cut_off or reasoning is not None:
+            # The model reasoned and gave no answer (cut off, or it stopped there): it failed the question,
+            # an empty answer graded wrong; an error would leave it out of the accuracy and raise it.
+            return ReplyParts(text or "", reasoning, cut_off=cut_off)
         what = f"no {field}" if text is None else "empty completion"
         raise FinalFailure(_no_answer_reason(choice, reasoning, what))
     if len(text) > max_chars:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kaoshi.qtypes import kind_of
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.render import percent
 from kaoshi.report.tables import TextTable, mark_best
@@ -88,7 +89,8 @@ def _more_samples(
     run: RunRecord, compared_ids: Mapping[str, set[str]], repeats: Sequence[SampleRecord] | None
 ) -> tuple[RunSummary, ...]:
     """A run's samples 2..k summarised each on the questions the board compares."""
-    if not repeats or run.spec.repeats < 2:
+    if not repeats or run.spec.repeats < 2 or any(not kind_of(s.qtype).objective for s in repeats):
+        # open answers are judged on a run's first sample only: its points stand for the run
         return ()
     asked = compared_ids.get(run.name, set())
     by_index: dict[int, list[SampleRecord]] = {k: [] for k in range(1, run.spec.repeats)}

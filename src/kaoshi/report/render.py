@@ -254,8 +254,8 @@ def repeats_table(run: str, repeats: RepeatSummary) -> TextTable:
         f"{run} — k samples (k={k})",
         ("metric", "value"),
         rows,
-        note=f"{repeats.questions} objective questions, {repeats.samples} graded samples; open answers' "
-        "repeats are not judged",
+        note=f"{repeats.questions} objective questions, {repeats.samples} graded samples; open answers are "
+        "judged on the first sample only, so points are averaged only where the exam has none",
     )
 
 

@@ -5,7 +5,8 @@ repeats are not judged (a judge grades a question's first sample), so they are l
 - avg@k: correct samples over graded samples, pooled (the mean of the k samples' accuracies when every
   sample was graded); its interval treats a question's samples as one cluster (a ratio estimator with
   the cluster-robust variance), since a question's samples are not independent of each other.
-- maj@k: each question's most frequent answer (an unreadable answer is an answer of its own, "none");
+- maj@k: each question's most frequent answer (every right answer counts as one answer, however it is
+  written; an unreadable answer is an answer of its own, "none");
   a tie between answers counts as the share of the tied answers that are right: the expected accuracy
   of breaking the tie at random, so a tie is neither a free win nor a loss.
 - pass@k: the unbiased estimator of Chen et al. (2021), 1 - C(n-c, k) / C(n, k) per question with n
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 from kaoshi.analysis.stats import Z_95
 from kaoshi.data.model import format_gold
 from kaoshi.store.records import SampleRecord, SampleStatus
+
+_RIGHT = "\x00right"  # the vote of every right answer (no answer string holds a NUL)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,9 @@ def by_question(samples: Iterable[SampleRecord]) -> dict[str, QuestionSamples]:
     for sample in samples:
         if sample.status == SampleStatus.ERROR or sample.correct is None:
             continue
-        answer = format_gold(sample.answer) if sample.answer is not None else ""
+        # Every right answer is one answer: it matches the gold, however it is written (a cloze's
+        # \frac{1}{2} and 0.5), so right answers never split their vote. Wrong ones vote as written.
+        answer = _RIGHT if sample.correct else format_gold(sample.answer) if sample.answer is not None else ""
         answers.setdefault(sample.question_id, Counter())[answer] += 1
         if sample.correct:
             correct[sample.question_id] += 1

@@ -280,6 +280,21 @@ class RunConfig:
             raise InputError(f"--temperature must be >= 0, got {self.temperature:g}")
         if self.top_p is not None and not 0 < self.top_p <= 1:
             raise InputError(f"--top-p must be in (0, 1], got {self.top_p:g}")
+        decoding = [
+            flag
+            for flag, given in (
+                ("--temperature", self.temperature != 0),
+                ("--top-p", self.top_p is not None),
+                ("--top-k", self.top_k is not None),
+                ("--thinking", self.thinking is not None),  # off is a setting too
+            )
+            if given
+        ]
+        if decoding and self.method != "generate":
+            raise InputError(
+                f"{', '.join(decoding)}: how generated answers are decoded; a --method loglik run ranks "
+                "its answers (use --method generate)"
+            )
         if self.repeats > 1 and self.method != "generate":
             raise InputError(
                 "--repeats asks k generated answers a question; a --method loglik run ranks the same "

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from kaoshi.data.model import Question
 from kaoshi.errors import InputError
-from kaoshi.models.base import GenerateRequest, Model
+from kaoshi.models.base import GenerateRequest, Model, request_id
 from kaoshi.prompts import answer_candidates
 from kaoshi.prompts.plain import format_body
 from kaoshi.qtypes import extract_answer, kind_of
@@ -41,8 +41,8 @@ def rescue_unparsed(
     extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
 ) -> list[SampleRecord]:
     """Ask the extractor about each unparsed objective sample; samples it cannot read stay unparsed."""
-    settled = {sample.question_id: sample for sample in rescue_each(extractor, items, spec)}
-    return [settled[question.id] for question, _ in items]
+    settled = {(s.question_id, s.sample): s for s in rescue_each(extractor, items, spec)}
+    return [settled[(question.id, sample.sample)] for question, sample in items]
 
 
 def rescue_each(
@@ -50,13 +50,14 @@ def rescue_each(
 ) -> Iterator[SampleRecord]:
     """Each of the items' samples once settled: those the extractor is not asked about at once, the others
     as its replies arrive (in the order they come); a sample it cannot read stays unparsed."""
-    asked = {q.id: (q, s) for q, s in items if _askable(q, s)}
-    yield from (s for q, s in items if q.id not in asked)
+    # by request id, unique per (question, sample): a run of k samples a question asks about each one
+    asked = {request_id(q.id, s.sample): (q, s) for q, s in items if _askable(q, s)}
+    yield from (s for q, s in items if request_id(q.id, s.sample) not in asked)
     if not asked:
         return
     requests = [
-        GenerateRequest(q.id, extractor_prompt(q, s.response or ""), answer_candidates(q), max_new_tokens=16)
-        for q, s in asked.values()
+        GenerateRequest(key, extractor_prompt(q, s.response or ""), answer_candidates(q), max_new_tokens=16)
+        for key, (q, s) in asked.items()
     ]
     for output in extractor.generate(requests):
         if output.id not in asked:

@@ -6,11 +6,12 @@ the budget may differ, and every reused answer's prompt is checked to be the one
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from kaoshi.errors import InputError
-from kaoshi.runner.samples import PendingQuestion
+from kaoshi.models.base import ModelOutput
+from kaoshi.runner.llm_extract import apply_extractor_reply
+from kaoshi.runner.samples import PendingQuestion, build_sample
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
@@ -81,7 +82,7 @@ def reuse_answers(
     check_reusable(found.spec, spec, source)
     stored: dict[tuple[str, int], SampleRecord] = {}
     for sample in store.all_samples(source):
-        if sample.status != SampleStatus.ERROR and not sample.truncated:
+        if sample.status != SampleStatus.ERROR and not _maybe_cut_off(sample, found.spec):
             stored[(sample.question_id, sample.sample)] = sample
     still: list[PendingQuestion] = []
     reused = 0
@@ -90,6 +91,34 @@ def reuse_answers(
         if answer is None or not _same_request(answer, item):
             still.append(item)
             continue
-        store.add_sample(name, replace(answer, position=item.position))
+        store.add_sample(name, _read_again(answer, item, spec))
         reused += 1
     return still, reused
+
+
+def _maybe_cut_off(sample: SampleRecord, spec: RunSpec) -> bool:
+    """Marked cut off, or as long as its budget: runs of the local backends before they marked cut-offs
+    (kaoshi before issue 41) stored such answers unmarked, and one that used its whole budget may have
+    been cut off."""
+    budget = spec.new_tokens(sample.qtype)
+    return sample.truncated or (sample.tokens_out is not None and sample.tokens_out >= budget)
+
+
+def _read_again(answer: SampleRecord, item: PendingQuestion, spec: RunSpec) -> SampleRecord:
+    """The reused answer as this run reads it: its stored output extracted and graded again under this
+    kaoshi's rules and this run's scoring (the LLM extractor's stored reply read again, not asked again)."""
+    output = ModelOutput(
+        item.request_id,
+        text=answer.response,
+        logprobs=answer.logprobs,
+        tokens_in=answer.tokens_in,
+        tokens_out=answer.tokens_out,
+        latency_s=answer.latency_s,
+        served_model=answer.served_model,
+        reasoning=answer.reasoning,
+        reasoning_tokens=answer.tokens_reasoning,
+    )
+    sample = build_sample(item, output, spec)
+    if sample.status == SampleStatus.UNPARSED and answer.extractor_response is not None:
+        sample = apply_extractor_reply(item.question, sample, answer.extractor_response, spec)
+    return sample

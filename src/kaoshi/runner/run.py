@@ -187,7 +187,7 @@ def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:
 
 def _check_sampling(model: Model, spec: RunSpec) -> None:
     """Refuse, before any request, decoding options the backend cannot honour."""
-    wanted = sampling_of(spec, 0).options_set()
+    wanted = sampling_of(spec, "", 0).options_set()
     unable = [name for name in wanted if name not in model.sampling_options]
     if unable:
         flags = ", ".join("--" + name.replace("_", "-") for name in unable)
@@ -195,6 +195,16 @@ def _check_sampling(model: Model, spec: RunSpec) -> None:
         raise CapabilityError(f"model {model.spec!r} cannot honour {flags} (it honours: {honoured})")
     if model.options.extra_body and not model.takes_extra_body:
         raise CapabilityError(f"model {model.spec!r} sends no request body: --extra-body is for openai")
+    if spec.thinking is not None and not spec.chat:
+        raise CapabilityError(
+            "--thinking switches a chat template's thinking; this run sends plain text (--no-chat, or the "
+            "backend's default): use --chat"
+        )
+    extra = model.options.extra_body or {}
+    template_kwargs = extra.get("chat_template_kwargs")
+    nested = isinstance(template_kwargs, dict) and "enable_thinking" in template_kwargs
+    if spec.thinking is not None and ("enable_thinking" in extra or nested):
+        raise CapabilityError("--extra-body sets enable_thinking, which --thinking sets: give one of them")
 
 
 def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[PendingQuestion]]:
@@ -276,6 +286,6 @@ def _generate_request(pending: PendingQuestion, spec: RunSpec) -> GenerateReques
         choices=answer_candidates(pending.question),
         max_new_tokens=spec.new_tokens(pending.question.type.value),
         messages=pending.prompt.messages,
-        sampling=sampling_of(spec, pending.sample),
+        sampling=sampling_of(spec, pending.question.id, pending.sample),
         sample=pending.sample,
     )

@@ -131,6 +131,13 @@ def vote_runs(
         shuffle_seed=None,
         members=tuple(members),
         model_settings={"vote": method, "weights": protocol},
+        # a vote is one answer a question, decoded by no model: none of its first member's decoding
+        temperature=0.0,
+        top_p=None,
+        top_k=None,
+        thinking=None,
+        repeats=1,
+        reused_from=None,
     )
     store.open_run(target, spec)
     if on_plan is not None:

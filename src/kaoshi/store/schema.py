@@ -109,7 +109,9 @@ INDEXES: dict[str, str] = {
     ),
     # what `kaoshi runs` counts (kaoshi.store.aggregates), read from the index alone: a run's rows are
     # pages of prompt text, its outcomes a few bytes each
-    "samples_outcomes": "CREATE INDEX IF NOT EXISTS samples_outcomes ON samples (run, status, correct, score)",
+    "samples_outcomes": (
+        "CREATE INDEX IF NOT EXISTS samples_outcomes ON samples (run, status, correct, score)"
+    ),
     "repeat_samples_outcomes": (
         "CREATE INDEX IF NOT EXISTS repeat_samples_outcomes ON repeat_samples (run, status, correct, score)"
     ),
@@ -130,6 +132,9 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),
 }
+# The samples after a question's first have every column a first sample has (a column added to `samples`
+# later is added to both; the table was made with the ones above).
+ADDED_COLUMNS["repeat_samples"] = ADDED_COLUMNS["samples"]
 # Every kaoshi store since the first has these; the other tables came later.
 _FIRST_TABLES = frozenset({"meta", "runs", "samples"})
 
