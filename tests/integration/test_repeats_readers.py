@@ -12,20 +12,14 @@ import pytest
 
 import kaoshi
 from kaoshi.cli.main import main
-from tests.support.files import write_jsonl
+from tests.support.files import single_choice_exam, write_jsonl
 from tests.support.runs import SAMPLE_OPEN, judge_script, mock_script
 
 LETTERS = "ABCD"
 
 
-def exam_file(path: Path, n: int = 3) -> Path:
-    rows: list[object] = [{"exam": {"name": "k"}}]
-    for i in range(n):
-        rows.append(
-            {"id": f"q{i}", "type": "single", "question": f"第{i}题：哪一个对（）。",
-             "answer": LETTERS[i % 4], "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}}
-        )  # fmt: skip
-    return write_jsonl(path, rows)
+def exam_file(path: Path) -> Path:
+    return single_choice_exam(path, 3, "k")
 
 
 def test_a_rescore_with_an_extractor_keeps_every_sample(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from kaoshi.errors import InputError
 from kaoshi.models.base import CapabilityError, ModelError
 from kaoshi.view import create_app
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.files import write_jsonl
+from tests.support.files import single_choice_exam
 
 LETTERS = "ABCD"
 N = 12
@@ -30,13 +30,7 @@ K = 5
 
 
 def exam_file(path: Path) -> Path:
-    rows: list[object] = [{"exam": {"name": "sampled"}}]
-    for i in range(N):
-        rows.append(
-            {"id": f"q{i}", "type": "single", "question": f"第{i}题：甲乙丙丁哪一个对（）。",
-             "answer": LETTERS[i % 4], "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}}
-        )  # fmt: skip
-    return write_jsonl(path, rows)
+    return single_choice_exam(path, N, "sampled")
 
 
 def question_of(prompt: str) -> int:

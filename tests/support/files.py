@@ -18,6 +18,17 @@ def write_jsonl(path: Path, rows: list[Any], *, newline: str = "\n", bom: bool =
     return path
 
 
+def single_choice_exam(path: Path, n: int, name: str = "exam") -> Path:
+    """A kaoshi JSONL exam of `n` single-choice questions q0..q{n-1} ("第i题：…"), gold A, B, C, D in turn."""
+    rows: list[object] = [{"exam": {"name": name}}]
+    for i in range(n):
+        rows.append(
+            {"id": f"q{i}", "type": "single", "question": f"第{i}题：甲乙丙丁哪一个对（）。",
+             "answer": "ABCD"[i % 4], "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}}
+        )  # fmt: skip
+    return write_jsonl(path, rows)
+
+
 # -- C-Eval: {split}/{subject}_{split}.csv ----------------------------------------------------------------
 CEVAL_HEADER = ["id", "question", "A", "B", "C", "D", "answer", "explanation"]
 
