@@ -59,3 +59,21 @@ def test_hand_made_rows_with_every_outcome_count_the_same(tmp_path: Path) -> Non
     listed = {info.run.name: (info.coverage, info.accuracy) for info in runs(store=path)}
     assert listed == from_the_samples(path)
     assert listed["five"][1] != from_the_samples(path)["one"][1]  # over its 200 samples, not its first 40
+
+
+def test_a_light_read_summarises_as_the_whole_samples_do(tmp_path: Path) -> None:
+    """report and leaderboard read no prompt (issue 42): the numbers are the same, the prompt is gone and
+    the model's text is kept only where it was cut off (the output profile looks for a loop there)."""
+    copy = tmp_path / "golden.sqlite"
+    shutil.copyfile(GOLDEN, copy)
+    prompts = 0
+    with Store(copy, read_only=True) as store:
+        for record in store.runs():
+            whole, light = store.samples(record.name), store.samples(record.name, light=True)
+            assert summarize(record.name, light).to_json() == summarize(record.name, whole).to_json()
+            assert {s.prompt for s in light} == {""}
+            prompts += sum(bool(s.prompt) for s in whole)
+            assert all(s.response is None for s in light if not s.truncated)
+            kept = [(s.response, s.reasoning) for s in whole if s.truncated]
+            assert kept == [(s.response, s.reasoning) for s in light if s.truncated]
+    assert prompts > 100  # the golden runs have prompts to leave out

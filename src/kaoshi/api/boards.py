@@ -23,7 +23,7 @@ def leaderboard(
             spec = run.spec
             if benchmark not in (None, spec.benchmark) or split not in (None, spec.split):
                 continue
-            loaded = load_graded(opened, run.name)
+            loaded = load_graded(opened, run.name, light=True)  # numbers only: no prompt is read
             by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
             if spec.repeats > 1:
                 repeats[run.name] = list(opened.iter_repeat_samples(run.name))

@@ -121,21 +121,29 @@ def open_store(
     return Store(path, read_only=read_only)
 
 
-def load_run(run: str, *, store: StoreLike = None, grader: str | None = None) -> LoadedRun:
+def load_run(
+    run: str, *, store: StoreLike = None, grader: str | None = None, light: bool = False
+) -> LoadedRun:
     """A stored run with its grades; StoreError for an unknown run, InputError for an unknown grader.
 
     store: a path, an open Store, or None for $KAOSHI_STORE or ./kaoshi_runs/kaoshi.sqlite (a run that
-    `kaoshi.evaluate` kept in memory is read from its EvalResult instead)."""
+    `kaoshi.evaluate` kept in memory is read from its EvalResult instead). `light`: the samples without
+    what a summary never reads (the prompts; the model's text but where it was cut off), for numbers."""
     with open_store(store, read_only=True) as opened:
-        return read_run(opened, run, grader)
+        return read_run(opened, run, grader, light=light)
 
 
 def read_run(
-    store: Store, run: str, grader: str | None = None, samples: list[SampleRecord] | None = None
+    store: Store,
+    run: str,
+    grader: str | None = None,
+    samples: list[SampleRecord] | None = None,
+    *,
+    light: bool = False,
 ) -> LoadedRun:
     """load_run on an open store; `samples`: the run's stored samples when already read."""
     record = store.get_run(run)
-    graded = load_graded(store, run, grader, samples)
+    graded = load_graded(store, run, grader, samples, light=light)
     repeats = tuple(store.iter_repeat_samples(run)) if record.spec.repeats > 1 else ()
     return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades, repeats)
 

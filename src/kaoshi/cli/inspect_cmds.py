@@ -108,7 +108,8 @@ def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise InputError("--resamples must be at least 100")
     store = existing_store_path(args)
-    runs = [load_run(name, store=store, grader=args.grader) for name in args.runs]
+    # numbers only, unless samples are shown (--show): no prompt is read
+    runs = [load_run(name, store=store, grader=args.grader, light=not args.show) for name in args.runs]
     for one in runs:
         if one.grader:
             eprint(f"{one.run.name}: open answers graded by {one.grader}")

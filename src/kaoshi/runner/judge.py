@@ -262,11 +262,17 @@ class GradedSamples:
 
 
 def load_graded(
-    store: Store, run: str, grader: str | None = None, samples: list[SampleRecord] | None = None
+    store: Store,
+    run: str,
+    grader: str | None = None,
+    samples: list[SampleRecord] | None = None,
+    *,
+    light: bool = False,
 ) -> GradedSamples:
     """The run's samples with the grades of `grader`, or of the most recent judge setup when None;
-    `samples`: the run's samples when the caller has read them already."""
-    samples = store.samples(run) if samples is None else samples
+    `samples`: the run's samples when the caller has read them already; `light`: read without what a
+    summary never reads (Store.iter_samples)."""
+    samples = store.samples(run, light=light) if samples is None else samples
     graders = store.graders(run)
     if grader is None and not graders:
         return GradedSamples(samples, None, {})

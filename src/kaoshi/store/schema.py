@@ -212,9 +212,25 @@ def missing_columns(db: sqlite3.Connection, table: str) -> list[tuple[str, str, 
     return [column for column in ADDED_COLUMNS.get(table, ()) if column[0] not in have]
 
 
-def select_list(db: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> str:
-    """`columns` for a SELECT on `table`, a column the store predates read as its default ('0 AS x')."""
+# What a summary never reads of a sample, replaced in a light read (kaoshi.store.Store.iter_samples): the
+# prompt (half a row: it repeats its exemplars), the model's text but where the answer was cut off (the
+# output profile looks for a loop at its end), the log-probabilities and the extractor's reply.
+LIGHT_COLUMNS: dict[str, str] = {
+    "prompt": "''",
+    "response": "CASE WHEN truncated THEN response END",
+    "reasoning": "CASE WHEN truncated THEN reasoning END",
+    "logprobs": "NULL",
+    "extractor_response": "NULL",
+}
+
+
+def select_list(db: sqlite3.Connection, table: str, columns: tuple[str, ...], *, light: bool = False) -> str:
+    """`columns` for a SELECT on `table`, a column the store predates read as its default ('0 AS x');
+    `light`: the LIGHT_COLUMNS left out (what summaries read)."""
     defaults = {name: value for name, _, value in missing_columns(db, table)}
+    if light:
+        # a column the store predates stays its default (truncated then reads 0)
+        defaults = {**{c: v for c, v in LIGHT_COLUMNS.items() if c not in defaults}, **defaults}
     return ", ".join(f"{defaults[c]} AS {c}" if c in defaults else c for c in columns)
 
 

@@ -77,6 +77,7 @@ class Store:
             with naming_the_file(self.path):
                 self._sample_select = select_list(self._db, "samples", SAMPLE_COLUMNS)
                 self._repeat_select = select_list(self._db, "repeat_samples", SAMPLE_COLUMNS)
+                self._light_select = select_list(self._db, "samples", SAMPLE_COLUMNS, light=True)
                 self._grade_select = select_list(self._db, "grades", GRADE_COLUMNS)
         except BaseException:
             self._db.close()
@@ -328,17 +329,20 @@ class Store:
         )
         return [row[0] for row in rows]
 
-    def samples(self, run: str) -> list[SampleRecord]:
-        return list(self.iter_samples(run))
+    def samples(self, run: str, *, light: bool = False) -> list[SampleRecord]:
+        return list(self.iter_samples(run, light=light))
 
     def run_counts(self) -> dict[str, tuple[RunCounts, RunCounts]]:
         """Every run's counts (first samples, other samples), counted by SQLite (kaoshi runs)."""
         with naming_the_file(self.path):
             return run_counts(self._db)
 
-    def iter_samples(self, run: str) -> Iterator[SampleRecord]:
-        """The run's samples, one a question (its first, for a run of k samples a question)."""
-        query = f"SELECT {self._sample_select} FROM samples WHERE run=? ORDER BY position"
+    def iter_samples(self, run: str, *, light: bool = False) -> Iterator[SampleRecord]:
+        """The run's samples, one a question (its first, for a run of k samples a question). `light`:
+        without what a summary never reads (schema.LIGHT_COLUMNS: the prompt, the model's text but where
+        it was cut off, ...), for the commands that show numbers and not samples."""
+        columns = self._light_select if light else self._sample_select
+        query = f"SELECT {columns} FROM samples WHERE run=? ORDER BY position"
         with naming_the_file(self.path):
             for row in self._db.execute(query, (run,)):
                 yield sample_from_row(row, self.path, run)

@@ -70,7 +70,7 @@ def differences(runs: Sequence[Sequence[SampleRecord]]) -> tuple[list[Difference
 
 
 def _compared(path: Path, names: Sequence[str]) -> ComparedView:
-    loaded: dict[str, LoadedRun] = {name: load_run(name, store=path) for name in names}
+    loaded: dict[str, LoadedRun] = {name: load_run(name, store=path, light=True) for name in names}
 
     def summarize_run(record: RunRecord, samples: list[SampleRecord]) -> RunSummary:
         return loaded[record.name].summarize(None, None, samples).without_unused_groups()

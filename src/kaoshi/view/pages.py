@@ -96,7 +96,7 @@ def _plot(summary: RunSummary) -> tuple[bytes | None, str]:
 
 
 def _run_view(path: Path, name: str) -> RunView:
-    loaded = load_run(name, store=path)
+    loaded = load_run(name, store=path, light=True)  # numbers only: no prompt is read
     summary = loaded.summarize().without_unused_groups()
     png, note = _plot(summary)
     with reading(path) as db:  # the profile from its columns alone: prompts and whole texts stay unread
