@@ -107,13 +107,14 @@ INDEXES: dict[str, str] = {
     "repeat_samples_by_position": (
         "CREATE INDEX IF NOT EXISTS repeat_samples_by_position ON repeat_samples (run, position, sample)"
     ),
-    # what `kaoshi runs` counts (kaoshi.store.aggregates), read from the index alone: a run's rows are
-    # pages of prompt text, its outcomes a few bytes each
-    "samples_outcomes": (
-        "CREATE INDEX IF NOT EXISTS samples_outcomes ON samples (run, status, correct, score)"
+    # what `kaoshi runs` and the viewer's runs page count (kaoshi.store.aggregates, kaoshi.view.live), read
+    # from the index alone: a run's rows are pages of prompt text, its outcomes a few bytes each
+    "samples_tally": (
+        "CREATE INDEX IF NOT EXISTS samples_tally ON samples (run, status, correct, score, points)"
     ),
-    "repeat_samples_outcomes": (
-        "CREATE INDEX IF NOT EXISTS repeat_samples_outcomes ON repeat_samples (run, status, correct, score)"
+    "repeat_samples_tally": (
+        "CREATE INDEX IF NOT EXISTS repeat_samples_tally "
+        "ON repeat_samples (run, status, correct, score, points)"
     ),
 }
 # Columns that later kaoshi versions added to a table every store has: opening a store for writing adds them
