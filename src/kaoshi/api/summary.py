@@ -16,7 +16,7 @@ from kaoshi.errors import UnknownName
 from kaoshi.qtypes import kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers
 from kaoshi.results.aggregate import summarize as tally_samples
-from kaoshi.results.repeats import RepeatSummary, repeat_summary
+from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
 from kaoshi.runner.judge import load_graded
 from kaoshi.store import (
     Coverage,
@@ -85,10 +85,7 @@ class LoadedRun:
         k = self.run.spec.repeats
         firsts = list(chosen)
         asked = {sample.question_id for sample in firsts}
-        by_index: list[list[SampleRecord]] = [firsts] + [[] for _ in range(k - 1)]
-        repeats = [s for s in self.repeat_samples if s.question_id in asked and 0 < s.sample < k]
-        for sample in repeats:
-            by_index[sample.sample].append(sample)
+        by_index = [firsts, *by_sample_index(self.repeat_samples, k, asked)]
         benchmark = find_benchmark(self.run.spec.benchmark)
         numbers: list[dict[str, tuple[float, bool]]] = []
         for rows in by_index:
@@ -104,7 +101,8 @@ class LoadedRun:
         means = {name: sum(n[name][0] for n in numbers) / len(numbers) for name in common}
         rates = frozenset(name for name in common if numbers[0][name][1])
         per_sample = tuple(n["accuracy"][0] if "accuracy" in n else None for n in numbers)
-        return repeat_summary([*firsts, *repeats], k, per_sample, means, rates)
+        every = [sample for rows in by_index for sample in rows]
+        return repeat_summary(every, k, per_sample, means, rates)
 
 
 def open_store(

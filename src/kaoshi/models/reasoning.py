@@ -4,8 +4,8 @@ Local and served reasoning models write their reasoning into the generated text:
 `<thinking>`) before the answer, or only the closing tag where the chat template opened the block in the
 prompt (Qwen3, DeepSeek-R1). The backends store the answer as the output's text and the reasoning apart
 (ModelOutput.reasoning), so that what is kept as the answer is exactly what extraction reads
-(kaoshi.scoring.extract.strip_reasoning gives that text back unchanged), and a reply cut off while thinking
-has an empty answer.
+(strip_reasoning, which extraction applies, gives that text back unchanged), and a reply cut off while
+thinking has an empty answer.
 
 Only a block that opens the reply (or a closing tag before any other tag) is reasoning: a tag in the middle
 of an answer is left in the text as the model wrote it (extraction drops such blocks all the same).
@@ -18,10 +18,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from kaoshi.models.base import ModelOutput
+from kaoshi.scoring.extract import strip_reasoning
 
-# The same tags extraction drops (kaoshi.scoring.extract).
-_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
-_OPEN = re.compile(r"<think(?:ing)?>", re.I)
+# The tags extraction drops (kaoshi.scoring.extract.strip_reasoning, which gives the answer text here).
 _CLOSE = re.compile(r"</think(?:ing)?>", re.I)
 _TAG = re.compile(r"</?think(?:ing)?>", re.I)
 _LEADING_OPEN = re.compile(r"\s*<think(?:ing)?>", re.I)
@@ -52,18 +51,7 @@ def split_reasoning(text: str, *, opened: bool = False) -> tuple[str | None, str
     reasoning = text[: closes[-1].start()] if closes else text
     while (opening := _LEADING_OPEN.match(reasoning)) is not None:
         reasoning = reasoning[opening.end() :]
-    return reasoning.strip() or None, _answer_after_reasoning(text)
-
-
-def _answer_after_reasoning(text: str) -> str:
-    """What extraction reads of a text (as strip_reasoning): complete blocks dropped, then everything up to
-    a remaining closing tag, then an unterminated block to the end."""
-    text = _BLOCK.sub("", text)
-    close = list(_CLOSE.finditer(text))
-    if close:
-        text = text[close[-1].end() :]
-    opened = _OPEN.search(text)
-    return text[: opened.start()] if opened else text
+    return reasoning.strip() or None, strip_reasoning(text)
 
 
 def with_reasoning(

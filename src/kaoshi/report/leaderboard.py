@@ -17,6 +17,7 @@ from kaoshi.report.tables import TextTable, mark_best
 from kaoshi.results.aggregate import RunSummary, summarize
 from kaoshi.results.layout import DomainLayout, LeaderboardLayout
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE
+from kaoshi.results.repeats import by_sample_index
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 from kaoshi.store.records import Method, RunRecord, SampleRecord
@@ -93,13 +94,9 @@ def _more_samples(
         # open answers are judged on a run's first sample only: its points stand for the run
         return ()
     asked = compared_ids.get(run.name, set())
-    by_index: dict[int, list[SampleRecord]] = {k: [] for k in range(1, run.spec.repeats)}
-    for sample in repeats:
-        if sample.question_id in asked and sample.sample in by_index:
-            by_index[sample.sample].append(sample)
     return tuple(
         summarize(run.name, rows, ["subject", "domain"], run.spec.standard_scores)
-        for _, rows in sorted(by_index.items())
+        for rows in by_sample_index(repeats, run.spec.repeats, asked)
     )
 
 

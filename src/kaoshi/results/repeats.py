@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kaoshi.analysis.stats import Z_95
@@ -78,6 +78,18 @@ class RepeatSummary:
             "per_sample_accuracy": list(self.per_sample),
             "per_sample_means": self.means,
         }
+
+
+def by_sample_index(
+    repeats: Iterable[SampleRecord], k: int, asked: Collection[str]
+) -> list[list[SampleRecord]]:
+    """The samples after each question's first, one list per sample index 1..k-1, of the `asked`
+    questions only (the ones a report or a board compares)."""
+    found: list[list[SampleRecord]] = [[] for _ in range(1, k)]
+    for sample in repeats:
+        if 0 < sample.sample < k and sample.question_id in asked:
+            found[sample.sample - 1].append(sample)
+    return found
 
 
 def by_question(samples: Iterable[SampleRecord]) -> dict[str, QuestionSamples]:
