@@ -6,7 +6,7 @@ each) of different models on one QualBench-shaped exam (the six domains, single 
 questions, the authors' 1-shot prompt of ~570 characters (~600 with options) that repeats its type's
 demo, replies of ~75 characters; some errors, unparsed and ambiguous answers and replies cut off at the
 budget). The tables are made by kaoshi (Store, open_run with a real RunSpec, finish_run); the samples go
-in with sqlite3 `executemany` in large transactions, each row `sample_values(SampleRecord)`: exactly
+in with sqlite3 `executemany` in large transactions, each row `written_values(SampleRecord)`: exactly
 what kaoshi writes. A row is then read back as kaoshi reads it (sample_from_row), and `kaoshi samples`
 must print JSON.
 
@@ -52,7 +52,7 @@ from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS
 from kaoshi.benchmarks.qualbench.paper_prompt import PAPER_INSTRUCTIONS
 from kaoshi.data.model import QuestionType
 from kaoshi.store import Method, RunSpec, SampleRecord, SampleStatus, Store
-from kaoshi.store.rows import SAMPLE_COLUMNS, sample_from_row, sample_values
+from kaoshi.store.rows import SAMPLE_COLUMNS, WRITTEN_COLUMNS, sample_from_row, written_values
 from kaoshi.version import __version__
 from kaoshi.view.urls import compare_url, run_url
 
@@ -335,8 +335,8 @@ def build_store(path: Path, size: int, runs: int) -> float:
     with Store(path) as store:
         for name, model in zip(names, run_models(runs), strict=True):
             store.open_run(name, run_spec(model, n_questions))
-    columns = ", ".join(("run", *SAMPLE_COLUMNS, "created_at"))
-    placeholders = ", ".join("?" * (len(SAMPLE_COLUMNS) + 2))
+    columns = ", ".join(("run", *WRITTEN_COLUMNS, "created_at"))
+    placeholders = ", ".join("?" * (len(WRITTEN_COLUMNS) + 2))
     insert = f"INSERT INTO samples ({columns}) VALUES ({placeholders})"
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA synchronous=OFF")  # the rows are the same; only a power cut could lose them
@@ -346,7 +346,7 @@ def build_store(path: Path, size: int, runs: int) -> float:
             now = time.time()
             for start in range(0, n_questions, BATCH):
                 rows = [
-                    (name, *sample_values(make_sample(q, skill, rng)), now)
+                    (name, *written_values(make_sample(q, skill, rng)), now)
                     for q in questions[start : start + BATCH]
                 ]
                 db.execute("BEGIN")

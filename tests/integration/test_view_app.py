@@ -130,12 +130,20 @@ def test_a_sample_page_shows_prompt_response_extraction_gold_and_judge(client: A
     assert "rules" in objective and "gold answer A" in objective and "extracted answer B" in objective
 
 
-def test_compare_and_leaderboard(client: Any) -> None:
+def test_compare_and_leaderboard(client: Any, store: Path) -> None:
     page = client.get("/compare", params=[("run", "strong"), ("run", "weak")])
     assert page.status_code == 200
     shown = text_of(page.text)
     assert "difference in accuracy vs strong" in shown and "compared on 40 questions" in shown
     assert len(re.findall(r'<tr data-id="', page.text)) == 34  # 30 objective, 4 open (judged vs not)
+    # each difference shows the question's stem and each run's reply, read for the page that shows them
+    with Store(store, read_only=True) as opened:
+        strong, weak = ({s.question_id: s for s in opened.samples(name)} for name in ("strong", "weak"))
+    shown_ids = re.findall(r'<tr data-id="([^"]+)"', page.text)
+    for qid in shown_ids:
+        assert html.escape(str(strong[qid].question["stem"])[:160], quote=False) in page.text
+        for reply in (strong[qid].response, weak[qid].response):
+            assert reply and html.escape(reply, quote=False) in page.text, qid
     chooser = client.get("/compare")
     assert chooser.status_code == 200 and "tick two or more runs" in chooser.text
     board = client.get("/leaderboard")

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.analysis.outputs import profile_of
+from kaoshi.analysis.outputs import TAIL_CHARS, output_profile
 from kaoshi.api.summary import load_run
 from kaoshi.report.outputs import output_phrases
+from kaoshi.store.columns import score_rows
 from kaoshi.view import create_app
-from kaoshi.view.queries import output_facts, reading
+from kaoshi.view.queries import reading
 from kaoshi.view.urls import run_url
 from tests.support.output_runs import output_run
 
@@ -52,8 +53,9 @@ def test_the_viewer_reads_the_reports_profile_without_prompts(tmp_path: Path) ->
     statements: list[str] = []
     with reading(store) as db:
         db.set_trace_callback(statements.append)
-        facts = output_facts(db, "outputs")
-    assert profile_of(facts) == load_run("outputs", store=store).summarize().outputs
+        rows = list(score_rows(db, store, "outputs", text_end=TAIL_CHARS))
+        rows += score_rows(db, store, "outputs", repeats=True, text_end=TAIL_CHARS)
+    assert output_profile(rows) == load_run("outputs", store=store).summarize().outputs
     assert statements and not any("prompt" in statement for statement in statements)
 
 
@@ -63,7 +65,7 @@ def test_a_store_from_before_the_columns(tmp_path: Path, run: str) -> None:
     store = tmp_path / "store.sqlite"
     shutil.copyfile(GOLDEN_STORE, store)
     with reading(store) as db:
-        profile = profile_of(output_facts(db, run))
+        profile = output_profile(score_rows(db, store, run, text_end=TAIL_CHARS))
     assert profile == load_run(run, store=store).summarize().outputs
     assert output_phrases(profile) == []
 

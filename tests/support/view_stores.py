@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from kaoshi.store import RunSpec, SampleRecord, Store
-from kaoshi.store.rows import SAMPLE_COLUMNS, sample_values
+from kaoshi.store.rows import WRITTEN_COLUMNS, written_values
 
 SUBJECTS = tuple(f"科目{i:02d}" for i in range(40))
 CATEGORIES = ("STEM", "Humanities", "Social Science", "Other")
@@ -99,15 +99,15 @@ def write_big_run(path: Path, name: str, n: int, seed: int = 0, finish: bool = T
         if finish:
             store.finish_run(name)
     rng = random.Random(seed)
-    columns = ", ".join(("run", *SAMPLE_COLUMNS, "created_at"))
-    placeholders = ", ".join("?" for _ in range(len(SAMPLE_COLUMNS) + 2))
+    columns = ", ".join(("run", *WRITTEN_COLUMNS, "created_at"))
+    placeholders = ", ".join("?" for _ in range(len(WRITTEN_COLUMNS) + 2))
     now = time.time()
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("BEGIN")
         batch = []
         for i in range(n):
-            batch.append((name, *sample_values(big_sample(i, rng)), now))
+            batch.append((name, *written_values(big_sample(i, rng)), now))
             if len(batch) == 10_000:
                 db.executemany(f"INSERT INTO samples ({columns}) VALUES ({placeholders})", batch)
                 batch = []

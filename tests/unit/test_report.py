@@ -179,10 +179,12 @@ def test_judged_open_answers_are_graded_and_earn_their_points() -> None:
     assert "| open | 4 | — | — | — | 0 | 1 | 0 | 0 | 0 | 3 | 3/5 |" in render_summary(summary, "md")
 
 
-def test_summary_tallies_equal_adding_each_sample_one_by_one() -> None:
-    """summarize adds each group's per-sample counts at the end: the same tallies, float points
-    included, as Tally.add one sample at a time."""
-    from functools import reduce
+def test_summary_tallies_are_the_exact_sums_of_their_samples_in_any_order() -> None:
+    """summarize counts rows that agree once, weighted: each tally equals its samples' counts added up,
+    float points as their exact sum (math.fsum, rounded once), whatever order the samples are stored in
+    (adding 0.7 one sample at a time drifts: 26.099999999999998 for 26.1)."""
+    import math
+    import random
 
     from kaoshi.results.aggregate import GROUP_KEYS, Tally, part_of
     from kaoshi.results.metrics import UNKNOWN_GROUP
@@ -201,15 +203,25 @@ def test_summary_tallies_equal_adding_each_sample_one_by_one() -> None:
         for i in range(40)
     ]
     summary = summarize("r", samples)
+    shuffled = summarize("r", random.Random(7).sample(samples, len(samples)))
 
     def one_by_one(members: list[SampleRecord]) -> dict[str, object]:
-        return reduce(Tally.add, members, Tally()).__dict__
+        tallies = [Tally().add(s) for s in members]
+        exact = {name: math.fsum(getattr(t, name) for t in tallies) for name in ("points", "max_points")}
+        integers = {
+            name: sum(getattr(t, name) for t in tallies)
+            for name, value in Tally().__dict__.items()
+            if isinstance(value, int) and not isinstance(value, bool)
+        }
+        return {**Tally().__dict__, **integers, **exact}
 
     def counts(tally: Tally) -> dict[str, object]:
         return {**tally.__dict__, "f1_qualbench": None}  # set per group by summarize
 
     assert summary.overall.n == 40
     assert counts(summary.overall) == one_by_one(samples)
+    assert summary.overall == shuffled.overall and summary.groups == shuffled.groups
+    assert summary.groups["domain"]["d0"].max_points == 26.1  # one at a time: 26.099999999999998
     for key, table in summary.groups.items():
         for name, tally in table.items():
             members = [s for s in samples if (GROUP_KEYS[key](s) or UNKNOWN_GROUP) == name]

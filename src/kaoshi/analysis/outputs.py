@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import SampleRecord, SampleStatus
 
 # A degenerate loop is recognised by its last characters (repeats_to_the_end): a unit of 1..MAX_PERIOD
@@ -62,8 +63,13 @@ class OutputFacts:
     loops: bool  # cut off at the budget and repeating itself to it
 
 
-def output_facts(sample: SampleRecord) -> OutputFacts:
-    """The facts of a stored sample; the loop check reads only a cut-off answer's end."""
+def output_facts(sample: SampleRecord | ScoreRow) -> OutputFacts:
+    """The facts of a stored sample, or of its row (kaoshi.store.columns, read with text_end=TAIL_CHARS);
+    the loop check reads only a cut-off answer's end."""
+    if isinstance(sample, ScoreRow):
+        response, reasoning = sample.response_end, sample.reasoning_end
+    else:
+        response, reasoning = sample.response, sample.reasoning
     return OutputFacts(
         error=sample.status == SampleStatus.ERROR,
         generated=sample.extracted_by not in NOT_GENERATED,
@@ -72,7 +78,7 @@ def output_facts(sample: SampleRecord) -> OutputFacts:
         tokens_reasoning=sample.tokens_reasoning,
         latency_s=sample.latency_s,
         truncated=sample.truncated,
-        loops=sample.truncated and repeats_to_the_end(output_end(sample.response, sample.reasoning)),
+        loops=sample.truncated and repeats_to_the_end(output_end(response, reasoning)),
     )
 
 
@@ -201,6 +207,6 @@ def profile_of(facts: Iterable[OutputFacts]) -> OutputProfile:
     )
 
 
-def output_profile(samples: Iterable[SampleRecord]) -> OutputProfile:
+def output_profile(samples: Iterable[SampleRecord | ScoreRow]) -> OutputProfile:
     """The profile of a run's samples: errors counted, and left out of every other number."""
     return profile_of(output_facts(sample) for sample in samples)

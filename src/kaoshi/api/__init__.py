@@ -45,6 +45,8 @@ _EXPORTS = {
     "RunSummary": "kaoshi.results.aggregate",
     "SampleRecord": "kaoshi.store",
     "SampleStatus": "kaoshi.store",
+    "ScoreRow": "kaoshi.store.columns",
+    "ScoredRun": "kaoshi.api.summary",
     "SplitFiles": "kaoshi.api.exam_files",
     "Store": "kaoshi.store",
     "StoreCheck": "kaoshi.api.store_tools",
@@ -68,6 +70,7 @@ _EXPORTS = {
     "load_exam_result": "kaoshi.benchmarks.loading",
     "load_model": "kaoshi.api.evaluation",
     "load_run": "kaoshi.api.summary",
+    "load_scores": "kaoshi.api.summary",
     "merge": "kaoshi.api.merging",
     "parse_shard": "kaoshi.runner.shards",
     "remove_runs": "kaoshi.api.store_tools",
@@ -143,8 +146,10 @@ if TYPE_CHECKING:
     from kaoshi.api.summary import (
         LoadedRun,
         RunInfo,
+        ScoredRun,
         export_run,
         load_run,
+        load_scores,
         runs,
         stored_samples,
         summarize,
@@ -209,6 +214,9 @@ if TYPE_CHECKING:
         default_store_path,
         require_store_file,
     )
+    from kaoshi.store.columns import (
+        ScoreRow,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -258,6 +266,8 @@ __all__ = [
     "RunSummary",
     "SampleRecord",
     "SampleStatus",
+    "ScoreRow",
+    "ScoredRun",
     "SplitFiles",
     "Store",
     "StoreCheck",
@@ -282,6 +292,7 @@ __all__ = [
     "load_exam_result",
     "load_model",
     "load_run",
+    "load_scores",
     "merge",
     "parse_shard",
     "remove_runs",

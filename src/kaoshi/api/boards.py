@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.api.summary import StoreLike, open_store, read_scores
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import Board, build_board
-from kaoshi.runner.judge import load_graded
-from kaoshi.store import RunRecord, SampleRecord
+from kaoshi.store import RunRecord
+from kaoshi.store.columns import ScoreRow
 
 
 def leaderboard(
@@ -16,17 +16,17 @@ def leaderboard(
     """One board per benchmark in the store (or only `benchmark`, only runs on `split`), each run's open
     answers scored by its most recent judge, compared on the questions every run answered.
     `kaoshi.report.leaderboard.leaderboard_table(board)` renders one."""
-    by_benchmark: dict[str, list[tuple[RunRecord, list[SampleRecord], str | None]]] = {}
-    repeats: dict[str, list[SampleRecord]] = {}  # runs of k samples a question: their other samples
+    by_benchmark: dict[str, list[tuple[RunRecord, list[ScoreRow], str | None]]] = {}
+    repeats: dict[str, list[ScoreRow]] = {}  # runs of k samples a question: their other samples
     with open_store(store, read_only=True) as opened:
         for run in opened.runs():
             spec = run.spec
             if benchmark not in (None, spec.benchmark) or split not in (None, spec.split):
                 continue
-            loaded = load_graded(opened, run.name, light=True)  # numbers only: no prompt is read
-            by_benchmark.setdefault(spec.benchmark, []).append((run, loaded.samples, loaded.grader))
+            scored = read_scores(opened, run.name)  # numbers only: each sample's score row
+            by_benchmark.setdefault(spec.benchmark, []).append((run, list(scored.rows), scored.grader))
             if spec.repeats > 1:
-                repeats[run.name] = list(opened.iter_repeat_samples(run.name))
+                repeats[run.name] = list(scored.repeat_rows)
     if not by_benchmark:
         wanted = f" on benchmark {benchmark!r}" if benchmark else ""
         raise InputError(f"no runs{wanted} in the store")

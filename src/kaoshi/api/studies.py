@@ -106,7 +106,7 @@ def compare(
         raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(COMPARE_KEYS)})")
     with open_store(store, read_only=True) as opened:
         records = [opened.get_run(n) for n in names]
-        samples = [opened.samples(n) for n in names]
+        samples = [opened.score_rows(n, text_end=0) for n in names]  # outcomes and groups: no text
     pairing = pair_questions(samples, keep=graded)
     warning = pairing.warning()
     if warning:

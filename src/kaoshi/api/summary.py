@@ -4,20 +4,19 @@ run's standard scores. `kaoshi report` and `kaoshi.evaluate` both read runs thro
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kaoshi.analysis.outputs import output_profile
+from kaoshi.analysis.outputs import TAIL_CHARS, output_profile
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import UnknownName
 from kaoshi.qtypes import kind_of
-from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers
-from kaoshi.results.aggregate import summarize as tally_samples
+from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_rows
 from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
-from kaoshi.runner.judge import load_graded
+from kaoshi.runner.judge import apply_grade_rows, chosen_grader, load_graded
 from kaoshi.store import (
     Coverage,
     GradeRecord,
@@ -28,6 +27,7 @@ from kaoshi.store import (
     require_store_file,
 )
 from kaoshi.store.aggregates import RunCounts
+from kaoshi.store.columns import ScoreRow, score_row
 from kaoshi.store.records import RunStatus
 from kaoshi.store.settings import compact_settings
 
@@ -57,16 +57,50 @@ class LoadedRun:
         """Accuracy overall and per grouping (default: every grouping); `standard_scores` (subject ->
         standard score) over the ones the run recorded; `samples`: only these of the run's (graded)
         samples, e.g. the questions a comparison has in common."""
+        return self.scored().summarize(
+            by, standard_scores, None if samples is None else map(score_row, samples)
+        )
+
+    def scored(self) -> ScoredRun:
+        """The run as its numbers read it (the same rows `load_scores` reads from the store)."""
+        return ScoredRun(
+            self.run,
+            tuple(score_row(s, TAIL_CHARS) for s in self.samples),
+            self.grader,
+            tuple(score_row(s, TAIL_CHARS) for s in self.repeat_samples),
+        )
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """A stored run read for its numbers: one small row a sample (kaoshi.store.columns.ScoreRow: outcome,
+    groups, gold and answer as text, token counts; no prompt, question text or whole output), open answers
+    scored by `grader` as in LoadedRun. What `kaoshi report`, the leaderboard and the viewer count."""
+
+    run: RunRecord
+    rows: tuple[ScoreRow, ...]
+    grader: str | None
+    # a run of k samples a question: each question's rows after its first (sample 1..k-1)
+    repeat_rows: tuple[ScoreRow, ...] = ()
+
+    def summarize(
+        self,
+        by: Iterable[str] | None = None,
+        standard_scores: Mapping[str, float] | None = None,
+        rows: Iterable[ScoreRow] | None = None,
+    ) -> RunSummary:
+        """As LoadedRun.summarize; `rows`: only these of the run's rows (e.g. the questions a comparison
+        has in common)."""
         standards = {**self.run.spec.standard_scores, **(standard_scores or {})}
-        chosen = self.samples if samples is None else tuple(samples)
+        chosen = self.rows if rows is None else tuple(rows)
         keys = tuple(GROUP_KEYS) if by is None else by
-        summary = tally_samples(self.run.name, chosen, keys, standards)
+        summary = summarize_rows(self.run.name, chosen, keys, standards)
         benchmark = find_benchmark(self.run.spec.benchmark)
         measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
         statistics = benchmark.statistics if benchmark is not None else None
         repeats = self._repeats(chosen, keys, standards) if self.run.spec.repeats > 1 else None
         # what the outputs look like: every sample the run generated, or only the chosen ones
-        outputs = output_profile((*self.samples, *self.repeat_samples) if samples is None else chosen)
+        outputs = output_profile((*self.rows, *self.repeat_rows) if rows is None else chosen)
         return replace(
             measured,
             grader=self.grader,
@@ -77,31 +111,31 @@ class LoadedRun:
         )
 
     def _repeats(
-        self, chosen: Iterable[SampleRecord], keys: Iterable[str], standards: Mapping[str, float]
+        self, chosen: Sequence[ScoreRow], keys: Iterable[str], standards: Mapping[str, float]
     ) -> RepeatSummary:
         """The k-sample numbers of the `chosen` questions' samples: pooled over every sample, and each
         sample index summarised as a run of its own (with the benchmark's metrics) and its headline
         numbers averaged."""
         k = self.run.spec.repeats
         firsts = list(chosen)
-        asked = {sample.question_id for sample in firsts}
-        by_index = [firsts, *by_sample_index(self.repeat_samples, k, asked)]
+        asked = {row.question_id for row in firsts}
+        by_index = [firsts, *by_sample_index(self.repeat_rows, k, asked)]
         benchmark = find_benchmark(self.run.spec.benchmark)
         numbers: list[dict[str, tuple[float, bool]]] = []
         for rows in by_index:
-            one = tally_samples(self.run.name, rows, list(keys), standards)
+            one = summarize_rows(self.run.name, rows, list(keys), standards)
             if benchmark is not None:
                 one = one.with_metrics(benchmark.metrics)
             numbers.append(headline_numbers(one))
         common = sorted(set.intersection(*(set(n) for n in numbers)))  # what every sample index has
-        if any(not kind_of(s.qtype).objective for s in firsts):
+        if any(not kind_of(row.qtype).objective for row in firsts):
             # Open answers are judged on the first sample only: a number with their points would average
             # a judged sample with unjudged ones. Only the numbers over objective answers are averaged.
             common = [name for name in common if name.startswith(OBJECTIVE_NUMBERS)]
         means = {name: sum(n[name][0] for n in numbers) / len(numbers) for name in common}
         rates = frozenset(name for name in common if numbers[0][name][1])
         per_sample = tuple(n["accuracy"][0] if "accuracy" in n else None for n in numbers)
-        every = [sample for rows in by_index for sample in rows]
+        every = [row for rows in by_index for row in rows]
         return repeat_summary(every, k, per_sample, means, rates)
 
 
@@ -146,6 +180,22 @@ def read_run(
     return LoadedRun(record, tuple(graded.samples), graded.grader, graded.grades, repeats)
 
 
+def load_scores(run: str, *, store: StoreLike = None, grader: str | None = None) -> ScoredRun:
+    """A stored run read for its numbers (ScoredRun: no prompt, question text or whole output is read);
+    errors as for load_run."""
+    with open_store(store, read_only=True) as opened:
+        return read_scores(opened, run, grader)
+
+
+def read_scores(store: Store, run: str, grader: str | None = None) -> ScoredRun:
+    """load_scores on an open store."""
+    record = store.get_run(run)
+    chosen = chosen_grader(store, run, grader)
+    rows = apply_grade_rows(store.score_rows(run, chosen, text_end=TAIL_CHARS))
+    repeats = store.score_rows(run, repeats=True, text_end=TAIL_CHARS) if record.spec.repeats > 1 else []
+    return ScoredRun(record, tuple(rows), chosen, tuple(repeats))
+
+
 def summarize(
     run: str,
     *,
@@ -156,7 +206,7 @@ def summarize(
 ) -> RunSummary:
     """A stored run's summary: the numbers of `kaoshi report RUN --format json` (same options); `store` as
     for `load_run`."""
-    return load_run(run, store=store, grader=grader).summarize(by, standard_scores)
+    return load_scores(run, store=store, grader=grader).summarize(by, standard_scores)
 
 
 @dataclass(frozen=True)

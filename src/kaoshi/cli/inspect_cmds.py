@@ -9,8 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from kaoshi.api import RunRecord, RunStatus, SampleRecord
-from kaoshi.api.summary import iter_stored_samples, load_run, open_store, runs, stored_samples
+from kaoshi.api import RunRecord, RunStatus, SampleRecord, ScoreRow
+from kaoshi.api.summary import iter_stored_samples, load_run, load_scores, open_store, runs, stored_samples
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.cli.runs_cmd import add_run_actions
@@ -108,31 +108,31 @@ def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise InputError("--resamples must be at least 100")
     store = existing_store_path(args)
-    # numbers only, unless samples are shown (--show): no prompt is read
-    runs = [load_run(name, store=store, grader=args.grader, light=not args.show) for name in args.runs]
-    for one in runs:
+    # the numbers from each run's score rows: no prompt, question text or whole output is read
+    scored = [load_scores(name, store=store, grader=args.grader) for name in args.runs]
+    for one in scored:
         if one.grader:
             eprint(f"{one.run.name}: open answers graded by {one.grader}")
-    loaded = [(one.run, list(one.samples)) for one in runs]
-    by_name = {one.run.name: one for one in runs}
+    by_name = {one.run.name: one for one in scored}
 
-    def summarize_run(record: RunRecord, samples: list[SampleRecord]) -> RunSummary:
+    def summarize_run(record: RunRecord, rows: list[ScoreRow]) -> RunSummary:
         by = args.by or tuple(GROUP_KEYS)
-        summary = by_name[record.name].summarize(by, args.standard_score, samples)
+        summary = by_name[record.name].summarize(by, args.standard_score, rows)
         return summary if args.format == "json" or args.by else summary.without_unused_groups()
 
-    if len(loaded) == 1:
-        print(render_summary(summarize_run(*loaded[0]), args.format))
+    if len(scored) == 1:
+        print(render_summary(summarize_run(scored[0].run, list(scored[0].rows)), args.format))
     else:
-        compared = compare_runs(loaded, summarize_run)
+        compared = compare_runs([(one.run, list(one.rows)) for one in scored], summarize_run)
         warning = compared.pairing.warning()
         if warning:
             eprint(warning)
         print(render_comparison(compared, args.format, resamples=args.resamples))
     if args.show:
-        for record, samples in loaded:
+        for one in scored:
+            samples = load_run(one.run.name, store=store, grader=args.grader).samples
             shown = [s for s in samples if s.status == args.show]
-            print_sample_table(f"{record.name}: {len(shown)} {args.show} sample(s)", shown)
+            print_sample_table(f"{one.run.name}: {len(shown)} {args.show} sample(s)", shown)
     return 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kaoshi.analysis.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.render import (
@@ -23,8 +24,8 @@ from kaoshi.report.render import (
 from kaoshi.report.tables import TextTable, mark_best, render_tables
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store.coverage import Coverage, run_coverage
-from kaoshi.store.pairing import Pairing, pair_questions
-from kaoshi.store.records import RunRecord, SampleRecord
+from kaoshi.store.pairing import Item, Pairing, pair_questions
+from kaoshi.store.records import RunRecord
 from kaoshi.store.settings import describe_settings
 
 
@@ -34,7 +35,7 @@ class ComparedRuns:
 
     summaries: tuple[RunSummary, ...]
     coverage: tuple[Coverage, ...]
-    pairing: Pairing
+    pairing: Pairing[Any]
 
     @property
     def common(self) -> bool:
@@ -67,8 +68,8 @@ class ComparedRuns:
 
 
 def compare_runs(
-    runs: Sequence[tuple[RunRecord, Sequence[SampleRecord]]],
-    summarize_run: Callable[[RunRecord, list[SampleRecord]], RunSummary],
+    runs: Sequence[tuple[RunRecord, Sequence[Item]]],
+    summarize_run: Callable[[RunRecord, list[Item]], RunSummary],
 ) -> ComparedRuns:
     """Summarise each run on the questions all the runs answered (same id, same content); errors and
     questions missing from any run are left out of every run's numbers."""

@@ -33,6 +33,7 @@ from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary
 from kaoshi.results.metrics import CATEGORY_ORDER, UNKNOWN_GROUP
+from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import GradeRecord, RunRecord, SampleRecord
 from kaoshi.version import __version__
 
@@ -69,7 +70,7 @@ class Figure:
     png: bytes
 
 
-def outcome(sample: SampleRecord) -> str:
+def outcome(sample: SampleRecord | ScoreRow) -> str:
     """correct / wrong / unparsed / ambiguous / error / judged / ungraded, as the browser filters them."""
     if sample.status == "error":
         return "error"

@@ -14,10 +14,11 @@ from kaoshi.qtypes import kind_of
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.render import percent
 from kaoshi.report.tables import TextTable, mark_best
-from kaoshi.results.aggregate import RunSummary, summarize
+from kaoshi.results.aggregate import RunSummary, summarize_rows
 from kaoshi.results.layout import DomainLayout, LeaderboardLayout
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE
 from kaoshi.results.repeats import by_sample_index
+from kaoshi.store.columns import ScoreRow, score_row
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 from kaoshi.store.records import Method, RunRecord, SampleRecord
@@ -62,32 +63,39 @@ class Board:
 
 def build_board(
     benchmark: str,
-    loaded: Sequence[tuple[RunRecord, list[SampleRecord], str | None]],
+    loaded: Sequence[tuple[RunRecord, Sequence[ScoreRow] | Sequence[SampleRecord], str | None]],
     layout: LeaderboardLayout | None = None,
-    repeats: Mapping[str, Sequence[SampleRecord]] | None = None,
+    repeats: Mapping[str, Sequence[ScoreRow] | Sequence[SampleRecord]] | None = None,
 ) -> Board:
-    """`loaded`: each run with its samples (open answers graded) and the grader whose grades count;
-    `layout`: the benchmark's columns (kaoshi.benchmarks.leaderboard_layout; default one per domain);
-    `repeats`: run name -> the samples after each question's first, for runs of k samples a question."""
+    """`loaded`: each run with its samples (open answers graded), or their score rows
+    (kaoshi.api.summary.read_scores), and the grader whose grades count; `layout`: the benchmark's columns
+    (kaoshi.benchmarks.leaderboard_layout; default one per domain); `repeats`: run name -> the samples
+    after each question's first, for runs of k samples a question."""
     compared_ids: dict[str, set[str]] = {}
+    rows = [(run, _rows(samples), grader) for run, samples, grader in loaded]
+    more = {name: _rows(samples) for name, samples in (repeats or {}).items()}
 
-    def summarize_run(run: RunRecord, samples: list[SampleRecord]) -> RunSummary:
+    def summarize_run(run: RunRecord, samples: list[ScoreRow]) -> RunSummary:
         compared_ids[run.name] = {s.question_id for s in samples}
         # the run's standard scores too, as `kaoshi report` and `kaoshi.summarize` count its points
-        return summarize(run.name, samples, ["subject", "domain"], run.spec.standard_scores)
+        return summarize_rows(run.name, samples, ["subject", "domain"], run.spec.standard_scores)
 
-    compared = compare_runs([(run, samples) for run, samples, _ in loaded], summarize_run)
+    compared = compare_runs([(run, samples) for run, samples, _ in rows], summarize_run)
     entries = tuple(
-        Entry(run, summary, coverage, grader, _more_samples(run, compared_ids, (repeats or {}).get(run.name)))
+        Entry(run, summary, coverage, grader, _more_samples(run, compared_ids, more.get(run.name)))
         for (run, _, grader), summary, coverage in zip(
-            loaded, compared.summaries, compared.coverage, strict=True
+            rows, compared.summaries, compared.coverage, strict=True
         )
     )
     return Board(benchmark, entries, compared, layout or DomainLayout())
 
 
+def _rows(samples: Sequence[ScoreRow] | Sequence[SampleRecord]) -> list[ScoreRow]:
+    return [s if isinstance(s, ScoreRow) else score_row(s) for s in samples]
+
+
 def _more_samples(
-    run: RunRecord, compared_ids: Mapping[str, set[str]], repeats: Sequence[SampleRecord] | None
+    run: RunRecord, compared_ids: Mapping[str, set[str]], repeats: Sequence[ScoreRow] | None
 ) -> tuple[RunSummary, ...]:
     """A run's samples 2..k summarised each on the questions the board compares."""
     if not repeats or run.spec.repeats < 2 or any(not kind_of(s.qtype).objective for s in repeats):
@@ -95,7 +103,7 @@ def _more_samples(
         return ()
     asked = compared_ids.get(run.name, set())
     return tuple(
-        summarize(run.name, rows, ["subject", "domain"], run.spec.standard_scores)
+        summarize_rows(run.name, rows, ["subject", "domain"], run.spec.standard_scores)
         for rows in by_sample_index(repeats, run.spec.repeats, asked)
     )
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kaoshi.analysis.stats import BootstrapResult, paired_bootstrap
 from kaoshi.report.tables import TextTable, mark_best
 from kaoshi.results.aggregate import GROUP_KEYS
 from kaoshi.results.metrics import UNKNOWN_GROUP
+from kaoshi.store.columns import ScoreRow
 from kaoshi.store.pairing import Pairing, graded, pair_questions
 from kaoshi.store.records import SampleRecord
+
+Sampled = TypeVar("Sampled", SampleRecord, ScoreRow)  # whole samples, or the rows numbers read
 
 
 @dataclass(frozen=True)
@@ -30,13 +34,13 @@ class PairedRow:
         }
 
 
-def shared_outcomes(runs: Sequence[Sequence[SampleRecord]]) -> tuple[list[SampleRecord], list[list[float]]]:
+def shared_outcomes(runs: Sequence[Sequence[Sampled]]) -> tuple[list[Sampled], list[list[float]]]:
     """The questions graded in every run with the same content (first run's order) and each run's 1/0
     outcome on them."""
     return outcomes_of(pair_questions(runs, keep=graded))
 
 
-def outcomes_of(pairing: Pairing) -> tuple[list[SampleRecord], list[list[float]]]:
+def outcomes_of(pairing: Pairing[Sampled]) -> tuple[list[Sampled], list[list[float]]]:
     """The first run's sample of each paired question, and each run's 1/0 outcome on them."""
     shared = pairing.samples_of(0)
     outcomes = [[float(bool(s.correct)) for s in pairing.samples_of(i)] for i in range(pairing.runs)]
@@ -44,21 +48,21 @@ def outcomes_of(pairing: Pairing) -> tuple[list[SampleRecord], list[list[float]]
 
 
 def paired_rows(
-    runs: Sequence[Sequence[SampleRecord]], key: str | None, resamples: int = 10_000, seed: int = 0
+    runs: Sequence[Sequence[Sampled]], key: str | None, resamples: int = 10_000, seed: int = 0
 ) -> list[PairedRow]:
     """One row per group of `key` (one row "all" for None)."""
     return grouped_rows(*shared_outcomes(runs), key, resamples, seed)
 
 
 def grouped_rows(
-    shared: Sequence[SampleRecord],
+    shared: Sequence[Sampled],
     outcomes: Sequence[Sequence[float]],
     key: str | None,
     resamples: int = 10_000,
     seed: int = 0,
 ) -> list[PairedRow]:
     """paired_rows over outcomes already paired by `shared_outcomes` (pair once, group many ways)."""
-    label: Callable[[SampleRecord], str | None] = GROUP_KEYS[key] if key else (lambda _: "all")
+    label: Callable[[Sampled], str | None] = GROUP_KEYS[key] if key else (lambda _: "all")
     positions: dict[str, list[int]] = {}
     for i, sample in enumerate(shared):
         positions.setdefault(label(sample) or UNKNOWN_GROUP, []).append(i)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from functools import reduce
+from fractions import Fraction
 from typing import Any
 
 from kaoshi.analysis.outputs import OutputProfile
 from kaoshi.analysis.stats import wilson_interval
-from kaoshi.data.model import format_gold
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.results.metric import Measurement, Metric, measure_all
@@ -26,20 +24,21 @@ from kaoshi.results.metrics import (
 )
 from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
-from kaoshi.store.pairing import QuestionKey, question_key
+from kaoshi.store.columns import ScoreRow, score_row
+from kaoshi.store.pairing import QuestionKey
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.settings import compact_settings
 
-GROUP_KEYS: dict[str, Callable[[SampleRecord], str | None]] = {
+GROUP_KEYS: dict[str, Callable[[SampleRecord | ScoreRow], Any]] = {
     "domain": lambda s: s.domain,
     "type": lambda s: s.qtype,
     "subject": lambda s: s.subject,
     "category": lambda s: s.category,
-    "group": lambda s: s.question.get("group"),
+    "group": lambda s: s.group if isinstance(s, ScoreRow) else s.question.get("group"),
 }
 
 
-def part_of(sample: SampleRecord) -> str:
+def part_of(sample: SampleRecord | ScoreRow) -> str:
     """Objective (choice and true/false) or subjective (open) question."""
     return OBJECTIVE if kind_of(sample.qtype).objective else SUBJECTIVE
 
@@ -81,19 +80,23 @@ class Tally:
         return self.correct / self.checked if self.checked else None
 
     def add(self, sample: SampleRecord) -> Tally:
-        return Tally.total([self._counts(), _counts(sample)])
+        return Tally.total([(self._counts(), 1), (_counts(score_row(sample)), 1)])
 
     @classmethod
-    def total(cls, rows: list[_Counts]) -> Tally:
-        """The tally of per-sample counts (`_counts`), each column added in order from its field's zero
-        (floats one at a time, as `add` always did: sum() may compensate)."""
+    def total(cls, rows: Iterable[tuple[_Counts, int]]) -> Tally:
+        """The tally of per-sample counts (`_counts`), each with how many samples have them. Points are
+        summed exactly (as fractions, rounded once), so a tally does not depend on the order its samples
+        were stored or counted in."""
+        rows = list(rows)
         if not rows:
             return cls()
-        columns = zip(*rows, strict=True)
-        sums: dict[str, Any] = {
-            name: reduce(operator.add, column, zero)
-            for (name, zero), column in zip(_COUNTED, columns, strict=True)
-        }
+        sums: dict[str, Any] = {}
+        for index, (name, zero) in enumerate(_COUNTED):
+            if isinstance(zero, float):
+                exact = sum((Fraction(c[index]) * w for c, w in rows if c[index]), Fraction(0))
+                sums[name] = float(exact)
+            else:
+                sums[name] = sum(c[index] * w for c, w in rows)
         return cls(**sums)
 
     def _counts(self) -> _Counts:
@@ -253,34 +256,43 @@ def headline_numbers(summary: RunSummary) -> dict[str, tuple[float, bool]]:
     return {name: (value, rate) for name, (value, rate) in numbers.items() if value is not None}
 
 
-def _counts(sample: SampleRecord) -> _Counts:
-    is_error = sample.status == SampleStatus.ERROR
-    is_checked = not is_error and sample.correct is not None
+def _counts(row: ScoreRow) -> _Counts:
+    is_error = row.status == SampleStatus.ERROR
+    is_checked = not is_error and row.correct is not None
     # An open answer has no `correct`; it is graded once a judge's score has been folded in.
-    is_judged = not is_error and sample.correct is None and sample.score is not None
+    is_judged = not is_error and row.correct is None and row.score is not None
     is_ungraded = not is_error and not is_checked and not is_judged
-    has_score = not is_error and sample.score is not None
+    has_score = not is_error and row.score is not None
     return (
         1,
         is_checked + is_judged,
         int(is_judged),
-        int(bool(sample.correct)),
-        int(sample.status == SampleStatus.UNPARSED),
-        int(sample.status == SampleStatus.AMBIGUOUS),
+        int(bool(row.correct)),
+        int(row.status == SampleStatus.UNPARSED),
+        int(row.status == SampleStatus.AMBIGUOUS),
         int(is_error),
         int(is_ungraded),
         int(has_score),
-        sample.score or 0.0 if has_score else 0.0,
-        sample.points if has_score else 0.0,
-        int(sample.truncated and (is_checked or is_judged)),
+        row.score or 0.0 if has_score else 0.0,
+        row.points if has_score else 0.0,
+        int(row.truncated and (is_checked or is_judged)),
     )
 
 
-def _answer_pair(sample: SampleRecord) -> tuple[str, str] | None:
+def _answer_pair(row: ScoreRow) -> tuple[str, str] | None:
     """(gold, answer) as strings for a checked objective answer (unreadable: ""), else None."""
-    if sample.status == SampleStatus.ERROR or sample.correct is None:
+    if row.status == SampleStatus.ERROR or row.correct is None:
         return None
-    return format_gold(sample.gold), format_gold(sample.answer) if sample.answer is not None else ""
+    return row.gold, row.answer if row.answer is not None else ""
+
+
+# What a summary tallies of a row: all of it but which question and sample it is (rows that agree on these
+# are counted together, with their number as the weight).
+_Tallied = tuple[Any, ...]
+
+
+def _tallied(row: ScoreRow) -> _Tallied:
+    return row[2:15]
 
 
 def summarize(
@@ -289,50 +301,70 @@ def summarize(
     group_by: Iterable[str] = tuple(GROUP_KEYS),
     standards: Mapping[str, float] | None = None,
 ) -> RunSummary:
-    """Tally a run's samples. Macro accuracies are over subjects and domains whether or not they are
-    among `group_by`; `standards` (subject -> standard score) scales each subject's points."""
+    """Tally a run's samples (as summarize_rows does their rows)."""
+    return summarize_rows(run, (score_row(sample) for sample in samples), group_by, standards)
+
+
+def summarize_rows(
+    run: str,
+    rows: Iterable[ScoreRow],
+    group_by: Iterable[str] = tuple(GROUP_KEYS),
+    standards: Mapping[str, float] | None = None,
+) -> RunSummary:
+    """Tally a run's rows (kaoshi.store.columns: open answers' grades already folded in). Macro accuracies
+    are over subjects and domains whether or not they are among `group_by`; `standards` (subject ->
+    standard score) scales each subject's points."""
     keys = list(group_by)
     unknown = [k for k in keys if k not in GROUP_KEYS]
     if unknown:
         raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
-    samples = list(samples)
-    # Each sample's counts are worked out once and each group's added up at the end (a Tally a sample
-    # a group, made one by one, took most of the time of summarizing thousands of samples).
-    overall_rows: list[_Counts] = []
-    tallied = {*keys, "subject", "domain"}
-    group_rows: dict[str, dict[str, list[_Counts]]] = {key: {} for key in tallied}
-    category_of: dict[str, str] = {}
-    answer_pairs: list[tuple[str, str]] = []
-    # (grouping, group name) -> (gold, answer) pairs, for the F1 of each group
-    group_pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    # Rows that agree on everything tallied are counted once, with their number as the weight: a run of
+    # 100,000 questions has a few thousand such kinds of row, and each grouping adds those up (a Tally a
+    # sample a group, made one by one, took most of the time of summarizing thousands of samples).
+    kinds: Counter[_Tallied] = Counter()
+    representative: dict[_Tallied, ScoreRow] = {}
     outcomes: dict[QuestionKey, float] = {}
-    part_rows: dict[str, list[_Counts]] = {}
-    subject_part_rows: dict[str, dict[str, list[_Counts]]] = {}
+    category_of: dict[str, str] = {}
+    for row in rows:
+        kind = _tallied(row)
+        if kind not in kinds:
+            representative[kind] = row
+        kinds[kind] += 1
+        if row.status != SampleStatus.ERROR and row.correct is not None:
+            outcomes[(row.question_id, row.fingerprint)] = float(row.correct)
+        if row.subject and row.category:
+            category_of[row.subject] = row.category
+    weighted = [(representative[kind], weight) for kind, weight in kinds.items()]
+    overall_rows: list[tuple[_Counts, int]] = []
+    tallied = {*keys, "subject", "domain"}
+    group_rows: dict[str, dict[str, list[tuple[_Counts, int]]]] = {key: {} for key in tallied}
+    answer_pairs: Counter[tuple[str, str]] = Counter()
+    # (grouping, group name) -> (gold, answer) pair counts, for the F1 of each group
+    group_pairs: dict[tuple[str, str], Counter[tuple[str, str]]] = {}
+    part_rows: dict[str, list[tuple[_Counts, int]]] = {}
+    subject_part_rows: dict[str, dict[str, list[tuple[_Counts, int]]]] = {}
     served: Counter[str] = Counter()
-    for sample in samples:
-        counts = _counts(sample)
-        if sample.served_model is not None:
-            served[sample.served_model] += 1
+    for row, weight in weighted:
+        counts = (_counts(row), weight)
+        if row.served_model is not None:
+            served[row.served_model] += weight
         overall_rows.append(counts)
-        part = part_of(sample)
+        part = part_of(row)
         part_rows.setdefault(part, []).append(counts)
-        if sample.subject:
-            subject_part_rows.setdefault(sample.subject, {}).setdefault(part, []).append(counts)
-        pair = _answer_pair(sample)
+        if row.subject:
+            subject_part_rows.setdefault(row.subject, {}).setdefault(part, []).append(counts)
+        pair = _answer_pair(row)
         for key in tallied:
-            name = GROUP_KEYS[key](sample)
+            name = GROUP_KEYS[key](row)
             if name is None:
                 if key not in keys:
                     continue
                 name = UNKNOWN_GROUP
             group_rows[key].setdefault(name, []).append(counts)
             if pair is not None:
-                group_pairs.setdefault((key, name), []).append(pair)
-        if sample.subject and sample.category:
-            category_of[sample.subject] = sample.category
+                group_pairs.setdefault((key, name), Counter())[pair] += weight
         if pair is not None:
-            outcomes[question_key(sample)] = float(bool(sample.correct))
-            answer_pairs.append(pair)
+            answer_pairs[pair] += weight
     overall = Tally.total(overall_rows)
     groups = {
         key: {name: Tally.total(rows) for name, rows in table.items()} for key, table in group_rows.items()
@@ -344,7 +376,7 @@ def summarize(
     }
     groups = {
         key: {
-            name: replace(t, f1_qualbench=qualbench_f1(group_pairs.get((key, name), [])))
+            name: replace(t, f1_qualbench=qualbench_f1(group_pairs.get((key, name), Counter())))
             for name, t in table.items()
         }
         for key, table in groups.items()
@@ -354,7 +386,7 @@ def summarize(
         key: {n: t for n, t in groups[key].items() if n != UNKNOWN_GROUP} for key in ("subject", "domain")
     }
     macro = {key: macro_accuracy(table) for key, table in named.items() if table}
-    subjects = subject_points(samples, standards or {})
+    subjects = subject_points(weighted, standards or {})
     return RunSummary(
         run,
         overall,

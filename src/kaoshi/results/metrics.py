@@ -51,23 +51,29 @@ def category_averages(
     return result
 
 
-def _label_counts(pairs: Iterable[tuple[str, str]]) -> tuple[Counter[str], Counter[str], Counter[str]]:
+# (gold, predicted) pairs, one a graded answer, or each pair with the number of answers that gave it
+Pairs = Iterable[tuple[str, str]] | Mapping[tuple[str, str], int]
+
+
+def _label_counts(pairs: Pairs) -> tuple[Counter[str], Counter[str], Counter[str]]:
     """Per answer string: true positives, gold support and times predicted."""
     true_positive: Counter[str] = Counter()
     gold_count: Counter[str] = Counter()
     predicted_count: Counter[str] = Counter()
-    for gold, predicted in pairs:
-        gold_count[gold] += 1
-        predicted_count[predicted] += 1
+    counted = pairs.items() if isinstance(pairs, Mapping) else ((pair, 1) for pair in pairs)
+    for (gold, predicted), n in counted:
+        gold_count[gold] += n
+        predicted_count[predicted] += n
         if gold == predicted:
-            true_positive[gold] += 1
+            true_positive[gold] += n
     return true_positive, gold_count, predicted_count
 
 
-def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
+def weighted_f1(pairs: Pairs) -> float | None:
     """F1 per gold answer string ("A", "ABD", "正确"), averaged weighted by how often each is the gold.
 
-    `pairs` are (gold, predicted); an unparsed prediction is "" and only ever counts against recall.
+    `pairs` are (gold, predicted), or each pair with its count; an unparsed prediction is "" and only
+    ever counts against recall.
     This is scikit-learn's `f1_score(average="weighted")` over answer strings, as QualBench reports it.
     """
     true_positive, gold_count, predicted_count = _label_counts(pairs)
@@ -82,7 +88,7 @@ def weighted_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
     return weighted / total
 
 
-def qualbench_f1(pairs: Iterable[tuple[str, str]]) -> float | None:
+def qualbench_f1(pairs: Pairs) -> float | None:
     """F1 as the QualBench paper computes it: 2PR/(P+R) of the weighted precision P and weighted recall R
     over answer strings as labels (each gold label weighted by its support; a label never predicted has
     precision 0). R equals accuracy. This is not `weighted_f1`, the support-weighted mean of per-label

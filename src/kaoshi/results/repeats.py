@@ -21,9 +21,11 @@ import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kaoshi.analysis.stats import Z_95
 from kaoshi.data.model import format_gold
+from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import SampleRecord, SampleStatus
 
 _RIGHT = "\x00right"  # the vote of every right answer (no answer string holds a NUL)
@@ -80,19 +82,20 @@ class RepeatSummary:
         }
 
 
-def by_sample_index(
-    repeats: Iterable[SampleRecord], k: int, asked: Collection[str]
-) -> list[list[SampleRecord]]:
+Sampled = TypeVar("Sampled", SampleRecord, ScoreRow)
+
+
+def by_sample_index(repeats: Iterable[Sampled], k: int, asked: Collection[str]) -> list[list[Sampled]]:
     """The samples after each question's first, one list per sample index 1..k-1, of the `asked`
     questions only (the ones a report or a board compares)."""
-    found: list[list[SampleRecord]] = [[] for _ in range(1, k)]
+    found: list[list[Sampled]] = [[] for _ in range(1, k)]
     for sample in repeats:
         if 0 < sample.sample < k and sample.question_id in asked:
             found[sample.sample - 1].append(sample)
     return found
 
 
-def by_question(samples: Iterable[SampleRecord]) -> dict[str, QuestionSamples]:
+def by_question(samples: Iterable[SampleRecord | ScoreRow]) -> dict[str, QuestionSamples]:
     """The graded objective samples of each question (question id -> its samples' tally)."""
     answers: dict[str, Counter[str]] = {}
     right: dict[str, set[str]] = {}
@@ -102,7 +105,7 @@ def by_question(samples: Iterable[SampleRecord]) -> dict[str, QuestionSamples]:
             continue
         # Every right answer is one answer: it matches the gold, however it is written (a cloze's
         # \frac{1}{2} and 0.5), so right answers never split their vote. Wrong ones vote as written.
-        answer = _RIGHT if sample.correct else format_gold(sample.answer) if sample.answer is not None else ""
+        answer = _RIGHT if sample.correct else _answer_text(sample)
         answers.setdefault(sample.question_id, Counter())[answer] += 1
         if sample.correct:
             correct[sample.question_id] += 1
@@ -111,6 +114,13 @@ def by_question(samples: Iterable[SampleRecord]) -> dict[str, QuestionSamples]:
         qid: QuestionSamples(sum(given.values()), correct[qid], given, frozenset(right.get(qid, ())))
         for qid, given in answers.items()
     }
+
+
+def _answer_text(sample: SampleRecord | ScoreRow) -> str:
+    """The answer as text ("" when none was read)."""
+    if isinstance(sample, ScoreRow):
+        return sample.answer or ""
+    return format_gold(sample.answer) if sample.answer is not None else ""
 
 
 def pass_at(n: int, c: int, k: int) -> float:
@@ -130,7 +140,7 @@ def pass_ks(k: int) -> list[int]:
 
 
 def repeat_summary(
-    samples: Iterable[SampleRecord],
+    samples: Iterable[SampleRecord | ScoreRow],
     k: int,
     per_sample: tuple[float | None, ...] = (),
     means: Mapping[str, float] | None = None,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
 from kaoshi.errors import InputError
-from kaoshi.store.records import SampleRecord
+from kaoshi.store.columns import ScoreRow
 
 
 @dataclass(frozen=True)
@@ -76,25 +78,29 @@ def parse_standard_scores(text: str) -> dict[str, float]:
     return scores
 
 
-def subject_points(samples: Iterable[SampleRecord], standards: Mapping[str, float]) -> list[SubjectPoints]:
-    """One row per subject (samples without a subject are left out), in subject order."""
-    rows: dict[str, list[float]] = {}  # subject -> [points, max_points, scored, questions]
+def subject_points(
+    rows: Iterable[tuple[ScoreRow, int]], standards: Mapping[str, float]
+) -> list[SubjectPoints]:
+    """One row per subject (samples without a subject are left out), in subject order; `rows`: the run's
+    rows, each with how many samples it stands for, in the order first met (a subject's group is its first
+    sample's). Points are summed exactly, as Tally sums them."""
+    totals: dict[str, list[Any]] = {}  # subject -> [points, max_points, scored, questions]
     groups: dict[str, str | None] = {}
-    for sample in samples:
-        if not sample.subject:
+    for row, weight in rows:
+        if not row.subject:
             continue
-        row = rows.setdefault(sample.subject, [0.0, 0.0, 0, 0])
-        groups.setdefault(sample.subject, sample.question.get("group"))
-        row[3] += 1
-        if sample.status != "error" and sample.score is not None:
-            row[0] += sample.score
-            row[1] += sample.points
-            row[2] += 1
+        total = totals.setdefault(row.subject, [Fraction(0), Fraction(0), 0, 0])
+        groups.setdefault(row.subject, row.group)
+        total[3] += weight
+        if row.status != "error" and row.score is not None:
+            total[0] += Fraction(row.score) * weight
+            total[1] += Fraction(row.points) * weight
+            total[2] += weight
     return [
         SubjectPoints(
-            subject, groups[subject], points, max_points, int(scored), int(n), standards.get(subject)
+            subject, groups[subject], float(points), float(max_points), scored, n, standards.get(subject)
         )
-        for subject, (points, max_points, scored, n) in sorted(rows.items())
+        for subject, (points, max_points, scored, n) in sorted(totals.items())
     ]
 
 

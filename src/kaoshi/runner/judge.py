@@ -23,6 +23,7 @@ from kaoshi.prompts.judge import (
 )
 from kaoshi.qtypes import kind_of
 from kaoshi.scoring.judge_parse import parse_judge_score
+from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
@@ -252,6 +253,29 @@ def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]
     return result
 
 
+def apply_grade_rows(rows: Iterable[ScoreRow]) -> list[ScoreRow]:
+    """apply_grades for rows read with a grader's points (kaoshi.store.columns): the same rule."""
+    return [
+        row._replace(score=row.graded_points)
+        if row.graded_points is not None and not kind_of(row.qtype).objective
+        else row
+        for row in rows
+    ]
+
+
+def chosen_grader(store: Store, run: str, grader: str | None) -> str | None:
+    """`grader`, or the run's most recent judge setup when None (None: the run has no grades); InputError
+    for a grader that has not graded the run."""
+    graders = store.graders(run)
+    if grader is None and not graders:
+        return None
+    chosen = grader or graders[-1]
+    if chosen not in graders:
+        known = ", ".join(graders) or "none yet (kaoshi judge)"
+        raise InputError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
+    return chosen
+
+
 @dataclass(frozen=True)
 class GradedSamples:
     """A run's samples with open answers scored by `grader` (None: the run has no grades yet)."""
@@ -273,12 +297,8 @@ def load_graded(
     `samples`: the run's samples when the caller has read them already; `light`: read without what a
     summary never reads (Store.iter_samples)."""
     samples = store.samples(run, light=light) if samples is None else samples
-    graders = store.graders(run)
-    if grader is None and not graders:
+    chosen = chosen_grader(store, run, grader)
+    if chosen is None:
         return GradedSamples(samples, None, {})
-    chosen = grader or graders[-1]
-    if chosen not in graders:
-        known = ", ".join(graders) or "none yet (kaoshi judge)"
-        raise InputError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
     grades = store.grades(run, chosen)
     return GradedSamples(apply_grades(samples, grades), chosen, grades)

@@ -44,7 +44,7 @@ def _shown_alike(first: SampleRecord, other: SampleRecord) -> bool:
     return first.question.get("options") == other.question.get("options") and first.gold == other.gold
 
 
-def _shared_questions(store: Store, members: Sequence[str]) -> Pairing:
+def _shared_questions(store: Store, members: Sequence[str]) -> Pairing[SampleRecord]:
     """The objective questions every member holds with the same content (first member's order); a member
     that errored abstains."""
     pairing = pair_questions(

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kaoshi.store.pairing import answered
-from kaoshi.store.records import RunRecord, RunStatus, SampleRecord
+from kaoshi.store.pairing import Answered, answered
+from kaoshi.store.records import RunRecord, RunStatus
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class Coverage:
         }
 
 
-def run_coverage(run: RunRecord, samples: Iterable[SampleRecord]) -> Coverage:
+def run_coverage(run: RunRecord, samples: Iterable[Answered]) -> Coverage:
     """The run's coverage from its record and its stored samples."""
     n_answered = n_graded = errors = 0
     for sample in samples:

@@ -11,12 +11,31 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from kaoshi.data.model import Gold
 from kaoshi.store.records import SampleRecord, SampleStatus
 
 QuestionKey = tuple[str, str]  # (question id, content fingerprint)
+
+
+class Answered(Protocol):
+    """What pairing reads of a sample: a SampleRecord, or the row a summary reads (store.columns)."""
+
+    @property
+    def question_id(self) -> str: ...
+
+    @property
+    def status(self) -> SampleStatus: ...
+
+    @property
+    def correct(self) -> bool | None: ...
+
+    @property
+    def score(self) -> float | None: ...
+
+
+Item = TypeVar("Item", bound=Answered)
 
 
 def _squash(text: str) -> str:
@@ -38,41 +57,55 @@ def question_fingerprint(sample: SampleRecord) -> str:
     Independent of the id, of whitespace and of the order the options were shown in (the gold is taken
     by option text), so a shuffled-options run of a question (`--shuffle-options`, a file shuffled
     elsewhere) has its original's fingerprint, while the same id on another split or data version has
-    another."""
-    content = sample.question
+    another. Stored beside each sample as it is written (kaoshi.store.columns reads it back)."""
+    return fingerprint_of_content(sample.qtype, sample.question, sample.gold)
+
+
+def fingerprint_of_content(qtype: str, content: Mapping[str, Any], gold: Gold) -> str:
+    """question_fingerprint of a question's type, content (its stored JSON) and gold answer."""
     options = {str(letter): _squash(str(text)) for letter, text in content.get("options", ())}
     value = [
-        sample.qtype,
+        qtype,
         _squash(str(content.get("stem", ""))),
         sorted(options.values()),
-        _gold_content(sample.gold, options),
+        _gold_content(gold, options),
     ]
     return hashlib.sha256(json.dumps(value, ensure_ascii=False).encode()).hexdigest()
 
 
-def question_key(sample: SampleRecord) -> QuestionKey:
-    return sample.question_id, question_fingerprint(sample)
+def content_fingerprint(item: Answered) -> str:
+    """An item's question fingerprint: the one it carries (store.columns.ScoreRow), else computed from the
+    sample's question."""
+    carried = getattr(item, "fingerprint", None)
+    if isinstance(carried, str):
+        return carried
+    assert isinstance(item, SampleRecord)
+    return question_fingerprint(item)
 
 
-def answered(sample: SampleRecord) -> bool:
+def question_key(sample: Answered) -> QuestionKey:
+    return sample.question_id, content_fingerprint(sample)
+
+
+def answered(sample: Answered) -> bool:
     """The model gave an output (it may still be unreadable); errors are no answer."""
     return sample.status != SampleStatus.ERROR
 
 
-def graded(sample: SampleRecord) -> bool:
+def graded(sample: Answered) -> bool:
     """Answered and marked right or wrong (objective questions with a gold answer)."""
     return answered(sample) and sample.correct is not None
 
 
 @dataclass(frozen=True)
-class Pairing:
+class Pairing(Generic[Item]):
     """Questions common to several runs.
 
     rows: per common question (in the first run's order), each run's sample. conflicts: ids that hold
     different questions in different runs, never paired."""
 
     runs: int
-    rows: tuple[tuple[SampleRecord, ...], ...]
+    rows: tuple[tuple[Item, ...], ...]
     conflicts: tuple[str, ...]
 
     @property
@@ -80,7 +113,7 @@ class Pairing:
         """Common questions every run graded (the n of accuracy comparisons)."""
         return sum(all(graded(s) for s in row) for row in self.rows)
 
-    def samples_of(self, run: int) -> list[SampleRecord]:
+    def samples_of(self, run: int) -> list[Item]:
         """One run's samples on the common questions."""
         return [row[run] for row in self.rows]
 
@@ -104,9 +137,7 @@ def conflict_warning(conflicts: Sequence[str]) -> str | None:
     return f"warning: {conflict_note(conflicts)}" if conflicts else None
 
 
-def pair_questions(
-    runs: Sequence[Iterable[SampleRecord]], keep: Callable[[SampleRecord], bool] = answered
-) -> Pairing:
+def pair_questions(runs: Sequence[Iterable[Item]], keep: Callable[[Item], bool] = answered) -> Pairing[Item]:
     """The questions every run holds with the same content and where `keep` holds for every run's sample
     (default: answered, errors left out). An id every run holds but not with the same content is a
     conflict: never paired, whatever `keep` says."""
@@ -119,7 +150,7 @@ def pair_questions(
         row = [samples[question_id] for samples in by_run if question_id in samples]
         if len(row) < len(by_run):
             continue
-        if len({question_fingerprint(s) for s in row}) > 1:
+        if len({content_fingerprint(s) for s in row}) > 1:
             conflicts.append(question_id)
         elif all(keep(s) for s in row):
             rows.append(tuple(row))

@@ -13,6 +13,7 @@ from kaoshi.enums import TextEnum
 from kaoshi.scoring.grade import MultiPolicy
 from kaoshi.store.errors import StoreError
 from kaoshi.store.leases import LeaseHolder, owner_gone
+from kaoshi.store.pairing import question_fingerprint
 from kaoshi.store.records import (
     GradeRecord,
     GradeStatus,
@@ -53,6 +54,9 @@ SAMPLE_COLUMNS = (
     "reasoning",
     "tokens_reasoning",
 )
+# What a sample is written with: its columns and its question's content fingerprint (store.pairing), which
+# the summaries read instead of decoding each question (store.columns); never read into a SampleRecord.
+WRITTEN_COLUMNS = (*SAMPLE_COLUMNS, "fingerprint")
 GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
 
 RUN_QUERY = (
@@ -178,6 +182,11 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.reasoning,
         sample.tokens_reasoning,
     )
+
+
+def written_values(sample: SampleRecord) -> tuple[Any, ...]:
+    """The values of WRITTEN_COLUMNS."""
+    return (*sample_values(sample), question_fingerprint(sample))
 
 
 def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0) -> SampleRecord:

@@ -37,6 +37,7 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     served_model TEXT,
     reasoning TEXT,
     tokens_reasoning INTEGER,
+    fingerprint TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -129,6 +130,9 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("reasoning", "TEXT", "NULL"),
         # tokens of that reasoning (models.base.ModelOutput.reasoning_tokens)
         ("tokens_reasoning", "INTEGER", "NULL"),
+        # the question's content fingerprint (store.pairing), read by summaries instead of the question
+        # (store.columns); rows written before it have none and are fingerprinted as they are read
+        ("fingerprint", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.store.aggregates import RunCounts, run_counts
+from kaoshi.store.columns import ScoreRow, score_rows
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
@@ -26,11 +27,12 @@ from kaoshi.store.rows import (
     GRADE_COLUMNS,
     RUN_QUERY,
     SAMPLE_COLUMNS,
+    WRITTEN_COLUMNS,
     dumps,
     grade_from_row,
     run_from_row,
     sample_from_row,
-    sample_values,
+    written_values,
 )
 from kaoshi.store.run_admin import RemovedRun, RenamedRun, remove_runs, rename_run
 from kaoshi.store.schema import (
@@ -284,8 +286,8 @@ class Store:
         """Write one sample and commit it; a later write for the same question (and sample) replaces it.
         When the store stays locked past the lock wait: StoreError, the sample kept for the next write or
         close."""
-        values = sample_values(sample)
-        columns = ", ".join(SAMPLE_COLUMNS)
+        values = written_values(sample)
+        columns = ", ".join(WRITTEN_COLUMNS)
         if sample.sample == 0:
             table, extra, params = "samples", "", (run, *values)
         else:
@@ -346,6 +348,14 @@ class Store:
         with naming_the_file(self.path):
             for row in self._db.execute(query, (run,)):
                 yield sample_from_row(row, self.path, run)
+
+    def score_rows(
+        self, run: str, grader: str | None = None, *, repeats: bool = False, text_end: int
+    ) -> list[ScoreRow]:
+        """What the run's numbers are made of, one small row a sample (kaoshi.store.columns.score_rows):
+        its first samples, or with `repeats` its samples after the first."""
+        with naming_the_file(self.path):
+            return list(score_rows(self._db, self.path, run, grader, repeats=repeats, text_end=text_end))
 
     def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""

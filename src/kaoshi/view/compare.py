@@ -5,20 +5,21 @@ their answers side by side."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kaoshi.api.summary import LoadedRun, load_run
-from kaoshi.data.model import format_gold
+from kaoshi.api.summary import ScoredRun, load_scores
 from kaoshi.report.compare import compare_runs, compare_to_baseline, comparison_tables
 from kaoshi.report.html import outcome
 from kaoshi.report.render import coverage_table
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import RunSummary
-from kaoshi.store import RunRecord, SampleRecord
+from kaoshi.store import RunRecord
+from kaoshi.store.columns import ScoreRow
 from kaoshi.store.pairing import pair_questions
 from kaoshi.view.pages import Viewer
+from kaoshi.view.queries import reading, sample_texts
 
 DIFFERENCES_PAGE = 50
 STEM_PREVIEW = 160
@@ -26,19 +27,19 @@ STEM_PREVIEW = 160
 
 @dataclass(frozen=True)
 class Answer:
-    """One run's answer to a question where the runs differ."""
+    """One run's answer to a question where the runs differ (`response`: read for the page showing it)."""
 
     answer: str
     outcome: str
-    response: str
+    response: str = ""
 
 
 @dataclass(frozen=True)
 class Difference:
     question_id: str
-    stem: str
     gold: str
     answers: tuple[Answer, ...]  # in the order of the compared runs
+    stem: str = ""  # read for the page showing it
 
 
 @dataclass(frozen=True)
@@ -49,37 +50,51 @@ class ComparedView:
     conflicts: tuple[str, ...]
 
 
-def _answer(sample: SampleRecord) -> Answer:
-    shown = "" if sample.answer is None else format_gold(sample.answer)
-    return Answer(shown, outcome(sample), sample.response or sample.error or "")
+def _answer(row: ScoreRow) -> Answer:
+    return Answer(row.answer or "", outcome(row))
 
 
-def differences(runs: Sequence[Sequence[SampleRecord]]) -> tuple[list[Difference], int, tuple[str, ...]]:
+def differences(runs: Sequence[Sequence[ScoreRow]]) -> tuple[list[Difference], int, tuple[str, ...]]:
     """The questions (same id, same content) where the runs' answers or outcomes differ, in the first run's
-    order; errors included (an error against an answer is a difference); and how many were paired."""
+    order; with how many questions were paired and the ids left unpaired. From the runs' score rows: the
+    stems and responses are read for the page that shows them (`with_texts`)."""
     pairing = pair_questions(runs, keep=lambda _: True)
     found = []
     for row in pairing.rows:
         answers = tuple(_answer(sample) for sample in row)
         if len({a.answer for a in answers}) > 1 or len({a.outcome for a in answers}) > 1:
-            stem = str(row[0].question.get("stem", ""))
-            found.append(
-                Difference(row[0].question_id, stem[:STEM_PREVIEW], format_gold(row[0].gold), answers)
-            )
+            found.append(Difference(row[0].question_id, row[0].gold, answers))
     return found, len(pairing.rows), pairing.conflicts
 
 
+def with_texts(path: Path, names: Sequence[str], shown: Sequence[Difference]) -> list[Difference]:
+    """The differences with their stems (the first run's) and each run's response (or error)."""
+    ids = [d.question_id for d in shown]
+    with reading(path) as db:
+        texts = [sample_texts(db, name, ids) for name in names]
+    filled = []
+    for difference in shown:
+        qid = difference.question_id
+        stem = texts[0].get(qid, ("", ""))[0] if texts else ""
+        answers = tuple(
+            replace(answer, response=found.get(qid, ("", ""))[1])
+            for answer, found in zip(difference.answers, texts, strict=True)
+        )
+        filled.append(replace(difference, stem=stem[:STEM_PREVIEW], answers=answers))
+    return filled
+
+
 def _compared(path: Path, names: Sequence[str]) -> ComparedView:
-    loaded: dict[str, LoadedRun] = {name: load_run(name, store=path, light=True) for name in names}
+    scored: dict[str, ScoredRun] = {name: load_scores(name, store=path) for name in names}
 
-    def summarize_run(record: RunRecord, samples: list[SampleRecord]) -> RunSummary:
-        return loaded[record.name].summarize(None, None, samples).without_unused_groups()
+    def summarize_run(record: RunRecord, rows: list[ScoreRow]) -> RunSummary:
+        return scored[record.name].summarize(None, None, rows).without_unused_groups()
 
-    compared = compare_runs([(one.run, list(one.samples)) for one in loaded.values()], summarize_run)
+    compared = compare_runs([(one.run, list(one.rows)) for one in scored.values()], summarize_run)
     coverage = coverage_table(f"runs — {compared.headline}", compared.coverage, compared.pairing.conflicts)
     summaries = compared.summaries
     tables = comparison_tables(summaries, compare_to_baseline(summaries), answered_by_all=compared.common)
-    found, paired, conflicts = differences([one.samples for one in loaded.values()])
+    found, paired, conflicts = differences([one.rows for one in scored.values()])
     return ComparedView([coverage, *tables], found, paired, conflicts)
 
 
@@ -99,7 +114,7 @@ def compare_page(viewer: Viewer, names: Sequence[str], page: int) -> dict[str, A
     start = (page - 1) * DIFFERENCES_PAGE
     context.update(
         view=view,
-        shown=view.differences[start : start + DIFFERENCES_PAGE],
+        shown=with_texts(viewer.path, chosen, view.differences[start : start + DIFFERENCES_PAGE]),
         page=page,
         pages=pages,
     )

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kaoshi.analysis.outputs import profile_of
 from kaoshi.api.boards import leaderboard
-from kaoshi.api.summary import load_run
+from kaoshi.api.summary import load_scores
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import leaderboard_table
@@ -25,7 +24,7 @@ from kaoshi.store import RunRecord, Store
 from kaoshi.store.settings import describe_settings
 from kaoshi.view.live import LiveRun, LiveTallies
 from kaoshi.view.memo import Memo
-from kaoshi.view.queries import output_facts, reading
+from kaoshi.view.queries import reading
 from kaoshi.view.state import StoreState, store_state
 
 
@@ -96,12 +95,12 @@ def _plot(summary: RunSummary) -> tuple[bytes | None, str]:
 
 
 def _run_view(path: Path, name: str) -> RunView:
-    loaded = load_run(name, store=path, light=True)  # numbers only: no prompt is read
-    summary = loaded.summarize().without_unused_groups()
+    scored = load_scores(name, store=path)  # numbers only: each sample's score row, no prompt or text
+    whole = scored.summarize()
+    summary = whole.without_unused_groups()
     png, note = _plot(summary)
-    with reading(path) as db:  # the profile from its columns alone: prompts and whole texts stay unread
-        outputs = output_phrases(profile_of(output_facts(db, name)))
-    return RunView(run_tables(summary), loaded.grader, png, note, outputs)
+    outputs = output_phrases(whole.outputs) if whole.outputs is not None else []
+    return RunView(run_tables(summary), scored.grader, png, note, outputs)
 
 
 def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:

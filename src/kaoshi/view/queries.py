@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kaoshi.analysis.outputs import NOT_GENERATED, TAIL_CHARS, OutputFacts, output_end, repeats_to_the_end
 from kaoshi.data.model import format_gold, gold_from_json
 from kaoshi.results.metrics import UNKNOWN_GROUP
 from kaoshi.store.errors import naming_the_file
 from kaoshi.store.opening import connect
-from kaoshi.store.records import GradeRecord, RunSpec, SampleRecord, SampleStatus
+from kaoshi.store.records import GradeRecord, RunSpec, SampleRecord
 from kaoshi.store.rows import GRADE_COLUMNS, SAMPLE_COLUMNS, grade_from_row, loads, sample_from_row
 from kaoshi.store.schema import add_reading_stand_ins, missing_columns, select_list, stored_schema_version
 from kaoshi.view.filters import FACETS, PAGE_SIZE, SAMPLES_FROM, Cell, SampleFilter, outcome_sql
@@ -163,6 +162,21 @@ def one_sample(db: sqlite3.Connection, path: Path, run: str, question_id: str) -
     return None if row is None else sample_from_row(row, path, run)
 
 
+def sample_texts(db: sqlite3.Connection, run: str, question_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """question id -> (its stem, the run's response or else its error) for the given questions only."""
+    found: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(question_ids), 500):  # within SQLite's limit on parameters
+        chunk = list(question_ids[start : start + 500])
+        marks = ", ".join("?" for _ in chunk)
+        query = (
+            "SELECT question_id, json_extract(question, '$.stem'), COALESCE(response, error, '') "
+            f"FROM samples WHERE run = ? AND question_id IN ({marks})"
+        )
+        for qid, stem, text in db.execute(query, (run, *chunk)):
+            found[qid] = ("" if stem is None else str(stem), text)
+    return found
+
+
 def repeat_samples(db: sqlite3.Connection, path: Path, run: str, question_id: str) -> list[SampleRecord]:
     """The question's samples after its first (kaoshi run --repeats), by sample index."""
     columns = select_list(db, "repeat_samples", SAMPLE_COLUMNS)
@@ -200,48 +214,3 @@ def run_spec(db: sqlite3.Connection, run: str) -> RunSpec | None:
     """The run's spec (None: no such run), without counting its samples as Store.find_run does."""
     row = db.execute("SELECT spec FROM runs WHERE name = ?", (run,)).fetchone()
     return None if row is None else RunSpec.from_json(json.loads(row[0]))
-
-
-# What the output profile reads of a sample (kaoshi.analysis.outputs.OutputFacts), in this order.
-_FACT_COLUMNS = ("status", "extracted_by", "tokens_in", "tokens_out", "tokens_reasoning", "latency_s")
-
-
-def output_facts(db: sqlite3.Connection, run: str) -> list[OutputFacts]:
-    """What the run page's output profile needs of each of the run's samples (its k samples a question
-    too): the counts, the time and the cut-off flag, and only for a cut-off answer the ends of its answer
-    text and reasoning, for the loop check. No prompt and no whole response is read."""
-    facts = []
-    for table in ("samples", "repeat_samples"):
-        # the inner select reads a column the store predates as its default; the outer one cuts the texts
-        columns = select_list(db, table, (*_FACT_COLUMNS, "truncated", "response", "reasoning"))
-        query = (
-            f"SELECT {', '.join(_FACT_COLUMNS)}, truncated, "
-            f"CASE WHEN truncated THEN substr(response, -{TAIL_CHARS}) END, "
-            f"CASE WHEN truncated THEN substr(reasoning, -{TAIL_CHARS}) END "
-            f"FROM (SELECT {columns} FROM {table} WHERE run = ?)"
-        )
-        facts += [_facts(*row) for row in db.execute(query, (run,))]
-    return facts
-
-
-def _facts(
-    status: str,
-    extracted_by: str,
-    tokens_in: int | None,
-    tokens_out: int | None,
-    tokens_reasoning: int | None,
-    latency_s: float | None,
-    truncated: int,
-    response_end: str | None,
-    reasoning_end: str | None,
-) -> OutputFacts:
-    return OutputFacts(
-        error=status == SampleStatus.ERROR.value,
-        generated=extracted_by not in NOT_GENERATED,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        tokens_reasoning=tokens_reasoning,
-        latency_s=latency_s,
-        truncated=bool(truncated),
-        loops=bool(truncated) and repeats_to_the_end(output_end(response_end, reasoning_end)),
-    )
