@@ -287,3 +287,19 @@ def test_phrases_say_only_what_is_known() -> None:
 )
 def test_duration(seconds: float, text: str) -> None:
     assert duration(seconds) == text
+
+
+def test_the_percentiles_are_numpys_inverted_cdf() -> None:
+    """CountDistribution's percentiles, written out, equal numpy's `method="inverted_cdf"` for every size
+    from 1 to 400 and for counts with ties."""
+    import random
+
+    import numpy as np
+
+    from kaoshi.analysis.outputs import inverted_cdf
+
+    rng = random.Random(11)
+    for n in [*range(1, 401), 1000, 9999, 100_000]:
+        counts = sorted(rng.choice((rng.randint(0, 50), rng.randint(0, 9000))) for _ in range(n))
+        expected = np.percentile(np.asarray(counts), [50, 90, 99], method="inverted_cdf")
+        assert [inverted_cdf(counts, q) for q in (50, 90, 99)] == [int(v) for v in expected], n

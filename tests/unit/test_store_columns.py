@@ -127,11 +127,12 @@ def test_score_rows_are_the_rows_of_the_whole_samples(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("how", ["column emptied", "column dropped"])
-def test_rows_written_before_the_fingerprint_column_are_fingerprinted_as_read(
+def test_rows_written_before_the_fingerprint_and_group_columns_read_them_from_the_question(
     tmp_path: Path, how: str
 ) -> None:
-    """A store from before the column: its rows are fingerprinted from their questions, so pairing and the
-    numbers are unchanged; opened for writing, the column is added and new rows carry it."""
+    """A store from before the columns: its rows are fingerprinted from their questions and their groups
+    read from there, so pairing and the numbers are unchanged; opened for writing, the columns are added
+    and new rows carry them."""
     path = tmp_path / "s.sqlite"
     mixed_store(path)
     with Store(path, read_only=True) as store:
@@ -139,12 +140,15 @@ def test_rows_written_before_the_fingerprint_column_are_fingerprinted_as_read(
     before = both_ways(path, "mixed")
     with sqlite3.connect(path) as db:
         if how == "column emptied":
-            db.execute("UPDATE samples SET fingerprint = NULL")
+            db.execute("UPDATE samples SET fingerprint = NULL, question_group = NULL")
         else:
             db.execute("DROP INDEX IF EXISTS samples_tally")
             db.execute("ALTER TABLE samples DROP COLUMN fingerprint")
+            db.execute("ALTER TABLE samples DROP COLUMN question_group")
     with Store(path, read_only=True) as store:
-        assert [r.fingerprint for r in store.score_rows("mixed", text_end=TAIL_CHARS)] == expected
+        read = store.score_rows("mixed", text_end=TAIL_CHARS)
+    assert [r.fingerprint for r in read] == expected
+    assert {r.group for r in read} == {"理科", "文科", None}
     assert both_ways(path, "mixed") == before
     with Store(path) as store:  # opened for writing: the column is back, and a new row is fingerprinted
         store.add_sample("mixed", sample("new/1"))

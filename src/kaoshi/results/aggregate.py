@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -283,7 +284,7 @@ def _answer_pair(row: ScoreRow) -> tuple[str, str] | None:
     """(gold, answer) as strings for a checked objective answer (unreadable: ""), else None."""
     if row.status == SampleStatus.ERROR or row.correct is None:
         return None
-    return row.gold, row.answer if row.answer is not None else ""
+    return row.gold_text, row.answer_text or ""
 
 
 # What a summary tallies of a row: all of it but which question and sample it is (rows that agree on these
@@ -291,8 +292,7 @@ def _answer_pair(row: ScoreRow) -> tuple[str, str] | None:
 _Tallied = tuple[Any, ...]
 
 
-def _tallied(row: ScoreRow) -> _Tallied:
-    return row[2:15]
+_tallied: Callable[[ScoreRow], _Tallied] = operator.itemgetter(slice(2, 15))  # qtype .. served_model
 
 
 def summarize(
@@ -321,20 +321,15 @@ def summarize_rows(
     # Rows that agree on everything tallied are counted once, with their number as the weight: a run of
     # 100,000 questions has a few thousand such kinds of row, and each grouping adds those up (a Tally a
     # sample a group, made one by one, took most of the time of summarizing thousands of samples).
-    kinds: Counter[_Tallied] = Counter()
-    representative: dict[_Tallied, ScoreRow] = {}
-    outcomes: dict[QuestionKey, float] = {}
-    category_of: dict[str, str] = {}
-    for row in rows:
-        kind = _tallied(row)
-        if kind not in kinds:
-            representative[kind] = row
-        kinds[kind] += 1
-        if row.status != SampleStatus.ERROR and row.correct is not None:
-            outcomes[(row.question_id, row.fingerprint)] = float(row.correct)
-        if row.subject and row.category:
-            category_of[row.subject] = row.category
-    weighted = [(representative[kind], weight) for kind, weight in kinds.items()]
+    rows = rows if isinstance(rows, (list, tuple)) else list(rows)
+    kinds = Counter(map(_tallied, rows))  # in the order first met: a subject's group is its first sample's
+    weighted = [(ScoreRow("", "", *kind), weight) for kind, weight in kinds.items()]
+    outcomes: dict[QuestionKey, float] = {
+        (row.question_id, row.fingerprint): float(row.correct)
+        for row in rows
+        if row.correct is not None and row.status != SampleStatus.ERROR
+    }
+    category_of = {row.subject: row.category for row in rows if row.subject and row.category}
     overall_rows: list[tuple[_Counts, int]] = []
     tallied = {*keys, "subject", "domain"}
     group_rows: dict[str, dict[str, list[tuple[_Counts, int]]]] = {key: {} for key in tallied}

@@ -119,7 +119,7 @@ def by_question(samples: Iterable[SampleRecord | ScoreRow]) -> dict[str, Questio
 def _answer_text(sample: SampleRecord | ScoreRow) -> str:
     """The answer as text ("" when none was read)."""
     if isinstance(sample, ScoreRow):
-        return sample.answer or ""
+        return sample.answer_text or ""
     return format_gold(sample.answer) if sample.answer is not None else ""
 
 

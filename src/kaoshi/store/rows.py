@@ -54,9 +54,10 @@ SAMPLE_COLUMNS = (
     "reasoning",
     "tokens_reasoning",
 )
-# What a sample is written with: its columns and its question's content fingerprint (store.pairing), which
-# the summaries read instead of decoding each question (store.columns); never read into a SampleRecord.
-WRITTEN_COLUMNS = (*SAMPLE_COLUMNS, "fingerprint")
+# What a sample is written with: its columns, its question's content fingerprint (store.pairing) and group,
+# which the summaries read instead of decoding each question (store.columns); never read into a
+# SampleRecord.
+WRITTEN_COLUMNS = (*SAMPLE_COLUMNS, "fingerprint", "question_group")
 GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
 
 RUN_QUERY = (
@@ -186,7 +187,7 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
 
 def written_values(sample: SampleRecord) -> tuple[Any, ...]:
     """The values of WRITTEN_COLUMNS."""
-    return (*sample_values(sample), question_fingerprint(sample))
+    return (*sample_values(sample), question_fingerprint(sample), dumps(sample.question.get("group")))
 
 
 def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0) -> SampleRecord:

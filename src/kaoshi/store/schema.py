@@ -38,6 +38,7 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     reasoning TEXT,
     tokens_reasoning INTEGER,
     fingerprint TEXT,
+    question_group TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -133,6 +134,9 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # the question's content fingerprint (store.pairing), read by summaries instead of the question
         # (store.columns); rows written before it have none and are fingerprinted as they are read
         ("fingerprint", "TEXT", "NULL"),
+        # the question's `group` as JSON ('null': none), read by summaries instead of the question; NULL in
+        # rows written before it, whose group is read from their question
+        ("question_group", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),

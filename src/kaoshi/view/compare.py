@@ -51,7 +51,7 @@ class ComparedView:
 
 
 def _answer(row: ScoreRow) -> Answer:
-    return Answer(row.answer or "", outcome(row))
+    return Answer(row.answer_text or "", outcome(row))
 
 
 def differences(runs: Sequence[Sequence[ScoreRow]]) -> tuple[list[Difference], int, tuple[str, ...]]:
@@ -63,7 +63,7 @@ def differences(runs: Sequence[Sequence[ScoreRow]]) -> tuple[list[Difference], i
     for row in pairing.rows:
         answers = tuple(_answer(sample) for sample in row)
         if len({a.answer for a in answers}) > 1 or len({a.outcome for a in answers}) > 1:
-            found.append(Difference(row[0].question_id, row[0].gold, answers))
+            found.append(Difference(row[0].question_id, row[0].gold_text, answers))
     return found, len(pairing.rows), pairing.conflicts
 
 
