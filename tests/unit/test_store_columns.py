@@ -15,7 +15,7 @@ import pytest
 from kaoshi.analysis.outputs import TAIL_CHARS
 from kaoshi.api.summary import load_run, load_scores
 from kaoshi.data.model import QuestionType
-from kaoshi.store import Store
+from kaoshi.store import Store, StoreError
 from kaoshi.store.columns import score_row
 from kaoshi.store.pairing import question_fingerprint
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
@@ -155,3 +155,25 @@ def test_rows_written_before_the_fingerprint_and_group_columns_read_them_from_th
     with sqlite3.connect(path) as db:
         stored = db.execute("SELECT fingerprint FROM samples WHERE question_id = 'new/1'").fetchone()[0]
     assert stored == question_fingerprint(sample("new/1"))
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        ("status", "'exploded'", "unknown status 'exploded'"),
+        ("gold", "'{not json'", "its gold is not readable JSON"),
+        ("answer", "'{\"a\": 1}'", "its answer is not an answer kaoshi reads"),
+    ],
+)
+def test_a_value_kaoshi_cannot_read_names_the_store_run_and_question(
+    tmp_path: Path, column: str, value: str, said: str
+) -> None:
+    path = tmp_path / "s.sqlite"
+    mixed_store(path)
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE samples SET {column} = {value} WHERE question_id = 'q/7'")
+    with pytest.raises(StoreError) as caught:
+        load_scores("mixed", store=path)
+    message = str(caught.value)
+    assert str(path) in message and "run 'mixed'" in message and "question 'q/7'" in message
+    assert said in message

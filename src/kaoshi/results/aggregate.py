@@ -94,8 +94,7 @@ class Tally:
         sums: dict[str, Any] = {}
         for index, (name, zero) in enumerate(_COUNTED):
             if isinstance(zero, float):
-                exact = sum((Fraction(c[index]) * w for c, w in rows if c[index]), Fraction(0))
-                sums[name] = float(exact)
+                sums[name] = exact_sum((c[index], w) for c, w in rows)
             else:
                 sums[name] = sum(c[index] * w for c, w in rows)
         return cls(**sums)
@@ -235,6 +234,16 @@ _Counts = tuple[int, int, int, int, int, int, int, int, int, float, float, int]
 _COUNTED: tuple[tuple[str, Any], ...] = tuple(
     (f.name, f.default) for f in fields(Tally) if f.name != "f1_qualbench"
 )  # (name, zero)
+
+
+def exact_sum(weighted: Iterable[tuple[float, int]]) -> float:
+    """The sum of each value times its weight, exact and rounded once (a run's points come in a few
+    distinct values, so those are added as fractions, each once)."""
+    by_value: Counter[float] = Counter()
+    for value, weight in weighted:
+        if value:
+            by_value[value] += weight
+    return float(sum((Fraction(value) * n for value, n in by_value.items()), Fraction(0)))
 
 
 def headline_numbers(summary: RunSummary) -> dict[str, tuple[float, bool]]:

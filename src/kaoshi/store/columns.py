@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from kaoshi.bulk import collection_paused
 from kaoshi.data.model import format_gold, gold_from_json, gold_to_json
 from kaoshi.store.errors import StoreError
 from kaoshi.store.pairing import fingerprint_of_content
@@ -166,7 +167,8 @@ def score_rows(
         f"FROM {table} s WHERE s.run = ? ORDER BY s.position{', s.sample' if repeats else ''}"
     )
     params: tuple[Any, ...] = (grader, run) if grader is not None else (run,)
-    rows = list(map(ScoreRow._make, db.execute(query, params)))
+    with collection_paused():
+        rows = list(map(ScoreRow._make, db.execute(query, params)))
     _check_values(rows, path, table, run)
     if any(row.fingerprint is None for row in rows):
         rows = _fingerprinted(db, path, table, run, rows, every="fingerprint" in lacking)

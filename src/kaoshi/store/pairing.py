@@ -11,8 +11,10 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, Protocol, TypeVar
 
+from kaoshi.bulk import collection_paused
 from kaoshi.data.model import Gold
 from kaoshi.store.records import SampleRecord, SampleStatus
 
@@ -108,10 +110,10 @@ class Pairing(Generic[Item]):
     rows: tuple[tuple[Item, ...], ...]
     conflicts: tuple[str, ...]
 
-    @property
+    @cached_property
     def graded_by_all(self) -> int:
         """Common questions every run graded (the n of accuracy comparisons)."""
-        return sum(all(graded(s) for s in row) for row in self.rows)
+        return sum(all(map(graded, row)) for row in self.rows)
 
     def samples_of(self, run: int) -> list[Item]:
         """One run's samples on the common questions."""
@@ -141,17 +143,22 @@ def pair_questions(runs: Sequence[Iterable[Item]], keep: Callable[[Item], bool] 
     """The questions every run holds with the same content and where `keep` holds for every run's sample
     (default: answered, errors left out). An id every run holds but not with the same content is a
     conflict: never paired, whatever `keep` says."""
-    by_run = [{s.question_id: s for s in samples} for samples in runs]
-    if not by_run:
-        return Pairing(0, (), ())
-    rows = []
-    conflicts = []
-    for question_id in by_run[0]:
-        row = [samples[question_id] for samples in by_run if question_id in samples]
-        if len(row) < len(by_run):
-            continue
-        if len({content_fingerprint(s) for s in row}) > 1:
-            conflicts.append(question_id)
-        elif all(keep(s) for s in row):
-            rows.append(tuple(row))
-    return Pairing(len(by_run), tuple(rows), tuple(conflicts))
+    with collection_paused():
+        by_run = [{s.question_id: s for s in samples} for samples in runs]
+        if not by_run:
+            return Pairing(0, (), ())
+        rows = []
+        conflicts = []
+        others = by_run[1:]
+        for question_id, first in by_run[0].items():
+            if not all(question_id in samples for samples in others):
+                continue
+            row = (first, *(samples[question_id] for samples in others))
+            fingerprint = content_fingerprint(first)
+            if any(content_fingerprint(s) != fingerprint for s in row[1:]):
+                conflicts.append(question_id)
+            elif (
+                all(s.status != SampleStatus.ERROR for s in row) if keep is answered else all(map(keep, row))
+            ):
+                rows.append(row)
+        return Pairing(len(by_run), tuple(rows), tuple(conflicts))
