@@ -15,6 +15,7 @@ from kaoshi.cli.main import main
 from kaoshi.store import Store
 from kaoshi.store.schema import TABLES
 from tests.support.files import write_jsonl
+from tests.support.stores import drop_sample_column
 
 EXAM = load_exam_result("sample").exam
 
@@ -59,7 +60,7 @@ def _store_from_before_the_mark(path: Path) -> Path:
     """A store as kaoshi wrote it before samples had a `truncated` column: one run, one sample."""
     kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="old", store=path)
     with sqlite3.connect(path) as db:
-        db.execute("ALTER TABLE samples DROP COLUMN truncated")
+        drop_sample_column(db, "truncated")
     with sqlite3.connect(path) as db:
         assert "truncated" not in {row[1] for row in db.execute("PRAGMA table_info(samples)")}
     return path

@@ -130,6 +130,13 @@ def store_from_before(path: Path, column: str) -> Path:
 
     kaoshi.evaluate("sample", model="constant:A", limit_total=2, run_name="old", store=path)
     with sqlite3.connect(path) as db:
-        db.execute(f"ALTER TABLE samples DROP COLUMN {column}")
+        drop_sample_column(db, column)
     assert column not in sample_columns(path)
     return path
+
+
+def drop_sample_column(db: sqlite3.Connection, column: str) -> None:
+    """Drop a column of `samples` as a store from before it lacks it, with the index of what summaries
+    read (samples_scores, newer than every such column), which holds it."""
+    db.execute("DROP INDEX IF EXISTS samples_scores")
+    db.execute(f"ALTER TABLE samples DROP COLUMN {column}")

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from kaoshi.analysis.outputs import TAIL_CHARS
-from kaoshi.api.summary import load_run, load_scores
+from kaoshi.api.summary import load_run, load_scores, summarize
 from kaoshi.data.model import QuestionType
-from kaoshi.store import Store, StoreError
+from kaoshi.store import Store, StoreError, columns
 from kaoshi.store.columns import score_row
 from kaoshi.store.pairing import question_fingerprint
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
@@ -25,10 +25,13 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "store.sqlite"
 
 
 def both_ways(path: Path, run: str, grader: str | None = None) -> tuple[dict[str, object], dict[str, object]]:
-    """(the summary from score rows, the summary from whole samples) as JSON."""
-    rows = load_scores(run, store=path, grader=grader).summarize().to_json()
+    """(the summary from score rows, the summary from whole samples) as JSON; the summary SQLite counts
+    kind by kind (kaoshi.summarize) is the first's, whole."""
+    counted = summarize(run, store=path, grader=grader)
+    rows = load_scores(run, store=path, grader=grader).summarize()
     whole = load_run(run, store=path, grader=grader).summarize().to_json()
-    return rows, whole
+    assert counted == rows and counted.outcomes == rows.outcomes
+    return rows.to_json(), whole
 
 
 def test_the_golden_runs_summarise_the_same_from_score_rows(tmp_path: Path) -> None:
@@ -45,13 +48,40 @@ def test_the_golden_runs_summarise_the_same_from_score_rows(tmp_path: Path) -> N
     assert len(runs) >= 3 and seen_graders >= 1
 
 
-def mixed_store(path: Path) -> None:
+def test_the_golden_runs_written_by_this_kaoshi_are_counted_by_sqlite_to_the_same_numbers(
+    tmp_path: Path,
+) -> None:
+    """The golden store predates the group column, so it is summarised from its rows; written again by
+    this kaoshi (every sample and grade), each run is counted kind by kind to the same summary."""
+    rewritten = tmp_path / "rewritten.sqlite"
+    with Store(GOLDEN, read_only=True) as source, Store(rewritten) as dest:
+        for record in source.runs():
+            dest.open_run(record.name, record.spec)
+            for stored in source.all_samples(record.name):
+                dest.add_sample(record.name, stored)
+            for grader in source.graders(record.name):
+                for grade in source.grades(record.name, grader).values():
+                    dest.add_grade(record.name, grade)
+            dest.finish_run(record.name)
+        names = [(record.name, source.graders(record.name)) for record in source.runs()]
+    counted_by_kind = 0
+    for run, graders in names:
+        for grader in (None, *graders):
+            whole = load_run(run, store=GOLDEN, grader=grader).summarize().to_json()
+            counted = summarize(run, store=rewritten, grader=grader).to_json()
+            assert counted == whole, (run, grader)
+        with Store(rewritten, read_only=True) as store:
+            counted_by_kind += store.score_kinds(run, None, ["open"]) is not None
+    assert counted_by_kind == len(names) >= 3
+
+
+def mixed_store(path: Path, repeats: int = 3) -> None:
     """Runs with every status, open answers (some graded), groups, served models, cut-off loops and k
     samples a question."""
     statuses = list(SampleStatus)
     loop = "重复一遍。" * 400  # longer than what the loop check reads
     with Store(path) as store:
-        store.open_run("mixed", replace(SPEC, repeats=3))
+        store.open_run("mixed", replace(SPEC, repeats=repeats))
         for i in range(60):
             kind = i % 6
             status = statuses[i % len(statuses)]
@@ -93,7 +123,7 @@ def mixed_store(path: Path) -> None:
                 points=1.0 + (i % 3) * 0.5,
                 score=None if base.correct is None else (1.0 + (i % 3) * 0.5 if base.correct else 0.0),
             )
-            for k in range(3):
+            for k in range(repeats):
                 flipped = base if k == 0 or base.correct is None else replace(base, correct=not base.correct)
                 store.add_sample("mixed", replace(flipped, sample=k))
             if kind == 5 and i % 12 == 5:
@@ -102,14 +132,16 @@ def mixed_store(path: Path) -> None:
         store.finish_run("mixed")
 
 
-def test_hand_made_rows_summarise_the_same_from_score_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_hand_made_rows_summarise_the_same_from_score_rows(tmp_path: Path, repeats: int) -> None:
     path = tmp_path / "s.sqlite"
-    mixed_store(path)
+    mixed_store(path, repeats)
     for grader in (None, "judge-a"):
         rows, whole = both_ways(path, "mixed", grader)
         assert rows == whole, grader
     rows, _ = both_ways(path, "mixed", "judge-a")
-    assert rows["graded_by"] == "judge-a" and rows["k"] == 3
+    assert rows["graded_by"] == "judge-a" and rows.get("k", 1) == repeats
+    assert rows["judged"] == 5  # the five open answers judge-a graded (none has a score of its own)
     assert rows["outputs"]["loops"] > 0  # type: ignore[index]
     assert set(rows["groups"]["group"]) == {"理科", "文科", "(none)"}  # type: ignore[index]
 
@@ -134,7 +166,7 @@ def test_rows_written_before_the_fingerprint_and_group_columns_read_them_from_th
     read from there, so pairing and the numbers are unchanged; opened for writing, the columns are added
     and new rows carry them."""
     path = tmp_path / "s.sqlite"
-    mixed_store(path)
+    mixed_store(path, repeats=1)
     with Store(path, read_only=True) as store:
         expected = [question_fingerprint(s) for s in store.samples("mixed")]
     before = both_ways(path, "mixed")
@@ -142,7 +174,7 @@ def test_rows_written_before_the_fingerprint_and_group_columns_read_them_from_th
         if how == "column emptied":
             db.execute("UPDATE samples SET fingerprint = NULL, question_group = NULL")
         else:
-            db.execute("DROP INDEX IF EXISTS samples_tally")
+            db.execute("DROP INDEX samples_scores")  # it holds the columns
             db.execute("ALTER TABLE samples DROP COLUMN fingerprint")
             db.execute("ALTER TABLE samples DROP COLUMN question_group")
     with Store(path, read_only=True) as store:
@@ -177,3 +209,39 @@ def test_a_value_kaoshi_cannot_read_names_the_store_run_and_question(
     message = str(caught.value)
     assert str(path) in message and "run 'mixed'" in message and "question 'q/7'" in message
     assert said in message
+
+
+def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_path: Path) -> None:
+    """kaoshi.summarize reads no sample row of a store written by this kaoshi: each statement it runs on the
+    run's samples searches the index samples_scores, and only the cut-off answers' rows are read, for
+    their ends."""
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store:
+        store.open_run("one", SPEC)
+        for i in range(30):
+            cut = i % 10 == 0
+            store.add_sample(
+                "one", sample(f"q/{i}", position=i, correct=i % 3 == 0, truncated=cut, response="答案" * 300)
+            )
+        store.finish_run("one")
+    statements: list[str] = []
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        db.set_trace_callback(statements.append)
+        kinds = columns.score_kinds(db, path, "one", None, ["open"])
+        keys = columns.outcome_keys(db, "one")
+        outputs = columns.output_rows(db, "one", TAIL_CHARS)
+        db.set_trace_callback(None)
+        plans = [
+            [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {statement}")]
+            for statement in statements
+            if " FROM samples" in statement
+        ]
+    assert kinds is not None and sum(kind.samples for kind in kinds) == 30
+    assert len(keys) == 30 and len(outputs) == 30
+    assert sum(bool(row.response_end) for row in outputs) == 3
+    assert len(plans) == 4, statements
+    for plan in plans:
+        searches = [step for step in plan if step.startswith(("SEARCH", "SCAN"))]
+        assert searches and all("INDEX samples_scores" in step for step in searches), plan
+    # all but the ends of the cut-off answers from the index alone
+    assert sum("COVERING INDEX samples_scores" in plan[0] for plan in plans) == 3

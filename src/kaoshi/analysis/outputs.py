@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kaoshi.store.columns import ScoreRow
+from kaoshi.store.columns import OutputRow, ScoreRow
 from kaoshi.store.records import SampleRecord, SampleStatus
 
 # A degenerate loop is recognised by its last characters (repeats_to_the_end): a unit of 1..MAX_PERIOD
@@ -158,8 +158,8 @@ def _total(counts: Sequence[int]) -> int | None:
     return sum(counts) if counts else None
 
 
-def output_profile(samples: Iterable[SampleRecord | ScoreRow]) -> OutputProfile:
-    """The profile of a run's samples, or of their rows (kaoshi.store.columns, read with
+def output_profile(samples: Iterable[SampleRecord | ScoreRow | OutputRow]) -> OutputProfile:
+    """The profile of a run's samples, or of their score or output rows (kaoshi.store.columns, read with
     text_end=TAIL_CHARS): errors counted, and left out of every other number. The loop check reads only a
     cut-off answer's end. One pass, no object a sample: a run's 100,000 rows take a few hundredths of a
     second."""
@@ -187,7 +187,7 @@ def output_profile(samples: Iterable[SampleRecord | ScoreRow]) -> OutputProfile:
             reasoning.append(sample.tokens_reasoning)
         if sample.truncated:
             truncated += 1
-            if isinstance(sample, ScoreRow):
+            if not isinstance(sample, SampleRecord):
                 end = output_end(sample.response_end, sample.reasoning_end)
             else:
                 end = output_end(sample.response, sample.reasoning)

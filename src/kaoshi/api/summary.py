@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kaoshi.analysis.outputs import TAIL_CHARS, output_profile
+from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, output_profile
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import UnknownName
-from kaoshi.qtypes import kind_of
-from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_rows
+from kaoshi.qtypes import QUESTION_KINDS, kind_of
+from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
 from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
 from kaoshi.runner.judge import apply_grade_rows, chosen_grader, load_graded
 from kaoshi.store import (
@@ -95,20 +95,10 @@ class ScoredRun:
         chosen = self.rows if rows is None else tuple(rows)
         keys = tuple(GROUP_KEYS) if by is None else by
         summary = summarize_rows(self.run.name, chosen, keys, standards)
-        benchmark = find_benchmark(self.run.spec.benchmark)
-        measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
-        statistics = benchmark.statistics if benchmark is not None else None
         repeats = self._repeats(chosen, keys, standards) if self.run.spec.repeats > 1 else None
         # what the outputs look like: every sample the run generated, or only the chosen ones
         outputs = output_profile((*self.rows, *self.repeat_rows) if rows is None else chosen)
-        return replace(
-            measured,
-            grader=self.grader,
-            statistics=statistics,
-            spec=self.run.spec,
-            repeats=repeats,
-            outputs=outputs,
-        )
+        return _completed(summary, self.run, self.grader, outputs, repeats)
 
     def _repeats(
         self, chosen: Sequence[ScoreRow], keys: Iterable[str], standards: Mapping[str, float]
@@ -137,6 +127,23 @@ class ScoredRun:
         per_sample = tuple(n["accuracy"][0] if "accuracy" in n else None for n in numbers)
         every = [row for rows in by_index for row in rows]
         return repeat_summary(every, k, per_sample, means, rates)
+
+
+def _completed(
+    summary: RunSummary,
+    record: RunRecord,
+    grader: str | None,
+    outputs: OutputProfile,
+    repeats: RepeatSummary | None = None,
+) -> RunSummary:
+    """A stored run's summary with its benchmark's own numbers, what produced it, who graded its open
+    answers, its output profile and its k-sample numbers."""
+    benchmark = find_benchmark(record.spec.benchmark)
+    measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
+    statistics = benchmark.statistics if benchmark is not None else None
+    return replace(
+        measured, grader=grader, statistics=statistics, spec=record.spec, repeats=repeats, outputs=outputs
+    )
 
 
 def open_store(
@@ -206,7 +213,33 @@ def summarize(
 ) -> RunSummary:
     """A stored run's summary: the numbers of `kaoshi report RUN --format json` (same options); `store` as
     for `load_run`."""
-    return load_scores(run, store=store, grader=grader).summarize(by, standard_scores)
+    with open_store(store, read_only=True) as opened:
+        return read_summary(opened, run, by=by, grader=grader, standard_scores=standard_scores)
+
+
+def read_summary(
+    store: Store,
+    run: str,
+    *,
+    by: Iterable[str] | None = None,
+    grader: str | None = None,
+    standard_scores: Mapping[str, float] | None = None,
+) -> RunSummary:
+    """summarize on an open store. A run of one sample a question is counted by SQLite, kind by kind, from
+    an index (kaoshi.store.columns.score_kinds): no sample is read into Python but its outcome key and
+    output counts. Others (k samples a question, rows from before the group column) are summarised from
+    their score rows: the same numbers, held equal by the tests."""
+    record = store.get_run(run)
+    chosen = chosen_grader(store, run, grader)
+    if record.spec.repeats == 1:
+        open_types = sorted(name for name, kind in QUESTION_KINDS.items() if not kind.objective)
+        kinds = store.score_kinds(run, chosen, open_types)
+        if kinds is not None:
+            standards = {**record.spec.standard_scores, **(standard_scores or {})}
+            keys = tuple(GROUP_KEYS) if by is None else by
+            summary = summarize_kinds(run, kinds, store.outcome_keys(run), keys, standards)
+            return _completed(summary, record, chosen, output_profile(store.output_rows(run, TAIL_CHARS)))
+    return read_scores(store, run, chosen).summarize(by, standard_scores)
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from kaoshi.api import RunRecord, RunStatus, SampleRecord, ScoreRow
-from kaoshi.api.summary import iter_stored_samples, load_run, load_scores, open_store, runs, stored_samples
+from kaoshi.api.summary import (
+    iter_stored_samples,
+    load_run,
+    load_scores,
+    open_store,
+    runs,
+    stored_samples,
+    summarize,
+)
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.cli.runs_cmd import add_run_actions
@@ -108,6 +117,16 @@ def report_command(args: argparse.Namespace) -> int:
     if args.resamples < 100:
         raise InputError("--resamples must be at least 100")
     store = existing_store_path(args)
+    if len(args.runs) == 1:  # counted by SQLite, kind by kind (kaoshi.api.summary.read_summary)
+        name = args.runs[0]
+        by = args.by or tuple(GROUP_KEYS)
+        summary = summarize(name, store=store, by=by, grader=args.grader, standard_scores=args.standard_score)
+        if summary.grader:
+            eprint(f"{name}: open answers graded by {summary.grader}")
+        shown = summary if args.format == "json" or args.by else summary.without_unused_groups()
+        print(render_summary(shown, args.format))
+        _show_samples(args, store)
+        return 0
     # the numbers from each run's score rows: no prompt, question text or whole output is read
     scored = [load_scores(name, store=store, grader=args.grader) for name in args.runs]
     for one in scored:
@@ -120,20 +139,23 @@ def report_command(args: argparse.Namespace) -> int:
         summary = by_name[record.name].summarize(by, args.standard_score, rows)
         return summary if args.format == "json" or args.by else summary.without_unused_groups()
 
-    if len(scored) == 1:
-        print(render_summary(summarize_run(scored[0].run, list(scored[0].rows)), args.format))
-    else:
-        compared = compare_runs([(one.run, list(one.rows)) for one in scored], summarize_run)
-        warning = compared.pairing.warning()
-        if warning:
-            eprint(warning)
-        print(render_comparison(compared, args.format, resamples=args.resamples))
-    if args.show:
-        for one in scored:
-            samples = load_run(one.run.name, store=store, grader=args.grader).samples
-            shown = [s for s in samples if s.status == args.show]
-            print_sample_table(f"{one.run.name}: {len(shown)} {args.show} sample(s)", shown)
+    compared = compare_runs([(one.run, list(one.rows)) for one in scored], summarize_run)
+    warning = compared.pairing.warning()
+    if warning:
+        eprint(warning)
+    print(render_comparison(compared, args.format, resamples=args.resamples))
+    _show_samples(args, store)
     return 0
+
+
+def _show_samples(args: argparse.Namespace, store: Path) -> None:
+    """--show STATUS: each run's samples of that status, read whole."""
+    if not args.show:
+        return
+    for name in args.runs:
+        samples = load_run(name, store=store, grader=args.grader).samples
+        shown = [s for s in samples if s.status == args.show]
+        print_sample_table(f"{name}: {len(shown)} {args.show} sample(s)", shown)
 
 
 def samples_command(args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
@@ -25,7 +25,7 @@ from kaoshi.results.metrics import (
 )
 from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
-from kaoshi.store.columns import ScoreRow, score_row
+from kaoshi.store.columns import Kind, ScoreRow, score_row
 from kaoshi.store.pairing import QuestionKey
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.settings import compact_settings
@@ -323,10 +323,7 @@ def summarize_rows(
     """Tally a run's rows (kaoshi.store.columns: open answers' grades already folded in). Macro accuracies
     are over subjects and domains whether or not they are among `group_by`; `standards` (subject ->
     standard score) scales each subject's points."""
-    keys = list(group_by)
-    unknown = [k for k in keys if k not in GROUP_KEYS]
-    if unknown:
-        raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
+    keys = _checked_keys(group_by)
     # Rows that agree on everything tallied are counted once, with their number as the weight: a run of
     # 100,000 questions has a few thousand such kinds of row, and each grouping adds those up (a Tally a
     # sample a group, made one by one, took most of the time of summarizing thousands of samples).
@@ -339,6 +336,46 @@ def summarize_rows(
         if row.correct is not None and row.status != SampleStatus.ERROR
     }
     category_of = {row.subject: row.category for row in rows if row.subject and row.category}
+    return _summarize_weighted(run, weighted, outcomes, category_of, keys, standards)
+
+
+def summarize_kinds(
+    run: str,
+    kinds: Sequence[Kind],
+    outcomes: dict[QuestionKey, float],
+    group_by: Iterable[str] = tuple(GROUP_KEYS),
+    standards: Mapping[str, float] | None = None,
+) -> RunSummary:
+    """summarize_rows over a run's samples counted by kind in the store (kaoshi.store.columns.score_kinds,
+    in the order first met) with its `outcomes` (outcome_keys): the same summary."""
+    keys = _checked_keys(group_by)
+    weighted = [(kind.row, kind.samples) for kind in kinds]
+    # a subject's category is its last sample's, as summarize_rows reads it
+    category_of = {
+        kind.row.subject: kind.row.category
+        for kind in sorted(kinds, key=lambda kind: kind.last)
+        if kind.row.subject and kind.row.category
+    }
+    return _summarize_weighted(run, weighted, outcomes, category_of, keys, standards)
+
+
+def _checked_keys(group_by: Iterable[str]) -> list[str]:
+    keys = list(group_by)
+    unknown = [k for k in keys if k not in GROUP_KEYS]
+    if unknown:
+        raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUP_KEYS)})")
+    return keys
+
+
+def _summarize_weighted(
+    run: str,
+    weighted: list[tuple[ScoreRow, int]],
+    outcomes: dict[QuestionKey, float],
+    category_of: dict[str, str],
+    keys: list[str],
+    standards: Mapping[str, float] | None,
+) -> RunSummary:
+    """The summary of rows counted by kind (each with its number of samples, in the order first met)."""
     overall_rows: list[tuple[_Counts, int]] = []
     tallied = {*keys, "subject", "domain"}
     group_rows: dict[str, dict[str, list[tuple[_Counts, int]]]] = {key: {} for key in tallied}

@@ -14,14 +14,14 @@ added; for rows written before, it is computed from their questions here, the on
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kaoshi.bulk import collection_paused
 from kaoshi.data.model import format_gold, gold_from_json, gold_to_json
-from kaoshi.store.errors import StoreError
+from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.pairing import fingerprint_of_content
 from kaoshi.store.records import SampleRecord, SampleStatus
 from kaoshi.store.rows import dumps, loads, stored, stored_json
@@ -214,3 +214,129 @@ def _fingerprinted(
             )
         found.append(row)
     return found
+
+
+# What a summary tallies of a sample, as columns of `samples` (ScoreRow's fields qtype .. served_model; None:
+# the score, with grades folded in).
+_KIND_COLUMNS = (
+    "qtype", "subject", "domain", "category", "question_group", "status", "correct", None, "points",
+    "truncated", "gold", "answer", "served_model",
+)  # fmt: skip
+SCORES_INDEX = "samples_scores"  # schema.INDEXES: what these reads are made for
+
+
+class Kind(NamedTuple):
+    """Samples of a run alike in everything a summary tallies: `row` (its question id and fingerprint
+    empty), how many `samples`, and the positions of the first and last of them in question order."""
+
+    row: ScoreRow
+    samples: int
+    first: int
+    last: int
+
+
+def score_kinds(
+    db: sqlite3.Connection,
+    path: Path,
+    run: str,
+    grader: str | None,
+    open_types: Collection[str],
+) -> list[Kind] | None:
+    """The run's first samples counted by kind, in the order first met, with the points `grader` gave the
+    open answers (`open_types`: the question types a grader scores) folded in as
+    kaoshi.runner.judge.apply_grades does. One pass over the index samples_scores, with no sort and no
+    row read. None when some rows were written before the group column (their groups are in their
+    questions): read the rows then (score_rows)."""
+    if any(name in ("question_group", "fingerprint") for name, _, _ in missing_columns(db, "samples")):
+        return None
+    score, join = "s.score", ""
+    params: tuple[Any, ...] = (run,)
+    if grader is not None:
+        kinds = ", ".join("?" for _ in open_types) or "NULL"
+        score = f"CASE WHEN g.points IS NOT NULL AND s.qtype IN ({kinds}) THEN g.points ELSE s.score END"
+        join = "LEFT JOIN grades g ON g.run = s.run AND g.question_id = s.question_id AND g.grader = ?"
+        params = (*open_types, grader, run)
+    grouped = ", ".join(score if name is None else f"s.{name}" for name in _KIND_COLUMNS)
+    query = (
+        f"SELECT {grouped}, COUNT(*), MIN(s.position), MAX(s.position) FROM samples s {join} "
+        f"WHERE s.run = ? GROUP BY {', '.join(str(i) for i in range(1, len(_KIND_COLUMNS) + 1))}"
+    )
+    found = []
+    groups: dict[str | None, Any] = {}
+    with naming_the_file(path):
+        for values in db.execute(query, params):
+            stored_group = values[4]
+            if stored_group is None:  # a row from before the column: its group is in its question
+                return None
+            if stored_group not in groups:
+                groups[stored_group] = stored_json(stored_group, path, f"table samples, run {run!r}", "group")
+            qtype, subject, domain, category, _, status, correct, score_value, points, cut = values[:10]
+            gold, answer, served_model = values[10:13]
+            row = ScoreRow(
+                "", "", qtype, subject, domain, category, groups[stored_group], status, correct,
+                score_value, points, cut, gold, answer, served_model,
+            )  # fmt: skip
+            found.append(Kind(row, *values[13:]))
+    found.sort(key=lambda kind: kind.first)
+    _check_values((kind.row for kind in found), path, "samples", run)
+    return found
+
+
+def outcome_keys(db: sqlite3.Connection, run: str) -> dict[tuple[str, str], float]:
+    """(question id, fingerprint) -> 1.0 / 0.0 for each of the run's checked answers (RunSummary.outcomes),
+    from the index samples_scores. Only for a store with fingerprints (score_kinds)."""
+    query = (
+        "SELECT question_id, fingerprint, correct FROM samples "
+        "WHERE run = ? AND correct IS NOT NULL AND status != 'error'"
+    )  # in index order: the outcomes are looked up by key, and a sort by position would read every row
+    with collection_paused():
+        return {(qid, fp): float(correct) for qid, fp, correct in db.execute(query, (run,))}
+
+
+class OutputRow(NamedTuple):
+    """What the output profile reads of a sample (kaoshi.analysis.outputs.output_profile)."""
+
+    status: str
+    extracted_by: str
+    tokens_in: int | None
+    tokens_out: int | None
+    tokens_reasoning: int | None
+    latency_s: float | None
+    truncated: int
+    response_end: str | None = None
+    reasoning_end: str | None = None
+
+
+def output_rows(db: sqlite3.Connection, run: str, text_end: int) -> list[OutputRow]:
+    """Each of the run's samples (its k samples a question too) as the output profile reads it: its counts
+    from the index samples_scores, and only for an answer cut off at its budget the last `text_end`
+    characters of its text and reasoning."""
+    found: list[OutputRow] = []
+    for table in ("samples", "repeat_samples"):
+        lacking = {name: default for name, _, default in missing_columns(db, table)}
+
+        def column(name: str, lacking: dict[str, str] = lacking) -> str:
+            return lacking.get(name, name)
+
+        counts = (
+            f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, latency_s, "
+            f"{column('truncated')}, NULL, NULL FROM {table} WHERE run = ?"
+        )
+        # the cut-off answers found in the index, so that only their rows are read
+        indexed = f" INDEXED BY {SCORES_INDEX}" if table == "samples" and _has_index(db, SCORES_INDEX) else ""
+        ends = (
+            f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, latency_s, "
+            f"1, substr(response, -{int(text_end)}), substr({column('reasoning')}, -{int(text_end)}) "
+            f"FROM {table}{indexed} WHERE run = ? AND {column('truncated')}"
+        )
+        with collection_paused():
+            found += (OutputRow._make(values) for values in db.execute(counts, (run,)) if not values[6])
+            found += map(OutputRow._make, db.execute(ends, (run,)))
+    return found
+
+
+def _has_index(db: sqlite3.Connection, name: str) -> bool:
+    return (
+        db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()
+        is not None
+    )

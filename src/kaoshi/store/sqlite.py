@@ -6,12 +6,12 @@ import heapq
 import os
 import socket
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from kaoshi.store.aggregates import RunCounts, run_counts
-from kaoshi.store.columns import ScoreRow, score_rows
+from kaoshi.store.columns import Kind, OutputRow, ScoreRow, outcome_keys, output_rows, score_kinds, score_rows
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
@@ -356,6 +356,22 @@ class Store:
         its first samples, or with `repeats` its samples after the first."""
         with naming_the_file(self.path):
             return list(score_rows(self._db, self.path, run, grader, repeats=repeats, text_end=text_end))
+
+    def score_kinds(self, run: str, grader: str | None, open_types: Collection[str]) -> list[Kind] | None:
+        """The run's first samples counted by kind (kaoshi.store.columns.score_kinds); None for a run with
+        rows from before the group column."""
+        with naming_the_file(self.path):
+            return score_kinds(self._db, self.path, run, grader, open_types)
+
+    def outcome_keys(self, run: str) -> dict[tuple[str, str], float]:
+        """(question id, fingerprint) -> 1.0 / 0.0 for each checked answer (kaoshi.store.columns)."""
+        with naming_the_file(self.path):
+            return outcome_keys(self._db, run)
+
+    def output_rows(self, run: str, text_end: int) -> list[OutputRow]:
+        """Each sample as the output profile reads it (kaoshi.store.columns.output_rows)."""
+        with naming_the_file(self.path):
+            return output_rows(self._db, run, text_end)
 
     def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.api.boards import leaderboard
-from kaoshi.api.summary import load_scores
+from kaoshi.api.summary import summarize
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import leaderboard_table
@@ -95,12 +95,11 @@ def _plot(summary: RunSummary) -> tuple[bytes | None, str]:
 
 
 def _run_view(path: Path, name: str) -> RunView:
-    scored = load_scores(name, store=path)  # numbers only: each sample's score row, no prompt or text
-    whole = scored.summarize()
+    whole = summarize(name, store=path)  # numbers only: counted by SQLite, no prompt or text read
     summary = whole.without_unused_groups()
     png, note = _plot(summary)
     outputs = output_phrases(whole.outputs) if whole.outputs is not None else []
-    return RunView(run_tables(summary), scored.grader, png, note, outputs)
+    return RunView(run_tables(summary), whole.grader, png, note, outputs)
 
 
 def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:
