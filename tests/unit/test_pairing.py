@@ -128,3 +128,49 @@ def test_contamination_pairs_a_shuffled_run_and_shows_both_runs_coverage(
     out = capsys.readouterr().out
     assert "### runs — compared on 40 questions graded by both runs" in out
     assert "| shuf | 44 | 44 | 40 | 0 | 0 | complete |" in out
+
+
+def reference_pairing(
+    runs: list[list[SampleRecord]], keep: object = None
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Pairing as its definition reads, one question at a time: the ids of the rows, and the conflicts."""
+    by_run = [{s.question_id: s for s in samples} for samples in runs]
+    rows, conflicts = [], []
+    for question_id in by_run[0]:
+        row = [samples[question_id] for samples in by_run if question_id in samples]
+        if len(row) < len(by_run):
+            continue
+        if len({question_fingerprint(s) for s in row}) > 1:
+            conflicts.append(question_id)
+        elif all((s.status != "error") if keep is None else keep(s) for s in row):  # type: ignore[operator]
+            rows.append(tuple(s.question_id for s in row))
+    return rows, conflicts
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pairing_by_sets_is_pairing_one_question_at_a_time(seed: int) -> None:
+    """Runs with missing questions, errors, the same id holding another question, repeated ids and a
+    keep of the caller's: the same rows, in the first run's order, and the same conflicts."""
+    import random
+
+    rng = random.Random(seed)
+    runs = []
+    for _ in range(rng.randint(1, 4)):
+        samples = []
+        for i in rng.sample(range(40), rng.randint(20, 40)):
+            stem = f"题{i}" if rng.random() > 0.1 else f"另一题{i}"
+            status = "error" if rng.random() < 0.1 else "ok"
+            samples.append(sample(f"q{i}", status, question={"stem": stem}, correct=rng.random() < 0.5))
+        if samples and rng.random() < 0.5:
+            samples.append(replace(samples[0], status="ok"))  # the same id again: the last one counts
+        runs.append(samples)
+    found: list[tuple[int, int]] = []
+    for keep in (None, lambda s: bool(s.correct)):
+        pairing = pair_questions(runs) if keep is None else pair_questions(runs, keep=keep)
+        rows, conflicts = reference_pairing(runs, keep)
+        assert [tuple(s.question_id for s in row) for row in pairing.rows] == rows
+        assert list(pairing.conflicts) == conflicts
+        found.append((len(rows), len(conflicts)))
+        by_run = [{s.question_id: s for s in samples} for samples in runs]
+        assert all(row[r] is by_run[r][row[0].question_id] for row in pairing.rows for r in range(len(runs)))
+    assert found[0][0] > 0 and found[0][0] >= found[1][0] and (len(runs) == 1 or found[0][1] > 0), found
