@@ -61,6 +61,10 @@ def differences(runs: Sequence[Sequence[ScoreRow]]) -> tuple[list[Difference], i
     pairing = pair_questions(runs, keep=lambda _: True)
     found = []
     for row in pairing.rows:
+        # what an answer and its outcome are made of: rows alike in these cannot differ (checked first,
+        # so that only the questions that may differ get their answers written out)
+        if len({(r.answer, r.status, r.correct, r.score, r.qtype) for r in row}) == 1:
+            continue
         answers = tuple(_answer(sample) for sample in row)
         if len({a.answer for a in answers}) > 1 or len({a.outcome for a in answers}) > 1:
             found.append(Difference(row[0].question_id, row[0].gold_text, answers))
