@@ -174,3 +174,19 @@ def test_pairing_by_sets_is_pairing_one_question_at_a_time(seed: int) -> None:
         by_run = [{s.question_id: s for s in samples} for samples in runs]
         assert all(row[r] is by_run[r][row[0].question_id] for row in pairing.rows for r in range(len(runs)))
     assert found[0][0] > 0 and found[0][0] >= found[1][0] and (len(runs) == 1 or found[0][1] > 0), found
+
+
+def test_only_questions_every_run_holds_alike_are_fingerprinted_and_asked_keep() -> None:
+    """A question one run alone holds is never read (its malformed options, a type keep cannot judge),
+    nor is keep asked of a question whose content differs between the runs."""
+    good = [sample("q1"), sample("q2", question={"stem": "甲"})]
+    other = [sample("q1"), sample("q2", question={"stem": "乙"}), sample("q3", question={"options": [["A"]]})]
+    asked: list[str] = []
+
+    def keep(s: SampleRecord) -> bool:
+        asked.append(s.question_id)
+        return True
+
+    pairing = pair_questions([good, other], keep=keep)
+    assert [row[0].question_id for row in pairing.rows] == ["q1"] and pairing.conflicts == ("q2",)
+    assert asked == ["q1", "q1"]

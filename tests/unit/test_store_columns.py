@@ -13,15 +13,27 @@ from pathlib import Path
 import pytest
 
 from kaoshi.analysis.outputs import TAIL_CHARS
+from kaoshi.api import boards
+from kaoshi.api.boards import leaderboard
 from kaoshi.api.summary import load_run, load_scores, summarize
+from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.data.model import QuestionType
-from kaoshi.store import Store, StoreError, columns
+from kaoshi.report.leaderboard import build_board, leaderboard_table
+from kaoshi.store import RunRecord, Store, StoreError, columns
 from kaoshi.store.columns import score_row
 from kaoshi.store.pairing import question_fingerprint
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
 from tests.support.stores import SPEC, sample
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "store.sqlite"
+GOLDEN_FILE = Path(__file__).resolve().parents[1] / "golden" / "store.sqlite"
+
+
+@pytest.fixture
+def golden(tmp_path: Path) -> Path:
+    """A copy of the golden store: opening the file itself, even read-only, leaves its -shm and -wal."""
+    copy = tmp_path / "golden.sqlite"
+    shutil.copyfile(GOLDEN_FILE, copy)
+    return copy
 
 
 def both_ways(path: Path, run: str, grader: str | None = None) -> tuple[dict[str, object], dict[str, object]]:
@@ -36,7 +48,7 @@ def both_ways(path: Path, run: str, grader: str | None = None) -> tuple[dict[str
 
 def test_the_golden_runs_summarise_the_same_from_score_rows(tmp_path: Path) -> None:
     copy = tmp_path / "golden.sqlite"
-    shutil.copyfile(GOLDEN, copy)
+    shutil.copyfile(GOLDEN_FILE, copy)
     seen_graders = 0
     with Store(copy, read_only=True) as store:
         runs = [(record.name, store.graders(record.name)) for record in store.runs()]
@@ -48,13 +60,93 @@ def test_the_golden_runs_summarise_the_same_from_score_rows(tmp_path: Path) -> N
     assert len(runs) >= 3 and seen_graders >= 1
 
 
+def rewrite(path: Path, rewritten: Path) -> None:
+    """Every run, sample and grade of the store at `path` written again by this kaoshi."""
+    with Store(path, read_only=True) as source, Store(rewritten) as dest:
+        for record in source.runs():
+            dest.open_run(record.name, record.spec)
+            for stored in source.all_samples(record.name):
+                dest.add_sample(record.name, stored)
+            for grader in source.graders(record.name):
+                for grade in source.grades(record.name, grader).values():
+                    dest.add_grade(record.name, grade)
+            dest.finish_run(record.name)
+
+
+def boards_json(path: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> list[dict[str, object]]:
+    """The store's boards as JSON; with `monkeypatch`, counted by SQLite or failing (no board built from
+    score rows)."""
+    if monkeypatch is not None:
+
+        def from_score_rows(*_: object, **__: object) -> None:
+            raise AssertionError("the board was built from score rows, not counted by SQLite")
+
+        monkeypatch.setattr(boards, "build_board", from_score_rows)
+    return [board.to_json(leaderboard_table(board)) for board in leaderboard(store=path)]
+
+
+def whole_boards_json(path: Path) -> list[dict[str, object]]:
+    """The boards build_board makes from each run's whole samples, as before score rows."""
+    found = []
+    with Store(path, read_only=True) as store:
+        by_benchmark: dict[str, list[RunRecord]] = {}
+        for record in store.runs():
+            by_benchmark.setdefault(record.spec.benchmark, []).append(record)
+    for name in sorted(by_benchmark):
+        loaded = [load_run(r.name, store=path) for r in by_benchmark[name]]
+        board = build_board(
+            name, [(one.run, list(one.samples), one.grader) for one in loaded], leaderboard_layout(name)
+        )
+        found.append(board.to_json(leaderboard_table(board)))
+    return found
+
+
+def test_the_golden_boards_counted_by_sqlite_are_the_boards_of_whole_samples(
+    tmp_path: Path, golden: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    whole, from_rows = whole_boards_json(golden), boards_json(golden)
+    counted = boards_json(rewritten, monkeypatch)
+    assert counted == whole == from_rows
+    assert len(counted) >= 3
+
+
+def test_a_board_with_errors_conflicts_and_grades_counted_by_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three runs of the hand-made exam, one holding another question under an id and one with another
+    judge's grades: the board SQLite counts is the board of their whole samples."""
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=1)
+    with Store(path) as store:
+        samples = store.samples("mixed")
+        for name, flip in (("other", 3), ("third", 4)):
+            store.open_run(name, SPEC)
+            for one in samples:
+                changed = one
+                if one.correct is not None and int(one.question_id.split("/")[1]) % flip == 0:
+                    changed = replace(one, correct=not one.correct)
+                if name == "third" and one.question_id == "q/2":
+                    changed = replace(changed, question={**one.question, "stem": "另一道题"})
+                if name == "other" and one.question_id == "q/8":
+                    changed = replace(changed, status=SampleStatus.ERROR, correct=None, error="boom")
+                store.add_sample(name, changed)
+            store.finish_run(name)
+        store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
+    whole = whole_boards_json(path)
+    counted = boards_json(path, monkeypatch)
+    assert counted == whole
+    assert counted[0]["conflicting_ids"] == ["q/2"]
+
+
 def test_the_golden_runs_written_by_this_kaoshi_are_counted_by_sqlite_to_the_same_numbers(
-    tmp_path: Path,
+    tmp_path: Path, golden: Path
 ) -> None:
     """The golden store predates the group column, so it is summarised from its rows; written again by
     this kaoshi (every sample and grade), each run is counted kind by kind to the same summary."""
     rewritten = tmp_path / "rewritten.sqlite"
-    with Store(GOLDEN, read_only=True) as source, Store(rewritten) as dest:
+    with Store(golden, read_only=True) as source, Store(rewritten) as dest:
         for record in source.runs():
             dest.open_run(record.name, record.spec)
             for stored in source.all_samples(record.name):
@@ -67,7 +159,7 @@ def test_the_golden_runs_written_by_this_kaoshi_are_counted_by_sqlite_to_the_sam
     counted_by_kind = 0
     for run, graders in names:
         for grader in (None, *graders):
-            whole = load_run(run, store=GOLDEN, grader=grader).summarize().to_json()
+            whole = load_run(run, store=golden, grader=grader).summarize().to_json()
             counted = summarize(run, store=rewritten, grader=grader).to_json()
             assert counted == whole, (run, grader)
         with Store(rewritten, read_only=True) as store:
@@ -201,14 +293,15 @@ def test_a_value_kaoshi_cannot_read_names_the_store_run_and_question(
     tmp_path: Path, column: str, value: str, said: str
 ) -> None:
     path = tmp_path / "s.sqlite"
-    mixed_store(path)
+    mixed_store(path, repeats=1)
     with sqlite3.connect(path) as db:
         db.execute(f"UPDATE samples SET {column} = {value} WHERE question_id = 'q/7'")
-    with pytest.raises(StoreError) as caught:
-        load_scores("mixed", store=path)
-    message = str(caught.value)
-    assert str(path) in message and "run 'mixed'" in message and "question 'q/7'" in message
-    assert said in message
+    for read in (load_scores, summarize):  # from score rows, and counted by SQLite kind by kind
+        with pytest.raises(StoreError) as caught:
+            read("mixed", store=path)
+        message = str(caught.value)
+        assert str(path) in message and "run 'mixed'" in message and "question 'q/7'" in message
+        assert said in message
 
 
 def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_path: Path) -> None:
@@ -245,3 +338,20 @@ def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_
         assert searches and all("INDEX samples_scores" in step for step in searches), plan
     # all but the ends of the cut-off answers from the index alone
     assert sum("COVERING INDEX samples_scores" in plan[0] for plan in plans) == 3
+
+
+@pytest.mark.parametrize("repeats", [1, 2])
+def test_groups_that_are_not_text_read_as_the_question_holds_them(tmp_path: Path, repeats: int) -> None:
+    """A plugin's question may have a group of any JSON value: it is grouped as the whole sample reads
+    it (true stays true, not 1), however the run is read."""
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store:
+        store.open_run("g", replace(SPEC, repeats=repeats))
+        for i, group in enumerate([True, False, True]):
+            question = {"stem": f"题{i}", **({"group": group} if group is not None else {})}
+            for k in range(repeats):
+                store.add_sample("g", sample(f"q/{i}", position=i, question=question, sample=k))
+        store.finish_run("g")
+    rows, whole = both_ways(path, "g")
+    assert rows == whole
+    assert set(rows["groups"]["group"]) == {True, False}  # type: ignore[index]

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kaoshi.api.summary import StoreLike, open_store, read_scores
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.errors import InputError
-from kaoshi.report.leaderboard import Board, build_board
-from kaoshi.store import RunRecord
+from kaoshi.qtypes import QUESTION_KINDS
+from kaoshi.report.compare import ComparedRuns
+from kaoshi.report.leaderboard import Board, Entry, build_board
+from kaoshi.results.aggregate import summarize_kinds
+from kaoshi.results.layout import LeaderboardLayout
+from kaoshi.runner.judge import chosen_grader
+from kaoshi.store import RunRecord, Store, run_coverage
 from kaoshi.store.columns import ScoreRow
+from kaoshi.store.pairing import pair_questions
 
 
 def leaderboard(
@@ -16,21 +24,70 @@ def leaderboard(
     """One board per benchmark in the store (or only `benchmark`, only runs on `split`), each run's open
     answers scored by its most recent judge, compared on the questions every run answered.
     `kaoshi.report.leaderboard.leaderboard_table(board)` renders one."""
-    by_benchmark: dict[str, list[tuple[RunRecord, list[ScoreRow], str | None]]] = {}
-    repeats: dict[str, list[ScoreRow]] = {}  # runs of k samples a question: their other samples
     with open_store(store, read_only=True) as opened:
+        chosen: dict[str, list[RunRecord]] = {}
         for run in opened.runs():
             spec = run.spec
-            if benchmark not in (None, spec.benchmark) or split not in (None, spec.split):
-                continue
-            scored = read_scores(opened, run.name)  # numbers only: each sample's score row
-            by_benchmark.setdefault(spec.benchmark, []).append((run, list(scored.rows), scored.grader))
-            if spec.repeats > 1:
-                repeats[run.name] = list(scored.repeat_rows)
-    if not by_benchmark:
-        wanted = f" on benchmark {benchmark!r}" if benchmark else ""
-        raise InputError(f"no runs{wanted} in the store")
-    return [
-        build_board(name, by_benchmark[name], leaderboard_layout(name), repeats)
-        for name in sorted(by_benchmark)
-    ]
+            if benchmark in (None, spec.benchmark) and split in (None, spec.split):
+                chosen.setdefault(spec.benchmark, []).append(run)
+        if not chosen:
+            wanted = f" on benchmark {benchmark!r}" if benchmark else ""
+            raise InputError(f"no runs{wanted} in the store")
+        return [_board(opened, name, chosen[name]) for name in sorted(chosen)]
+
+
+def _board(store: Store, benchmark: str, records: Sequence[RunRecord]) -> Board:
+    layout = leaderboard_layout(benchmark)
+    counted = _counted_board(store, benchmark, records, layout)
+    if counted is not None:
+        return counted
+    loaded: list[tuple[RunRecord, list[ScoreRow], str | None]] = []
+    repeats: dict[str, list[ScoreRow]] = {}  # runs of k samples a question: their other samples
+    for run in records:
+        scored = read_scores(store, run.name)  # numbers only: each sample's score row
+        loaded.append((run, list(scored.rows), scored.grader))
+        if run.spec.repeats > 1:
+            repeats[run.name] = list(scored.repeat_rows)
+    return build_board(benchmark, loaded, layout, repeats)
+
+
+def _counted_board(
+    store: Store, benchmark: str, records: Sequence[RunRecord], layout: LeaderboardLayout
+) -> Board | None:
+    """The board build_board makes, with SQLite doing the counting: the runs are paired on what pairing
+    reads of each sample (question, content, status; from the index samples_scores), the common
+    questions are held in a temporary table, and each run is counted kind by kind on them. None where a
+    run has k samples a question or rows from before the fingerprint and group columns: build_board
+    from their score rows then."""
+    if any(run.spec.repeats > 1 for run in records):
+        return None
+    open_types = sorted(name for name, kind in QUESTION_KINDS.items() if not kind.objective)
+    graders = [chosen_grader(store, run.name, None) for run in records]
+    keys = []
+    for index, (run, grader) in enumerate(zip(records, graders, strict=True)):
+        # pairing keeps the first run's order: the others are read in the index's, unsorted
+        found = store.pair_keys(run.name, grader, open_types, ordered=index == 0)
+        if found is None:
+            return None
+        keys.append(found)
+    pairing = pair_questions(keys)
+    common = bool(pairing.rows)  # without common questions each run is summarised on its own
+    if common:
+        store.keep_questions(row[0].question_id for row in pairing.rows)
+    summaries = []
+    for run, grader in zip(records, graders, strict=True):
+        kinds = store.score_kinds(run.name, grader, open_types, kept=common)
+        if kinds is None:
+            return None
+        outcomes = store.outcome_keys(run.name, kept=common)
+        # as build_board summarises a run: by subject and domain, with its standard scores
+        summaries.append(
+            summarize_kinds(run.name, kinds, outcomes, ["subject", "domain"], run.spec.standard_scores)
+        )
+    coverage = tuple(run_coverage(run, found) for run, found in zip(records, keys, strict=True))
+    compared = ComparedRuns(tuple(summaries), coverage, pairing)
+    entries = tuple(
+        Entry(run, summary, covered, grader)
+        for run, summary, covered, grader in zip(records, summaries, coverage, graders, strict=True)
+    )
+    return Board(benchmark, entries, compared, layout)

@@ -121,10 +121,14 @@ def _end(text: str | None, chars: int) -> str | None:
     return None if text is None or chars <= 0 else text[-chars:]
 
 
-# The question's group: its own column (JSON, 'null' for none), or in a row written before that column
-# from the question, with json_extract only where the key is written (a stored question is sort-keyed
-# JSON, so a group is written `"group":`). Looking into every question took a fifth of the read.
-_GROUP_OF_QUESTION = """CASE WHEN instr(s.question, '"group"') THEN json_extract(s.question, '$.group') END"""
+# The question's group as its own column stores it (JSON), read as it is: NULL for none ('null'), and for a
+# row written before the column a marker, so that its group is read from its question. Groups are decoded
+# in Python, a distinct value once, as the question's JSON is (json_extract would read `true` as 1).
+_BEFORE_THE_GROUP = "\x00before"  # a parameter: SQL text cannot hold a NUL
+_GROUP = (
+    "CASE WHEN s.question_group IS NULL THEN ? WHEN s.question_group = 'null' THEN NULL "
+    "ELSE s.question_group END"
+)
 
 
 def score_rows(
@@ -156,12 +160,7 @@ def score_rows(
         indexed = _indexed_score_rows(db, path, run, grader, graded, ends)
         if indexed is not None:
             return indexed
-    group = (
-        _GROUP_OF_QUESTION
-        if "question_group" in lacking
-        else f"CASE WHEN s.question_group IS NULL THEN {_GROUP_OF_QUESTION} "
-        "ELSE json_extract(s.question_group, '$') END"
-    )
+    group = "?" if "question_group" in lacking else _GROUP
     query = (
         f"SELECT s.question_id, {column('fingerprint')}, s.qtype, s.subject, s.domain, s.category, {group}, "
         f"s.status, s.correct, s.score, s.points, {cut}, s.gold, s.answer, {column('served_model')}, "
@@ -169,18 +168,13 @@ def score_rows(
         f"{column('tokens_reasoning')}, s.latency_s, "
         f"CASE WHEN {cut} AND {ends} > 0 THEN substr(s.response, -{ends}) END, "
         f"CASE WHEN {cut} AND {ends} > 0 THEN substr({column('reasoning')}, -{ends}) END "
-        f"FROM {table} s WHERE s.run = ? ORDER BY s.position{', s.sample' if repeats else ''}"
+        f"FROM {table} s WHERE s.run = ? ORDER BY s.position, {'s.sample' if repeats else 's.rowid'}"
     )
-    params: tuple[Any, ...] = (grader, run) if grader is not None else (run,)
+    params = (_BEFORE_THE_GROUP, *((grader,) if grader is not None else ()), run)
     with collection_paused():
         rows = list(map(ScoreRow._make, db.execute(query, params)))
     _check_values(rows, path, table, run)
-    if any(row.fingerprint is None for row in rows):
-        rows = _fingerprinted(db, path, table, run, rows, every="fingerprint" in lacking)
-    return rows
-
-
-_BEFORE_THE_GROUP = "\x00before"  # read for the group of a row written before the group column
+    return _with_groups_and_fingerprints(db, path, table, run, rows)
 
 
 def _indexed_score_rows(
@@ -191,11 +185,10 @@ def _indexed_score_rows(
     rows were written before the group column (their groups are in their questions)."""
     query = (
         "SELECT s.question_id, s.fingerprint, s.qtype, s.subject, s.domain, s.category, "
-        "CASE WHEN s.question_group IS NULL THEN ? ELSE json_extract(s.question_group, '$') END, "
-        "s.status, s.correct, s.score, s.points, s.truncated, s.gold, s.answer, s.served_model, 0, "
-        f"{graded}, "
+        f"{_GROUP}, s.status, s.correct, s.score, s.points, s.truncated, s.gold, s.answer, "
+        f"s.served_model, 0, {graded}, "
         "s.extracted_by, s.tokens_in, s.tokens_out, s.tokens_reasoning, s.latency_s, NULL, NULL "
-        f"FROM samples s INDEXED BY {SCORES_INDEX} WHERE s.run = ? ORDER BY s.position"
+        f"FROM samples s INDEXED BY {SCORES_INDEX} WHERE s.run = ? ORDER BY s.position, s.rowid"
     )
     params = (_BEFORE_THE_GROUP, *((grader,) if grader is not None else ()), run)
     with collection_paused():
@@ -203,6 +196,7 @@ def _indexed_score_rows(
         if any(row.group == _BEFORE_THE_GROUP or row.fingerprint is None for row in rows):
             return None
         _check_values(rows, path, "samples", run)
+        rows = _with_groups_and_fingerprints(db, path, "samples", run, rows)
         if ends > 0 and any(row.truncated for row in rows):
             texts = {
                 question_id: (response, reasoning)
@@ -240,25 +234,45 @@ def _check_values(rows: Iterable[ScoreRow], path: Path, table: str, run: str) ->
             raise StoreError(f"{path}: {where}: its {name} is not an answer kaoshi reads ({exc})") from None
 
 
-def _fingerprinted(
-    db: sqlite3.Connection, path: Path, table: str, run: str, rows: list[ScoreRow], *, every: bool
+def _with_groups_and_fingerprints(
+    db: sqlite3.Connection, path: Path, table: str, run: str, rows: list[ScoreRow]
 ) -> list[ScoreRow]:
-    """The rows with the fingerprints of those written before the column (`every`: the table has no such
-    column), computed from their questions as store.pairing does."""
-    missing = "1" if every else "fingerprint IS NULL"
-    query = f"SELECT question_id, question FROM {table} WHERE run = ? AND {missing}"
+    """The rows with their groups decoded (each distinct stored value once) and, for rows written before
+    the group and fingerprint columns, both read from their questions as store.pairing and a whole sample
+    read them. Rows without a group or a question to read are kept as they are: most runs have none."""
+    old = [row.question_id for row in rows if row.fingerprint is None or row.group == _BEFORE_THE_GROUP]
+    if not old and all(row.group is None for row in rows):
+        return rows
     questions: dict[str, Any] = {}
-    for question_id, text in db.execute(query, (run,)):
-        where = f"table {table}, run {run!r}, question {question_id!r}"
-        questions[question_id] = stored_json(text, path, where, "question")
+    if old:
+        lacking = {name for name, _, _ in missing_columns(db, table)}
+        missing = (
+            "1"
+            if lacking & {"fingerprint", "question_group"}
+            else "(fingerprint IS NULL OR question_group IS NULL)"
+        )
+        query = f"SELECT question_id, question FROM {table} WHERE run = ? AND {missing}"
+        for question_id, text in db.execute(query, (run,)):
+            where = f"table {table}, run {run!r}, question {question_id!r}"
+            questions[question_id] = stored_json(text, path, where, "question")
+    groups: dict[str, Any] = {}
     found = []
     for row in rows:
+        if row.group is None and row.fingerprint is not None:
+            found.append(row)
+            continue
+        changes: dict[str, Any] = {}
+        if row.group == _BEFORE_THE_GROUP:
+            changes["group"] = questions[row.question_id].get("group")
+        elif row.group is not None:
+            if row.group not in groups:
+                where = f"table {table}, run {run!r}, question {row.question_id!r}"
+                groups[row.group] = stored_json(row.group, path, where, "question_group")
+            changes["group"] = groups[row.group]
         if row.fingerprint is None:
             gold = gold_from_json(loads(row.gold))
-            row = row._replace(
-                fingerprint=fingerprint_of_content(row.qtype, questions[row.question_id], gold)
-            )
-        found.append(row)
+            changes["fingerprint"] = fingerprint_of_content(row.qtype, questions[row.question_id], gold)
+        found.append(row._replace(**changes))
     return found
 
 
@@ -272,13 +286,38 @@ SCORES_INDEX = "samples_scores"  # schema.INDEXES: what these reads are made for
 
 
 class Kind(NamedTuple):
-    """Samples of a run alike in everything a summary tallies: `row` (its question id and fingerprint
-    empty), how many `samples`, and the positions of the first and last of them in question order."""
+    """Samples of a run alike in everything a summary tallies: `row` (its question id one of theirs, for
+    messages; its fingerprint empty), how many `samples`, and the places of the first and last of them in
+    question order (position, then row)."""
 
     row: ScoreRow
     samples: int
     first: int
     last: int
+
+
+def _folded_score(grader: str | None, open_types: Collection[str]) -> tuple[str, str, tuple[Any, ...]]:
+    """(the score expression, the join, their parameters) for a sample `s` with the points `grader` gave
+    an open answer (`open_types`: the question types a grader scores) folded in as
+    kaoshi.runner.judge.apply_grades does."""
+    if grader is None:
+        return "s.score", "", ()
+    kinds = ", ".join("?" for _ in open_types) or "NULL"
+    score = f"CASE WHEN g.points IS NOT NULL AND s.qtype IN ({kinds}) THEN g.points ELSE s.score END"
+    join = "LEFT JOIN grades g ON g.run = s.run AND g.question_id = s.question_id AND g.grader = ?"
+    return score, join, (*open_types, grader)
+
+
+# The questions a board compares its runs on (keep_questions), for score_kinds and outcome_keys `kept`.
+_KEPT = "temp.kaoshi_kept_questions"
+
+
+def keep_questions(db: sqlite3.Connection, question_ids: Iterable[str]) -> None:
+    """Hold `question_ids` in a temporary table of this connection (a read-only store too), replacing
+    those held before."""
+    db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_KEPT.split('.')[1]} (question_id TEXT PRIMARY KEY)")
+    db.execute(f"DELETE FROM {_KEPT}")
+    db.executemany(f"INSERT OR IGNORE INTO {_KEPT} VALUES (?)", ((qid,) for qid in question_ids))
 
 
 def score_kinds(
@@ -287,25 +326,27 @@ def score_kinds(
     run: str,
     grader: str | None,
     open_types: Collection[str],
+    *,
+    kept: bool = False,
 ) -> list[Kind] | None:
     """The run's first samples counted by kind, in the order first met, with the points `grader` gave the
     open answers (`open_types`: the question types a grader scores) folded in as
-    kaoshi.runner.judge.apply_grades does. One pass over the index samples_scores, with no sort and no
-    row read. None when some rows were written before the group column (their groups are in their
-    questions): read the rows then (score_rows)."""
+    kaoshi.runner.judge.apply_grades does; `kept`: only the questions keep_questions holds. One pass over
+    the index samples_scores, with no sort and no row read. None when some rows were written before the
+    group column (their groups are in their questions): read the rows then (score_rows)."""
     if any(name in ("question_group", "fingerprint") for name, _, _ in missing_columns(db, "samples")):
         return None
-    score, join = "s.score", ""
-    params: tuple[Any, ...] = (run,)
-    if grader is not None:
-        kinds = ", ".join("?" for _ in open_types) or "NULL"
-        score = f"CASE WHEN g.points IS NOT NULL AND s.qtype IN ({kinds}) THEN g.points ELSE s.score END"
-        join = "LEFT JOIN grades g ON g.run = s.run AND g.question_id = s.question_id AND g.grader = ?"
-        params = (*open_types, grader, run)
+    score, join, folded = _folded_score(grader, open_types)
+    params: tuple[Any, ...] = (*folded, run)
+    indexed = f" INDEXED BY {SCORES_INDEX}" if _has_index(db, SCORES_INDEX) else ""
+    among = f" AND s.question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
     grouped = ", ".join(score if name is None else f"s.{name}" for name in _KIND_COLUMNS)
+    # a sample's place: its position, then its row (as samples are read in order, kaoshi.store.sqlite)
+    place = "s.position * 4294967296 + s.rowid"
     query = (
-        f"SELECT {grouped}, COUNT(*), MIN(s.position), MAX(s.position) FROM samples s {join} "
-        f"WHERE s.run = ? GROUP BY {', '.join(str(i) for i in range(1, len(_KIND_COLUMNS) + 1))}"
+        f"SELECT {grouped}, COUNT(*), MIN({place}), MAX({place}), MIN(s.question_id), "
+        f"MAX(s.fingerprint IS NULL) FROM samples s{indexed} {join} "
+        f"WHERE s.run = ?{among} GROUP BY {', '.join(str(i) for i in range(1, len(_KIND_COLUMNS) + 1))}"
     )
     found = []
     groups: dict[str | None, Any] = {}
@@ -315,29 +356,70 @@ def score_kinds(
             if stored_group is None:  # a row from before the column: its group is in its question
                 return None
             if stored_group not in groups:
-                groups[stored_group] = stored_json(stored_group, path, f"table samples, run {run!r}", "group")
+                where = f"table samples, run {run!r}, question {values[16]!r}"
+                groups[stored_group] = stored_json(stored_group, path, where, "question_group")
             qtype, subject, domain, category, _, status, correct, score_value, points, cut = values[:10]
             gold, answer, served_model = values[10:13]
+            samples, first, last, some_question, unfingerprinted = values[13:]
+            if unfingerprinted:  # a row from before the fingerprint column: read the rows
+                return None
             row = ScoreRow(
-                "", "", qtype, subject, domain, category, groups[stored_group], status, correct,
+                some_question, "", qtype, subject, domain, category, groups[stored_group], status, correct,
                 score_value, points, cut, gold, answer, served_model,
             )  # fmt: skip
-            found.append(Kind(row, *values[13:]))
+            found.append(Kind(row, samples, first, last))
     found.sort(key=lambda kind: kind.first)
     _check_values((kind.row for kind in found), path, "samples", run)
     return found
+
+
+class PairKey(NamedTuple):
+    """What pairing and coverage read of a sample (store.pairing.Answered): its question and content,
+    status, whether it was right, and its score with its grader's points folded in."""
+
+    question_id: str
+    fingerprint: str
+    status: str
+    correct: int | None
+    score: float | None
+
+
+def pair_keys(
+    db: sqlite3.Connection,
+    run: str,
+    grader: str | None,
+    open_types: Collection[str],
+    *,
+    ordered: bool = True,
+) -> list[PairKey] | None:
+    """The run's first samples as pairing reads them, from the index samples_scores: in question order,
+    or with `ordered` False in the index's (pairing follows its first run's order only); None when some
+    rows were written before the fingerprint column (read the score rows then)."""
+    if any(name == "fingerprint" for name, _, _ in missing_columns(db, "samples")):
+        return None
+    score, join, folded = _folded_score(grader, open_types)
+    indexed = f" INDEXED BY {SCORES_INDEX}" if _has_index(db, SCORES_INDEX) else ""
+    query = (
+        f"SELECT s.question_id, s.fingerprint, s.status, s.correct, {score} FROM samples s{indexed} {join} "
+        f"WHERE s.run = ?{' ORDER BY s.position' if ordered else ''}"
+    )
+    with collection_paused():
+        keys = list(map(PairKey._make, db.execute(query, (*folded, run))))
+    return None if any(key.fingerprint is None for key in keys) else keys
 
 
 _KEY = operator.itemgetter(0, 1)
 _CORRECT = operator.itemgetter(2)
 
 
-def outcome_keys(db: sqlite3.Connection, run: str) -> dict[tuple[str, str], float]:
+def outcome_keys(db: sqlite3.Connection, run: str, *, kept: bool = False) -> dict[tuple[str, str], float]:
     """(question id, fingerprint) -> 1.0 / 0.0 for each of the run's checked answers (RunSummary.outcomes),
-    from the index samples_scores. Only for a store with fingerprints (score_kinds)."""
+    from the index samples_scores; `kept`: only the questions keep_questions holds. Only for a store with
+    fingerprints (score_kinds)."""
+    among = f" AND question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
     query = (
         "SELECT question_id, fingerprint, correct FROM samples "
-        "WHERE run = ? AND correct IS NOT NULL AND status != 'error'"
+        f"WHERE run = ? AND correct IS NOT NULL AND status != 'error'{among}"
     )  # in index order: the outcomes are looked up by key, and a sort by position would read every row
     with collection_paused():
         found = db.execute(query, (run,)).fetchall()
@@ -378,13 +460,18 @@ def output_rows(db: sqlite3.Connection, run: str, text_end: int) -> list[OutputR
         indexed = f" INDEXED BY {SCORES_INDEX}" if table == "samples" and _has_index(db, SCORES_INDEX) else ""
         ends = (
             f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, latency_s, "
-            f"1, substr(response, -{int(text_end)}), substr({column('reasoning')}, -{int(text_end)}) "
+            f"1, {_ending('response', text_end)}, {_ending(column('reasoning'), text_end)} "
             f"FROM {table}{indexed} WHERE run = ? AND {column('truncated')}"
         )
         with collection_paused():
             found += map(OutputRow._make, db.execute(counts, (run,)))
             found += map(OutputRow._make, db.execute(ends, (run,)))
     return found
+
+
+def _ending(column: str, chars: int) -> str:
+    """The last `chars` characters of `column` (none for 0: substr(x, -0) is all of x)."""
+    return f"substr({column}, -{int(chars)})" if int(chars) > 0 else "NULL"
 
 
 def _has_index(db: sqlite3.Connection, name: str) -> bool:

@@ -114,8 +114,20 @@ class Pairing(Generic[Item]):
 
     @cached_property
     def graded_by_all(self) -> int:
-        """Common questions every run graded (the n of accuracy comparisons)."""
-        return sum(all(map(graded, row)) for row in self.rows)
+        """Common questions every run graded (the n of accuracy comparisons), counted a run's column at a
+        time at C speed."""
+        if not self.rows:
+            return 0
+        columns = zip(*self.rows, strict=True)
+        checked = [
+            map(
+                operator.and_,
+                map(operator.ne, map(operator.attrgetter("status"), column), repeat(SampleStatus.ERROR)),
+                map(operator.is_not, map(operator.attrgetter("correct"), column), repeat(None)),
+            )
+            for column in columns
+        ]
+        return operator.countOf(map(all, zip(*checked, strict=True)), True)
 
     def samples_of(self, run: int) -> list[Item]:
         """One run's samples on the common questions."""
@@ -152,19 +164,31 @@ def pair_questions(runs: Sequence[Iterable[Item]], keep: Callable[[Item], bool] 
         by_run = [{s.question_id: s for s in samples} for samples in runs]
         if not by_run:
             return Pairing(0, (), ())
-        held = set(by_run[0]).intersection(*by_run[1:])  # ids every run holds
+        # ids every run holds, in the first run's order: only their samples are fingerprinted
+        common = set(by_run[0]).intersection(*by_run[1:])
+        held = [question_id for question_id in by_run[0] if question_id in common]
+        shared = [dict(zip(held, map(by.__getitem__, held), strict=True)) for by in by_run]
         # (id, fingerprint) every run holds: ids whose content agrees in every run
-        alike = set(zip(by_run[0], _fingerprints(by_run[0].values()), strict=True)).intersection(
-            *(zip(by, _fingerprints(by.values()), strict=True) for by in by_run[1:])
+        alike = set(zip(held, _fingerprints(shared[0].values()), strict=True)).intersection(
+            *(zip(held, _fingerprints(by.values()), strict=True) for by in shared[1:])
         )
         same = {question_id for question_id, _ in alike}
-        kept = same.intersection(*(_kept(by, keep) for by in by_run))
-        order = [question_id for question_id in by_run[0] if question_id in kept]
-        columns = [list(map(by.__getitem__, order)) for by in by_run]
-        conflicts = [
-            question_id for question_id in by_run[0] if question_id in held and question_id not in same
-        ]
-        return Pairing(len(by_run), tuple(zip(*columns, strict=True)), tuple(conflicts))
+        conflicts = [question_id for question_id in held if question_id not in same]
+        # only the questions alike in every run are asked `keep`, as one at a time they were
+        agreed = [question_id for question_id in held if question_id in same]
+        columns = [list(map(by.__getitem__, agreed)) for by in shared]
+        kept = set(agreed).intersection(
+            *(_kept(dict(zip(agreed, column, strict=True)), keep) for column in columns)
+        )
+        if len(kept) < len(agreed):
+            rows = [
+                row
+                for question_id, row in zip(agreed, zip(*columns, strict=True), strict=True)
+                if question_id in kept
+            ]
+        else:
+            rows = list(zip(*columns, strict=True))
+        return Pairing(len(by_run), tuple(rows), tuple(conflicts))
 
 
 def _fingerprints(items: Iterable[Answered]) -> Iterator[str]:

@@ -6,12 +6,23 @@ import heapq
 import os
 import socket
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from kaoshi.store.aggregates import RunCounts, run_counts
-from kaoshi.store.columns import Kind, OutputRow, ScoreRow, outcome_keys, output_rows, score_kinds, score_rows
+from kaoshi.store.columns import (
+    Kind,
+    OutputRow,
+    PairKey,
+    ScoreRow,
+    keep_questions,
+    outcome_keys,
+    output_rows,
+    pair_keys,
+    score_kinds,
+    score_rows,
+)
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
@@ -344,7 +355,7 @@ class Store:
         without what a summary never reads (schema.LIGHT_COLUMNS: the prompt, the model's text but where
         it was cut off, ...), for the commands that show numbers and not samples."""
         columns = self._light_select if light else self._sample_select
-        query = f"SELECT {columns} FROM samples WHERE run=? ORDER BY position"
+        query = f"SELECT {columns} FROM samples WHERE run=? ORDER BY position, rowid"
         with naming_the_file(self.path):
             for row in self._db.execute(query, (run,)):
                 yield sample_from_row(row, self.path, run)
@@ -357,16 +368,30 @@ class Store:
         with naming_the_file(self.path):
             return list(score_rows(self._db, self.path, run, grader, repeats=repeats, text_end=text_end))
 
-    def score_kinds(self, run: str, grader: str | None, open_types: Collection[str]) -> list[Kind] | None:
-        """The run's first samples counted by kind (kaoshi.store.columns.score_kinds); None for a run with
-        rows from before the group column."""
+    def score_kinds(
+        self, run: str, grader: str | None, open_types: Collection[str], *, kept: bool = False
+    ) -> list[Kind] | None:
+        """The run's first samples counted by kind (kaoshi.store.columns.score_kinds; `kept`: only the
+        questions keep_questions holds); None for a run with rows from before the group column."""
         with naming_the_file(self.path):
-            return score_kinds(self._db, self.path, run, grader, open_types)
+            return score_kinds(self._db, self.path, run, grader, open_types, kept=kept)
 
-    def outcome_keys(self, run: str) -> dict[tuple[str, str], float]:
+    def outcome_keys(self, run: str, *, kept: bool = False) -> dict[tuple[str, str], float]:
         """(question id, fingerprint) -> 1.0 / 0.0 for each checked answer (kaoshi.store.columns)."""
         with naming_the_file(self.path):
-            return outcome_keys(self._db, run)
+            return outcome_keys(self._db, run, kept=kept)
+
+    def pair_keys(
+        self, run: str, grader: str | None, open_types: Collection[str], *, ordered: bool = True
+    ) -> list[PairKey] | None:
+        """The run's first samples as pairing reads them (kaoshi.store.columns.pair_keys)."""
+        with naming_the_file(self.path):
+            return pair_keys(self._db, run, grader, open_types, ordered=ordered)
+
+    def keep_questions(self, question_ids: Iterable[str]) -> None:
+        """The questions score_kinds and outcome_keys read with `kept` (a table of this connection)."""
+        with naming_the_file(self.path):
+            keep_questions(self._db, question_ids)
 
     def output_rows(self, run: str, text_end: int) -> list[OutputRow]:
         """Each sample as the output profile reads it (kaoshi.store.columns.output_rows)."""

@@ -169,7 +169,7 @@ def sample_texts(db: sqlite3.Connection, run: str, question_ids: Sequence[str]) 
         chunk = list(question_ids[start : start + 500])
         marks = ", ".join("?" for _ in chunk)
         query = (
-            "SELECT question_id, json_extract(question, '$.stem'), COALESCE(response, error, '') "
+            "SELECT question_id, json_extract(question, '$.stem'), COALESCE(NULLIF(response, ''), error, '') "
             f"FROM samples WHERE run = ? AND question_id IN ({marks})"
         )
         for qid, stem, text in db.execute(query, (run, *chunk)):
