@@ -240,10 +240,12 @@ _COUNTED: tuple[tuple[str, Any], ...] = tuple(
 def exact_sum(weighted: Iterable[tuple[float, int]]) -> float:
     """The sum of each value times its weight, exact and rounded once (a run's points come in a few
     distinct values, so those are added as fractions, each once)."""
-    by_value: Counter[float] = Counter()
+    by_value: dict[float, int] = {}
     for value, weight in weighted:
         if value:
-            by_value[value] += weight
+            by_value[value] = by_value.get(value, 0) + weight
+    if all(float(value).is_integer() for value in by_value):  # whole points: integers add up exactly
+        return float(sum(int(value) * n for value, n in by_value.items()))
     return float(sum((Fraction(value) * n for value, n in by_value.items()), Fraction(0)))
 
 
