@@ -314,7 +314,15 @@ def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_
         for i in range(30):
             cut = i % 10 == 0
             store.add_sample(
-                "one", sample(f"q/{i}", position=i, correct=i % 3 == 0, truncated=cut, response="答案" * 300)
+                "one",
+                sample(
+                    f"q/{i}",
+                    position=i,
+                    correct=i % 3 == 0,
+                    truncated=cut,
+                    response="答案" * 300,
+                    latency_s=0.1,
+                ),
             )
         store.finish_run("one")
     statements: list[str] = []
@@ -322,7 +330,7 @@ def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_
         db.set_trace_callback(statements.append)
         kinds = columns.score_kinds(db, path, "one", None, ["open"])
         keys = columns.outcome_keys(db, "one")
-        outputs = columns.output_rows(db, "one", TAIL_CHARS)
+        outputs, times = columns.output_counts(db, "one", TAIL_CHARS)
         db.set_trace_callback(None)
         plans = [
             [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {statement}")]
@@ -330,14 +338,14 @@ def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_
             if " FROM samples" in statement
         ]
     assert kinds is not None and sum(kind.samples for kind in kinds) == 30
-    assert len(keys) == 30 and len(outputs) == 30
-    assert sum(bool(row.response_end) for row in outputs) == 3
-    assert len(plans) == 4, statements
+    assert len(keys) == 30 and sum(n for _, n in outputs) == 30 and len(times) == 30
+    assert sum(bool(row.response_end) for row, _ in outputs) == 3
+    assert len(plans) == 5, statements
     for plan in plans:
         searches = [step for step in plan if step.startswith(("SEARCH", "SCAN"))]
         assert searches and all("INDEX samples_scores" in step for step in searches), plan
     # all but the ends of the cut-off answers from the index alone
-    assert sum("COVERING INDEX samples_scores" in plan[0] for plan in plans) == 3
+    assert sum("COVERING INDEX samples_scores" in plan[0] for plan in plans) == 4
 
 
 @pytest.mark.parametrize("repeats", [1, 2])

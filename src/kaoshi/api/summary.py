@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, output_profile
+from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile, output_profile
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import UnknownName
 from kaoshi.qtypes import QUESTION_KINDS, kind_of
@@ -238,7 +238,8 @@ def read_summary(
             standards = {**record.spec.standard_scores, **(standard_scores or {})}
             keys = tuple(GROUP_KEYS) if by is None else by
             summary = summarize_kinds(run, kinds, store.outcome_keys(run), keys, standards)
-            return _completed(summary, record, chosen, output_profile(store.output_rows(run, TAIL_CHARS)))
+            outputs = counted_profile(*store.output_counts(run, TAIL_CHARS))
+            return _completed(summary, record, chosen, outputs)
     return read_scores(store, run, chosen).summarize(by, standard_scores)
 
 

@@ -441,32 +441,46 @@ class OutputRow(NamedTuple):
     reasoning_end: str | None = None
 
 
-def output_rows(db: sqlite3.Connection, run: str, text_end: int) -> list[OutputRow]:
-    """Each of the run's samples (its k samples a question too) as the output profile reads it: its counts
-    from the index samples_scores, and only for an answer cut off at its budget the last `text_end`
-    characters of its text and reasoning."""
-    found: list[OutputRow] = []
+def output_counts(
+    db: sqlite3.Connection, run: str, text_end: int
+) -> tuple[list[tuple[OutputRow, int]], list[float]]:
+    """The run's samples (its k samples a question too) as the output profile counts them
+    (kaoshi.analysis.outputs.counted_profile): those alike in status, extraction and token counts counted
+    once with their number, each answer cut off at its budget on its own with the last `text_end`
+    characters of its text and reasoning; and the latencies of the answers that have one. From the index
+    samples_scores (only the cut-off answers' rows are read): a run's 100,000 samples are a few thousand
+    kinds."""
+    counted: list[tuple[OutputRow, int]] = []
+    times: list[float] = []
     for table in ("samples", "repeat_samples"):
         lacking = {name: default for name, _, default in missing_columns(db, table)}
 
         def column(name: str, lacking: dict[str, str] = lacking) -> str:
             return lacking.get(name, name)
 
-        counts = (
-            f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, latency_s, "
-            f"{column('truncated')}, NULL, NULL FROM {table} WHERE run = ? AND NOT {column('truncated')}"
+        alike = (
+            f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, NULL, 0, "
+            f"NULL, NULL, COUNT(*) FROM {table} WHERE run = ? AND NOT {column('truncated')} "
+            "GROUP BY 1, 2, 3, 4, 5"
         )
         # the cut-off answers found in the index, so that only their rows are read
         indexed = f" INDEXED BY {SCORES_INDEX}" if table == "samples" and _has_index(db, SCORES_INDEX) else ""
         ends = (
-            f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, latency_s, "
-            f"1, {_ending('response', text_end)}, {_ending(column('reasoning'), text_end)} "
+            f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, NULL, "
+            f"1, {_ending('response', text_end)}, {_ending(column('reasoning'), text_end)}, 1 "
             f"FROM {table}{indexed} WHERE run = ? AND {column('truncated')}"
         )
-        with collection_paused():
-            found += map(OutputRow._make, db.execute(counts, (run,)))
-            found += map(OutputRow._make, db.execute(ends, (run,)))
-    return found
+        latencies = (
+            f"SELECT latency_s FROM {table} "
+            f"WHERE run = ? AND status != '{SampleStatus.ERROR.value}' AND latency_s IS NOT NULL"
+        )
+        for query in (alike, ends):
+            counted += ((OutputRow._make(values[:-1]), values[-1]) for values in db.execute(query, (run,)))
+        times += map(_FIRST, db.execute(latencies, (run,)))
+    return counted, times
+
+
+_FIRST = operator.itemgetter(0)
 
 
 def _ending(column: str, chars: int) -> str:

@@ -114,8 +114,8 @@ INDEXES: dict[str, str] = {
     "samples_tally": (
         "CREATE INDEX IF NOT EXISTS samples_tally ON samples (run, status, correct, score, points)"
     ),
-    # what a run's summary reads (kaoshi.store.columns.score_kinds, outcome_keys, output_rows), from the index
-    # alone: what it tallies first, so that counting a run's samples by kind is one ordered pass with no
+    # what a run's summary reads (kaoshi.store.columns.score_kinds, outcome_keys, output_counts), from the
+    # index alone: what it tallies first, so that counting a run's samples by kind is one ordered pass with no
     # sort, then each sample's key and output counts. About 400 bytes a sample (a tenth of a row).
     "samples_scores": (
         "CREATE INDEX IF NOT EXISTS samples_scores ON samples (run, qtype, subject, domain, category, "

@@ -18,7 +18,7 @@ from kaoshi.store.columns import (
     ScoreRow,
     keep_questions,
     outcome_keys,
-    output_rows,
+    output_counts,
     pair_keys,
     score_kinds,
     score_rows,
@@ -393,10 +393,11 @@ class Store:
         with naming_the_file(self.path):
             keep_questions(self._db, question_ids)
 
-    def output_rows(self, run: str, text_end: int) -> list[OutputRow]:
-        """Each sample as the output profile reads it (kaoshi.store.columns.output_rows)."""
+    def output_counts(self, run: str, text_end: int) -> tuple[list[tuple[OutputRow, int]], list[float]]:
+        """The samples as the output profile counts them, and the answers' latencies
+        (kaoshi.store.columns.output_counts)."""
         with naming_the_file(self.path):
-            return output_rows(self._db, run, text_end)
+            return output_counts(self._db, run, text_end)
 
     def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""
