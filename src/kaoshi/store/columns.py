@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 import sqlite3
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -160,15 +160,19 @@ def score_rows(
         indexed = _indexed_score_rows(db, path, run, grader, graded, ends)
         if indexed is not None:
             return indexed
-    group = "?" if "question_group" in lacking else _GROUP
+    selected = _score_select(
+        column,
+        group="?" if "question_group" in lacking else _GROUP,
+        sample="s.sample" if repeats else "0",
+        graded=graded,
+        ends=(
+            f"CASE WHEN {cut} THEN {_ending('s.response', ends)} END",
+            f"CASE WHEN {cut} THEN {_ending(column('reasoning'), ends)} END",
+        ),
+    )
     query = (
-        f"SELECT s.question_id, {column('fingerprint')}, s.qtype, s.subject, s.domain, s.category, {group}, "
-        f"s.status, s.correct, s.score, s.points, {cut}, s.gold, s.answer, {column('served_model')}, "
-        f"{'s.sample' if repeats else '0'}, {graded}, s.extracted_by, s.tokens_in, s.tokens_out, "
-        f"{column('tokens_reasoning')}, s.latency_s, "
-        f"CASE WHEN {cut} AND {ends} > 0 THEN substr(s.response, -{ends}) END, "
-        f"CASE WHEN {cut} AND {ends} > 0 THEN substr({column('reasoning')}, -{ends}) END "
-        f"FROM {table} s WHERE s.run = ? ORDER BY s.position, {'s.sample' if repeats else 's.rowid'}"
+        f"SELECT {selected} FROM {table} s WHERE s.run = ? "
+        f"ORDER BY s.position, {'s.sample' if repeats else 's.rowid'}"
     )
     params = (_BEFORE_THE_GROUP, *((grader,) if grader is not None else ()), run)
     with collection_paused():
@@ -177,18 +181,31 @@ def score_rows(
     return _with_groups_and_fingerprints(db, path, table, run, rows)
 
 
+def _score_select(
+    column: Callable[[str], str], *, group: str, sample: str, graded: str, ends: tuple[str, str]
+) -> str:
+    """The select list of a ScoreRow, in its fields' order, from the sample `s`: `column` names a column
+    (or the default of one the store lacks), the others are the expressions of the fields so named."""
+    return (
+        f"s.question_id, {column('fingerprint')}, s.qtype, s.subject, s.domain, s.category, {group}, "
+        f"s.status, s.correct, s.score, s.points, {column('truncated')}, s.gold, s.answer, "
+        f"{column('served_model')}, {sample}, {graded}, s.extracted_by, s.tokens_in, s.tokens_out, "
+        f"{column('tokens_reasoning')}, s.latency_s, {ends[0]}, {ends[1]}"
+    )
+
+
 def _indexed_score_rows(
     db: sqlite3.Connection, path: Path, run: str, grader: str | None, graded: str, ends: int
 ) -> list[ScoreRow] | None:
     """score_rows of a run's first samples from the index samples_scores alone, sorted by SQLite, and the
     ends of the cut-off answers read from their rows: a third less than reading every row. None when some
     rows were written before the group column (their groups are in their questions)."""
+    selected = _score_select(
+        lambda name: f"s.{name}", group=_GROUP, sample="0", graded=graded, ends=("NULL", "NULL")
+    )
     query = (
-        "SELECT s.question_id, s.fingerprint, s.qtype, s.subject, s.domain, s.category, "
-        f"{_GROUP}, s.status, s.correct, s.score, s.points, s.truncated, s.gold, s.answer, "
-        f"s.served_model, 0, {graded}, "
-        "s.extracted_by, s.tokens_in, s.tokens_out, s.tokens_reasoning, s.latency_s, NULL, NULL "
-        f"FROM samples s INDEXED BY {SCORES_INDEX} WHERE s.run = ? ORDER BY s.position, s.rowid"
+        f"SELECT {selected} FROM samples s INDEXED BY {SCORES_INDEX} WHERE s.run = ? "
+        "ORDER BY s.position, s.rowid"
     )
     params = (_BEFORE_THE_GROUP, *((grader,) if grader is not None else ()), run)
     with collection_paused():
