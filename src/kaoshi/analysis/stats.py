@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from kaoshi.errors import InputError
 
@@ -88,3 +89,15 @@ def paired_bootstrap(
         above = int(np.count_nonzero(means >= 0))
         p_value = min(1.0, 2 * (min(below, above) + 1) / (resamples + 1))
     return BootstrapResult(n, observed, float(low), float(high), p_value, resamples)
+
+
+def exact_sum(weighted: Iterable[tuple[float, int]]) -> float:
+    """The sum of each value times its weight, exact and rounded once (a run's points come in a few
+    distinct values, so those are added as fractions, each once)."""
+    by_value: dict[float, int] = {}
+    for value, weight in weighted:
+        if value:
+            by_value[value] = by_value.get(value, 0) + weight
+    if all(float(value).is_integer() for value in by_value):  # whole points: integers add up exactly
+        return float(sum(int(value) * n for value, n in by_value.items()))
+    return float(sum((Fraction(value) * n for value, n in by_value.items()), Fraction(0)))

@@ -6,12 +6,11 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from fractions import Fraction
 from itertools import compress, repeat
 from typing import Any
 
 from kaoshi.analysis.outputs import OutputProfile
-from kaoshi.analysis.stats import wilson_interval
+from kaoshi.analysis.stats import exact_sum, wilson_interval
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.results.metric import Measurement, Metric, measure_all
@@ -235,18 +234,6 @@ _Counts = tuple[int, int, int, int, int, int, int, int, int, float, float, int]
 _COUNTED: tuple[tuple[str, Any], ...] = tuple(
     (f.name, f.default) for f in fields(Tally) if f.name != "f1_qualbench"
 )  # (name, zero)
-
-
-def exact_sum(weighted: Iterable[tuple[float, int]]) -> float:
-    """The sum of each value times its weight, exact and rounded once (a run's points come in a few
-    distinct values, so those are added as fractions, each once)."""
-    by_value: dict[float, int] = {}
-    for value, weight in weighted:
-        if value:
-            by_value[value] = by_value.get(value, 0) + weight
-    if all(float(value).is_integer() for value in by_value):  # whole points: integers add up exactly
-        return float(sum(int(value) * n for value, n in by_value.items()))
-    return float(sum((Fraction(value) * n for value, n in by_value.items()), Fraction(0)))
 
 
 def headline_numbers(summary: RunSummary) -> dict[str, tuple[float, bool]]:

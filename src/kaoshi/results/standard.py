@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any
 
+from kaoshi.analysis.stats import exact_sum
 from kaoshi.errors import InputError
 from kaoshi.store.columns import ScoreRow
 
@@ -84,23 +83,33 @@ def subject_points(
     """One row per subject (samples without a subject are left out), in subject order; `rows`: the run's
     rows, each with how many samples it stands for, in the order first met (a subject's group is its first
     sample's). Points are summed exactly, as Tally sums them."""
-    totals: dict[str, list[Any]] = {}  # subject -> [points, max_points, scored, questions]
+    points: dict[str, list[tuple[float, int]]] = {}  # subject -> (points earned, samples)
+    available: dict[str, list[tuple[float, int]]] = {}  # subject -> (points available, samples)
+    scored: dict[str, int] = {}
+    questions: dict[str, int] = {}
     groups: dict[str, str | None] = {}
     for row, weight in rows:
         if not row.subject:
             continue
-        total = totals.setdefault(row.subject, [Fraction(0), Fraction(0), 0, 0])
         groups.setdefault(row.subject, row.group)
-        total[3] += weight
+        questions[row.subject] = questions.get(row.subject, 0) + weight
+        points.setdefault(row.subject, [])
+        available.setdefault(row.subject, [])
         if row.status != "error" and row.score is not None:
-            total[0] += Fraction(row.score) * weight
-            total[1] += Fraction(row.points) * weight
-            total[2] += weight
+            points[row.subject].append((row.score, weight))
+            available[row.subject].append((row.points, weight))
+            scored[row.subject] = scored.get(row.subject, 0) + weight
     return [
         SubjectPoints(
-            subject, groups[subject], float(points), float(max_points), scored, n, standards.get(subject)
+            subject,
+            groups[subject],
+            exact_sum(points[subject]),
+            exact_sum(available[subject]),
+            scored.get(subject, 0),
+            questions[subject],
+            standards.get(subject),
         )
-        for subject, (points, max_points, scored, n) in sorted(totals.items())
+        for subject in sorted(questions)
     ]
 
 
