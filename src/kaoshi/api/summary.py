@@ -196,11 +196,15 @@ def load_scores(run: str, *, store: StoreLike = None, grader: str | None = None)
 
 def read_scores(store: Store, run: str, grader: str | None = None) -> ScoredRun:
     """load_scores on an open store."""
-    record = store.get_run(run)
-    chosen = chosen_grader(store, run, grader)
-    rows = apply_grade_rows(store.score_rows(run, chosen, text_end=TAIL_CHARS))
+    return _scored(store, store.get_run(run), chosen_grader(store, run, grader))
+
+
+def _scored(store: Store, record: RunRecord, grader: str | None) -> ScoredRun:
+    """The run's score rows with the grades of `grader` (already chosen) folded in."""
+    run = record.name
+    rows = apply_grade_rows(store.score_rows(run, grader, text_end=TAIL_CHARS))
     repeats = store.score_rows(run, repeats=True, text_end=TAIL_CHARS) if record.spec.repeats > 1 else []
-    return ScoredRun(record, tuple(rows), chosen, tuple(repeats))
+    return ScoredRun(record, tuple(rows), grader, tuple(repeats))
 
 
 def summarize(
@@ -240,7 +244,7 @@ def read_summary(
             summary = summarize_kinds(run, kinds, store.outcome_keys(run), keys, standards)
             outputs = counted_profile(*store.output_counts(run, TAIL_CHARS))
             return _completed(summary, record, chosen, outputs)
-    return read_scores(store, run, chosen).summarize(by, standard_scores)
+    return _scored(store, record, chosen).summarize(by, standard_scores)
 
 
 @dataclass(frozen=True)
