@@ -190,3 +190,57 @@ def test_only_questions_every_run_holds_alike_are_fingerprinted_and_asked_keep()
     pairing = pair_questions([good, other], keep=keep)
     assert [row[0].question_id for row in pairing.rows] == ["q1"] and pairing.conflicts == ("q2",)
     assert asked == ["q1", "q1"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pairing_key_rows_is_pairing_the_samples(seed: int) -> None:
+    """What a comparison counted by SQLite pairs (each run's key rows, as the store reads them: id,
+    fingerprint, status, correct, score) gives pair_questions' questions, conflicts and count graded by
+    all, the runs' outcomes on them and their coverage."""
+    import random
+
+    from kaoshi.store import RunRecord, RunStatus
+    from kaoshi.store.coverage import key_coverage, run_coverage
+    from kaoshi.store.pairing import key_outcomes, pair_key_rows
+    from tests.support.stores import SPEC
+
+    rng = random.Random(seed)
+    runs = []
+    for _ in range(rng.randint(1, 4)):
+        samples = []
+        for i in rng.sample(range(40), rng.randint(20, 40)):
+            stem = f"题{i}" if rng.random() > 0.1 else f"另一题{i}"
+            status = rng.choice(["ok", "ok", "ok", "error", "unparsed"])
+            # an error holds no outcome, but the filters must not lean on it: some here hold one
+            correct = (
+                None
+                if (status == "error" and rng.random() < 0.7) or rng.random() < 0.1
+                else rng.random() < 0.5
+            )
+            samples.append(sample(f"q{i}", status, question={"stem": stem}, correct=correct))
+        runs.append(samples)
+
+    def key_row(s: SampleRecord) -> tuple[str, str, str, int | None, float | None]:
+        correct = None if s.correct is None else int(s.correct)
+        return s.question_id, question_fingerprint(s), str(s.status), correct, s.score
+
+    keys = [[key_row(s) for s in samples] for samples in runs]
+    for r in range(1, len(keys)):
+        random.Random(r).shuffle(keys[r])  # the runs after the first are read in the index's order
+    pairing = pair_questions(runs)
+    counted = pair_key_rows(keys)
+    assert counted.ids == tuple(row[0].question_id for row in pairing.rows)
+    assert counted.conflicts == pairing.conflicts and counted.graded_by_all == pairing.graded_by_all
+    assert counted.paired == pairing.paired and counted.runs == pairing.runs
+    common = set(counted.ids)
+    for r, (samples, found) in enumerate(zip(runs, keys, strict=True)):
+        paired = pairing.samples_of(r)
+        expected = {(s.question_id, question_fingerprint(s)): float(bool(s.correct))
+                    for s in paired if s.correct is not None and s.status != "error"}  # fmt: skip
+        assert key_outcomes(found, common) == expected
+        assert len(key_outcomes(found)) == sum(s.correct is not None and s.status != "error" for s in samples)
+        record = RunRecord(
+            f"run{r}", replace(SPEC, n_questions=45), RunStatus.FINISHED, 0.0, 1.0, len(samples)
+        )
+        assert key_coverage(record, found) == run_coverage(record, samples)
+    assert pair_key_rows([]).paired == 0

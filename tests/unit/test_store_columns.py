@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from kaoshi.analysis.outputs import TAIL_CHARS
-from kaoshi.api import boards
+from kaoshi.api import boards, comparing
 from kaoshi.api.boards import leaderboard
 from kaoshi.api.summary import load_run, load_scores, summarize
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.data.model import QuestionType
+from kaoshi.report.compare import ComparedRuns, compare_runs, render_comparison
 from kaoshi.report.leaderboard import build_board, leaderboard_table
 from kaoshi.store import RunRecord, Store, StoreError, columns
 from kaoshi.store.columns import score_row
@@ -356,3 +357,88 @@ def test_groups_that_are_not_text_read_as_the_question_holds_them(tmp_path: Path
     rows, whole = both_ways(path, "g")
     assert rows == whole
     assert set(rows["groups"]["group"]) == {True, False}  # type: ignore[index]
+
+
+def shown_comparison(compared: ComparedRuns) -> str:
+    """`kaoshi report A B ...` as JSON, then as a table."""
+    return render_comparison(compared, "json", resamples=200) + render_comparison(
+        compared, "table", resamples=200
+    )
+
+
+def whole_comparison(path: Path, names: list[str]) -> str:
+    """The comparison of the runs' whole samples, as before score rows."""
+    loaded = {name: load_run(name, store=path) for name in names}
+    whole = compare_runs(
+        [(one.run, list(one.samples)) for one in loaded.values()],
+        lambda run, samples: loaded[run.name].summarize(None, None, samples),
+    )
+    return shown_comparison(whole)
+
+
+def compared_both_ways(path: Path, names: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """`kaoshi report A B ...` counted by SQLite on the common questions (failing when it is not), and
+    from the runs' score rows."""
+    with monkeypatch.context() as patched:
+
+        def from_score_rows(*_: object, **__: object) -> None:
+            raise AssertionError("the comparison was made from score rows, not counted by SQLite")
+
+        patched.setattr(comparing, "compare_runs", from_score_rows)
+        counted = shown_comparison(comparing.compare_stored(names, store=path))
+    with monkeypatch.context() as patched:
+        patched.setattr(comparing, "counted_comparison", lambda *_: None)
+        rows = shown_comparison(comparing.compare_stored(names, store=path))
+    return counted, rows
+
+
+def test_runs_compared_with_errors_conflicts_and_grades_counted_by_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kaoshi report A B C` on the board's three runs (errors, an id holding another question, another
+    judge's grades), and on runs with no question in common: counted by SQLite, the comparison of their
+    score rows and of their whole samples."""
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=1)
+    with Store(path) as store:
+        samples = store.samples("mixed")
+        for name, flip in (("other", 3), ("third", 4)):
+            store.open_run(name, SPEC)
+            for one in samples:
+                changed = one
+                if one.correct is not None and int(one.question_id.split("/")[1]) % flip == 0:
+                    changed = replace(one, correct=not one.correct)
+                if name == "third" and one.question_id == "q/2":
+                    changed = replace(changed, question={**one.question, "stem": "另一道题"})
+                if name == "other" and one.question_id in ("q/8", "q/13"):
+                    changed = replace(changed, status=SampleStatus.ERROR, correct=None, error="boom")
+                store.add_sample(name, changed)
+            store.finish_run(name)
+        store.open_run("apart", SPEC)  # no question in common with the others
+        for one in samples[:10]:
+            store.add_sample("apart", replace(one, question_id=one.question_id + "x"))
+        store.finish_run("apart")
+        store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
+    for names in (["mixed", "other", "third"], ["third", "mixed"], ["mixed", "apart"]):
+        counted, rows = compared_both_ways(path, names, monkeypatch)
+        assert counted == rows == whole_comparison(path, names), names
+    counted, _ = compared_both_ways(path, ["mixed", "third"], monkeypatch)
+    assert '"conflicting_ids": [\n    "q/2"\n  ]' in counted
+
+
+def test_the_golden_runs_compared_by_sqlite_are_compared_the_same(
+    tmp_path: Path, golden: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each benchmark's golden runs side by side (`kaoshi report A B ...`), written again by this kaoshi
+    and counted by SQLite: the comparison of their whole samples in the golden store."""
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    with Store(golden, read_only=True) as store:
+        by_benchmark: dict[str, list[str]] = {}
+        for record in store.runs():
+            by_benchmark.setdefault(record.spec.benchmark, []).append(record.name)
+    compared = [names for names in by_benchmark.values() if len(names) > 1]
+    for names in compared:
+        counted, rows = compared_both_ways(rewritten, names, monkeypatch)
+        assert counted == rows == whole_comparison(golden, names), names
+    assert len(compared) >= 2

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kaoshi.api.comparing import counted_comparison
 from kaoshi.api.summary import StoreLike, open_store, read_scores
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.errors import InputError
-from kaoshi.qtypes import QUESTION_KINDS
-from kaoshi.report.compare import ComparedRuns
 from kaoshi.report.leaderboard import Board, Entry, build_board
-from kaoshi.results.aggregate import summarize_kinds
+from kaoshi.results.aggregate import RunSummary, summarize_kinds
 from kaoshi.results.layout import LeaderboardLayout
 from kaoshi.runner.judge import chosen_grader
-from kaoshi.store import RunRecord, Store, run_coverage
-from kaoshi.store.columns import ScoreRow
-from kaoshi.store.pairing import pair_questions
+from kaoshi.store import RunRecord, Store
+from kaoshi.store.columns import Kind, ScoreRow
+from kaoshi.store.pairing import QuestionKey
 
 
 def leaderboard(
@@ -54,40 +53,24 @@ def _board(store: Store, benchmark: str, records: Sequence[RunRecord]) -> Board:
 def _counted_board(
     store: Store, benchmark: str, records: Sequence[RunRecord], layout: LeaderboardLayout
 ) -> Board | None:
-    """The board build_board makes, with SQLite doing the counting: the runs are paired on what pairing
-    reads of each sample (question, content, status; from the index samples_scores), the common
-    questions are held in a temporary table, and each run is counted kind by kind on them. None where a
-    run has k samples a question or rows from before the fingerprint and group columns: build_board
-    from their score rows then."""
-    if any(run.spec.repeats > 1 for run in records):
-        return None
-    open_types = sorted(name for name, kind in QUESTION_KINDS.items() if not kind.objective)
+    """The board build_board makes, with SQLite doing the counting (kaoshi.api.comparing); None where a
+    run has k samples a question or rows from before the fingerprint and group columns: build_board from
+    their score rows then."""
     graders = [chosen_grader(store, run.name, None) for run in records]
-    keys = []
-    for index, (run, grader) in enumerate(zip(records, graders, strict=True)):
-        # pairing keeps the first run's order: the others are read in the index's, unsorted
-        found = store.pair_keys(run.name, grader, open_types, ordered=index == 0)
-        if found is None:
-            return None
-        keys.append(found)
-    pairing = pair_questions(keys)
-    common = bool(pairing.rows)  # without common questions each run is summarised on its own
-    if common:
-        store.keep_questions(row[0].question_id for row in pairing.rows)
-    summaries = []
-    for run, grader in zip(records, graders, strict=True):
-        kinds = store.score_kinds(run.name, grader, open_types, kept=common)
-        if kinds is None:
-            return None
-        outcomes = store.outcome_keys(run.name, kept=common)
+
+    def summarize(
+        run: RunRecord, grader: str | None, kinds: list[Kind], outcomes: dict[QuestionKey, float], kept: bool
+    ) -> RunSummary:
         # as build_board summarises a run: by subject and domain, with its standard scores
-        summaries.append(
-            summarize_kinds(run.name, kinds, outcomes, ["subject", "domain"], run.spec.standard_scores)
-        )
-    coverage = tuple(run_coverage(run, found) for run, found in zip(records, keys, strict=True))
-    compared = ComparedRuns(tuple(summaries), coverage, pairing)
+        return summarize_kinds(run.name, kinds, outcomes, ["subject", "domain"], run.spec.standard_scores)
+
+    compared = counted_comparison(store, records, graders, summarize)
+    if compared is None:
+        return None
     entries = tuple(
         Entry(run, summary, covered, grader)
-        for run, summary, covered, grader in zip(records, summaries, coverage, graders, strict=True)
+        for run, summary, covered, grader in zip(
+            records, compared.summaries, compared.coverage, graders, strict=True
+        )
     )
     return Board(benchmark, entries, compared, layout)

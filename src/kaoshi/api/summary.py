@@ -98,7 +98,7 @@ class ScoredRun:
         repeats = self._repeats(chosen, keys, standards) if self.run.spec.repeats > 1 else None
         # what the outputs look like: every sample the run generated, or only the chosen ones
         outputs = output_profile((*self.rows, *self.repeat_rows) if rows is None else chosen)
-        return _completed(summary, self.run, self.grader, outputs, repeats)
+        return completed_summary(summary, self.run, self.grader, outputs, repeats)
 
     def _repeats(
         self, chosen: Sequence[ScoreRow], keys: Iterable[str], standards: Mapping[str, float]
@@ -129,7 +129,7 @@ class ScoredRun:
         return repeat_summary(every, k, per_sample, means, rates)
 
 
-def _completed(
+def completed_summary(
     summary: RunSummary,
     record: RunRecord,
     grader: str | None,
@@ -243,7 +243,7 @@ def read_summary(
             keys = tuple(GROUP_KEYS) if by is None else by
             summary = summarize_kinds(run, kinds, store.outcome_keys(run), keys, standards)
             outputs = counted_profile(*store.output_counts(run, TAIL_CHARS))
-            return _completed(summary, record, chosen, outputs)
+            return completed_summary(summary, record, chosen, outputs)
     return _scored(store, record, chosen).summarize(by, standard_scores)
 
 

@@ -10,11 +10,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from kaoshi.api import RunRecord, RunStatus, SampleRecord, ScoreRow
+from kaoshi.api import RunStatus, SampleRecord
+from kaoshi.api.comparing import compare_stored
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
-    load_scores,
     open_store,
     runs,
     stored_samples,
@@ -25,7 +25,7 @@ from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
-from kaoshi.report.compare import compare_runs, render_comparison
+from kaoshi.report.compare import render_comparison
 from kaoshi.report.tables import PIPE_WIDTH, TextTable, output_width, render_tables
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
@@ -127,19 +127,20 @@ def report_command(args: argparse.Namespace) -> int:
         print(render_summary(shown, args.format))
         _show_samples(args, store)
         return 0
-    # the numbers from each run's score rows: no prompt, question text or whole output is read
-    scored = [load_scores(name, store=store, grader=args.grader) for name in args.runs]
-    for one in scored:
+    # counted by SQLite on the common questions (kaoshi.api.comparing): no prompt or output is read
+    compared = compare_stored(
+        args.runs,
+        store=store,
+        by=args.by or tuple(GROUP_KEYS),
+        grader=args.grader,
+        standard_scores=args.standard_score,
+        shown=(lambda summary: summary)
+        if args.format == "json" or args.by
+        else RunSummary.without_unused_groups,
+    )
+    for one in compared.summaries:
         if one.grader:
-            eprint(f"{one.run.name}: open answers graded by {one.grader}")
-    by_name = {one.run.name: one for one in scored}
-
-    def summarize_run(record: RunRecord, rows: list[ScoreRow]) -> RunSummary:
-        by = args.by or tuple(GROUP_KEYS)
-        summary = by_name[record.name].summarize(by, args.standard_score, rows)
-        return summary if args.format == "json" or args.by else summary.without_unused_groups()
-
-    compared = compare_runs([(one.run, list(one.rows)) for one in scored], summarize_run)
+            eprint(f"{one.run}: open answers graded by {one.grader}")
     warning = compared.pairing.warning()
     if warning:
         eprint(warning)

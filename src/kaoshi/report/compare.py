@@ -24,7 +24,7 @@ from kaoshi.report.render import (
 from kaoshi.report.tables import TextTable, mark_best, render_tables
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store.coverage import Coverage, run_coverage
-from kaoshi.store.pairing import Item, Pairing, pair_questions
+from kaoshi.store.pairing import Item, KeyPairing, Pairing, pair_questions
 from kaoshi.store.records import RunRecord
 from kaoshi.store.settings import describe_settings
 
@@ -35,11 +35,12 @@ class ComparedRuns:
 
     summaries: tuple[RunSummary, ...]
     coverage: tuple[Coverage, ...]
-    pairing: Pairing[Any]
+    # the common questions with each run's sample, or (counted by SQLite: kaoshi.api.comparing) their ids
+    pairing: Pairing[Any] | KeyPairing
 
     @property
     def common(self) -> bool:
-        return bool(self.pairing.rows)
+        return self.pairing.paired > 0
 
     @property
     def headline(self) -> str:

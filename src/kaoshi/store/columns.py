@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from kaoshi.bulk import collection_paused
 from kaoshi.data.model import format_gold, gold_from_json, gold_to_json
 from kaoshi.store.errors import StoreError, naming_the_file
-from kaoshi.store.pairing import fingerprint_of_content
+from kaoshi.store.pairing import KeyRow, fingerprint_of_content
 from kaoshi.store.records import SampleRecord, SampleStatus
 from kaoshi.store.rows import dumps, loads, stored, stored_json
 from kaoshi.store.schema import missing_columns
@@ -334,7 +334,8 @@ def keep_questions(db: sqlite3.Connection, question_ids: Iterable[str]) -> None:
     those held before."""
     db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {_KEPT.split('.')[1]} (question_id TEXT PRIMARY KEY)")
     db.execute(f"DELETE FROM {_KEPT}")
-    db.executemany(f"INSERT OR IGNORE INTO {_KEPT} VALUES (?)", ((qid,) for qid in question_ids))
+    # in key order: each goes at the end of the table's b-tree (in the runs' order: a third of a report)
+    db.executemany(f"INSERT OR IGNORE INTO {_KEPT} VALUES (?)", zip(sorted(question_ids)))
 
 
 def score_kinds(
@@ -390,17 +391,6 @@ def score_kinds(
     return found
 
 
-class PairKey(NamedTuple):
-    """What pairing and coverage read of a sample (store.pairing.Answered): its question and content,
-    status, whether it was right, and its score with its grader's points folded in."""
-
-    question_id: str
-    fingerprint: str
-    status: str
-    correct: int | None
-    score: float | None
-
-
 def pair_keys(
     db: sqlite3.Connection,
     run: str,
@@ -408,7 +398,7 @@ def pair_keys(
     open_types: Collection[str],
     *,
     ordered: bool = True,
-) -> list[PairKey] | None:
+) -> list[KeyRow] | None:
     """The run's first samples as pairing reads them, from the index samples_scores: in question order,
     or with `ordered` False in the index's (pairing follows its first run's order only); None when some
     rows were written before the fingerprint column (read the score rows then)."""
@@ -418,13 +408,14 @@ def pair_keys(
     indexed = f" INDEXED BY {SCORES_INDEX}" if _has_index(db, SCORES_INDEX) else ""
     query = (
         f"SELECT s.question_id, s.fingerprint, s.status, s.correct, {score} FROM samples s{indexed} {join} "
-        f"WHERE s.run = ?{' ORDER BY s.position' if ordered else ''}"
+        f"WHERE s.run = ?{' ORDER BY s.position, s.rowid' if ordered else ''}"
     )
     with collection_paused():
-        keys = list(map(PairKey._make, db.execute(query, (*folded, run))))
-    return None if any(key.fingerprint is None for key in keys) else keys
+        keys: list[KeyRow] = db.execute(query, (*folded, run)).fetchall()
+    return None if None in map(_FINGERPRINT, keys) else keys
 
 
+_FINGERPRINT = operator.itemgetter(1)
 _KEY = operator.itemgetter(0, 1)
 _CORRECT = operator.itemgetter(2)
 
@@ -459,14 +450,15 @@ class OutputRow(NamedTuple):
 
 
 def output_counts(
-    db: sqlite3.Connection, run: str, text_end: int
+    db: sqlite3.Connection, run: str, text_end: int, *, kept: bool = False
 ) -> tuple[list[tuple[OutputRow, int]], list[float]]:
     """The run's samples (its k samples a question too) as the output profile counts them
     (kaoshi.analysis.outputs.counted_profile): those alike in status, extraction and token counts counted
     once with their number, each answer cut off at its budget on its own with the last `text_end`
     characters of its text and reasoning; and the latencies of the answers that have one. From the index
     samples_scores (only the cut-off answers' rows are read): a run's 100,000 samples are a few thousand
-    kinds."""
+    kinds. `kept`: only the questions keep_questions holds."""
+    among = f" AND question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
     counted: list[tuple[OutputRow, int]] = []
     times: list[float] = []
     for table in ("samples", "repeat_samples"):
@@ -477,7 +469,7 @@ def output_counts(
 
         alike = (
             f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, NULL, 0, "
-            f"NULL, NULL, COUNT(*) FROM {table} WHERE run = ? AND NOT {column('truncated')} "
+            f"NULL, NULL, COUNT(*) FROM {table} WHERE run = ? AND NOT {column('truncated')}{among} "
             "GROUP BY 1, 2, 3, 4, 5"
         )
         # the cut-off answers found in the index, so that only their rows are read
@@ -485,11 +477,11 @@ def output_counts(
         ends = (
             f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, NULL, "
             f"1, {_ending('response', text_end)}, {_ending(column('reasoning'), text_end)}, 1 "
-            f"FROM {table}{indexed} WHERE run = ? AND {column('truncated')}"
+            f"FROM {table}{indexed} WHERE run = ? AND {column('truncated')}{among}"
         )
         latencies = (
             f"SELECT latency_s FROM {table} "
-            f"WHERE run = ? AND status != '{SampleStatus.ERROR.value}' AND latency_s IS NOT NULL"
+            f"WHERE run = ? AND status != '{SampleStatus.ERROR.value}' AND latency_s IS NOT NULL{among}"
         )
         for query in (alike, ends):
             counted += ((OutputRow._make(values[:-1]), values[-1]) for values in db.execute(query, (run,)))

@@ -9,11 +9,11 @@ model did answer.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
-from kaoshi.store.pairing import Answered
+from kaoshi.store.pairing import Answered, KeyRow
 from kaoshi.store.records import RunRecord, RunStatus, SampleStatus
 
 
@@ -81,6 +81,25 @@ def run_coverage(run: RunRecord, samples: Iterable[Answered]) -> Coverage:
         strict=True,
     )
     n_graded = n_answered - operator.countOf(map(all, unscored), True)
+    return _coverage(run, n_answered, n_graded, errors)
+
+
+def key_coverage(run: RunRecord, rows: Sequence[KeyRow]) -> Coverage:
+    """run_coverage from the run's key rows (kaoshi.store.columns.pair_keys: status, correct and score
+    read by place)."""
+    statuses = list(map(operator.itemgetter(2), rows))
+    errors = operator.countOf(statuses, SampleStatus.ERROR)
+    n_answered = len(rows) - errors
+    unscored = zip(
+        map(operator.ne, statuses, repeat(SampleStatus.ERROR)),
+        map(operator.is_, map(operator.itemgetter(3), rows), repeat(None)),
+        map(operator.is_, map(operator.itemgetter(4), rows), repeat(None)),
+        strict=True,
+    )
+    return _coverage(run, n_answered, n_answered - operator.countOf(map(all, unscored), True), errors)
+
+
+def _coverage(run: RunRecord, n_answered: int, n_graded: int, errors: int) -> Coverage:
     spec = run.spec
     asked = spec.shard_questions if spec.shard_questions is not None else spec.n_questions
     return Coverage(run.name, asked, n_answered, n_graded, errors, run.status != RunStatus.FINISHED)

@@ -14,7 +14,6 @@ from kaoshi.store.aggregates import RunCounts, run_counts
 from kaoshi.store.columns import (
     Kind,
     OutputRow,
-    PairKey,
     ScoreRow,
     keep_questions,
     outcome_keys,
@@ -26,6 +25,7 @@ from kaoshi.store.columns import (
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
+from kaoshi.store.pairing import KeyRow
 from kaoshi.store.records import (
     GradeRecord,
     RunRecord,
@@ -383,7 +383,7 @@ class Store:
 
     def pair_keys(
         self, run: str, grader: str | None, open_types: Collection[str], *, ordered: bool = True
-    ) -> list[PairKey] | None:
+    ) -> list[KeyRow] | None:
         """The run's first samples as pairing reads them (kaoshi.store.columns.pair_keys)."""
         with naming_the_file(self.path):
             return pair_keys(self._db, run, grader, open_types, ordered=ordered)
@@ -393,11 +393,13 @@ class Store:
         with naming_the_file(self.path):
             keep_questions(self._db, question_ids)
 
-    def output_counts(self, run: str, text_end: int) -> tuple[list[tuple[OutputRow, int]], list[float]]:
+    def output_counts(
+        self, run: str, text_end: int, *, kept: bool = False
+    ) -> tuple[list[tuple[OutputRow, int]], list[float]]:
         """The samples as the output profile counts them, and the answers' latencies
-        (kaoshi.store.columns.output_counts)."""
+        (kaoshi.store.columns.output_counts; `kept`: only the questions keep_questions holds)."""
         with naming_the_file(self.path):
-            return output_counts(self._db, run, text_end)
+            return output_counts(self._db, run, text_end, kept=kept)
 
     def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""
