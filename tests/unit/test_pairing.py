@@ -227,11 +227,13 @@ def test_pairing_key_rows_is_pairing_the_samples(seed: int) -> None:
     keys = [[key_row(s) for s in samples] for samples in runs]
     for r in range(1, len(keys)):
         random.Random(r).shuffle(keys[r])  # the runs after the first are read in the index's order
+    for answered_only in (False, True):
+        every = pair_questions(runs) if answered_only else pair_questions(runs, keep=lambda _: True)
+        counted = pair_key_rows(keys, answered_only=answered_only)
+        assert counted.ids == tuple(row[0].question_id for row in every.rows)
+        assert counted.conflicts == every.conflicts and counted.graded_by_all == every.graded_by_all
+        assert counted.paired == every.paired and counted.runs == every.runs
     pairing = pair_questions(runs)
-    counted = pair_key_rows(keys)
-    assert counted.ids == tuple(row[0].question_id for row in pairing.rows)
-    assert counted.conflicts == pairing.conflicts and counted.graded_by_all == pairing.graded_by_all
-    assert counted.paired == pairing.paired and counted.runs == pairing.runs
     common = set(counted.ids)
     for r, (samples, found) in enumerate(zip(runs, keys, strict=True)):
         paired = pairing.samples_of(r)

@@ -442,3 +442,56 @@ def test_the_golden_runs_compared_by_sqlite_are_compared_the_same(
         counted, rows = compared_both_ways(rewritten, names, monkeypatch)
         assert counted == rows == whole_comparison(golden, names), names
     assert len(compared) >= 2
+
+
+def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
+    tmp_path: Path, golden: Path
+) -> None:
+    """The viewer's compare page: the differences found from each run's answer rows (the index) are the
+    ones found from their score rows, with errors, an id holding another question and a judge's grades;
+    and in each benchmark's golden runs written again by this kaoshi."""
+    from kaoshi.api.comparing import open_types
+    from kaoshi.runner.judge import chosen_grader
+    from kaoshi.store.pairing import AnswerRow
+    from kaoshi.view.compare import differences, key_differences
+
+    def answer_rows(path: Path, names: list[str]) -> list[list[AnswerRow]]:
+        rows = []
+        with Store(path, read_only=True) as store:
+            for index, name in enumerate(names):
+                grader = chosen_grader(store, name, None)  # as load_scores chooses it
+                found = store.answer_keys(name, grader, open_types(), ordered=index == 0)
+                assert found is not None
+                rows.append(found)
+        return rows
+
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=1)
+    with Store(path) as store:
+        samples = store.samples("mixed")
+        store.open_run("other", SPEC)
+        for one in samples:
+            changed = one
+            if one.correct is not None and int(one.question_id.split("/")[1]) % 3 == 0:
+                changed = replace(one, correct=not one.correct, answer=frozenset("B"))
+            if one.question_id == "q/2":
+                changed = replace(changed, question={**one.question, "stem": "另一道题"})
+            if one.question_id == "q/8":
+                changed = replace(changed, status=SampleStatus.ERROR, correct=None, answer=None, error="x")
+            store.add_sample("other", changed)
+        store.finish_run("other")
+        store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
+    cases = [(path, ["mixed", "other"]), (path, ["other", "mixed"])]
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    with Store(golden, read_only=True) as store:
+        by_benchmark: dict[str, list[str]] = {}
+        for record in store.runs():
+            by_benchmark.setdefault(record.spec.benchmark, []).append(record.name)
+    cases += [(rewritten, names) for names in by_benchmark.values() if len(names) > 1]
+    for where, names in cases:
+        found = key_differences(answer_rows(where, names))
+        expected = differences([load_scores(name, store=where).rows for name in names])
+        assert found == expected, (where.name, names)
+    mixed = key_differences(answer_rows(path, ["mixed", "other"]))
+    assert mixed[0] and mixed[2] == ("q/2",) and "q/8" in {d.question_id for d in mixed[0]}

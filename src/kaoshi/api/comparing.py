@@ -22,7 +22,7 @@ from kaoshi.runner.judge import chosen_grader
 from kaoshi.store import RunRecord, Store
 from kaoshi.store.columns import Kind, ScoreRow
 from kaoshi.store.coverage import key_coverage
-from kaoshi.store.pairing import QuestionKey, key_outcomes, pair_key_rows
+from kaoshi.store.pairing import AnswerRow, KeyRow, QuestionKey, key_outcomes, pair_key_rows
 
 # A run's summary (run, its grader, its samples counted by kind on the compared questions, their
 # outcomes, and whether only those were counted: False when the runs have none in common and each is
@@ -36,21 +36,23 @@ def open_types() -> list[str]:
 
 
 def counted_comparison(
-    store: Store, records: Sequence[RunRecord], graders: Sequence[str | None], summarize: CountedSummary
+    store: Store,
+    records: Sequence[RunRecord],
+    graders: Sequence[str | None],
+    summarize: CountedSummary,
+    keys: Sequence[Sequence[KeyRow | AnswerRow]] | None = None,
 ) -> ComparedRuns | None:
     """The runs compared on the questions every run answered with the same content, each summarised by
     `summarize` from its samples counted by SQLite on them; None where a run has k samples a question or
-    rows from before the fingerprint and group columns (compare_runs over their score rows then)."""
+    rows from before the fingerprint and group columns (compare_runs over their score rows then).
+    `keys`: the runs' key rows (store.pair_keys, or rows that begin with theirs) when already read."""
     if any(run.spec.repeats > 1 for run in records):
         return None
     scored_types = open_types()
-    keys = []
-    for index, (run, grader) in enumerate(zip(records, graders, strict=True)):
-        # pairing keeps the first run's order: the others are read in the index's, unsorted
-        found = store.pair_keys(run.name, grader, scored_types, ordered=index == 0)
-        if found is None:
+    if keys is None:
+        keys = read_keys(store, records, graders)
+        if keys is None:
             return None
-        keys.append(found)
     pairing = pair_key_rows(keys)
     kept = pairing.paired > 0  # without common questions each run is summarised on its own
     if kept:
@@ -67,6 +69,20 @@ def counted_comparison(
     return ComparedRuns(tuple(summaries), coverage, pairing)
 
 
+def read_keys(
+    store: Store, records: Sequence[RunRecord], graders: Sequence[str | None]
+) -> list[list[KeyRow]] | None:
+    """Each run's key rows (store.pair_keys), None where a run has rows from before the fingerprint
+    column. Pairing keeps the first run's order: the others are read in the index's, unsorted."""
+    keys = []
+    for index, (run, grader) in enumerate(zip(records, graders, strict=True)):
+        found = store.pair_keys(run.name, grader, open_types(), ordered=index == 0)
+        if found is None:
+            return None
+        keys.append(found)
+    return keys
+
+
 def compare_stored(
     names: Sequence[str],
     *,
@@ -75,12 +91,14 @@ def compare_stored(
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
     shown: Callable[[RunSummary], RunSummary] = lambda summary: summary,
+    keys: Sequence[Sequence[KeyRow | AnswerRow]] | None = None,
 ) -> ComparedRuns:
     """Stored runs summarised on the questions every one answered with the same content (`kaoshi report A
     B`): each summary as kaoshi.summarize makes it (every grouping unless `by`, standard scores, output
     profile, the benchmark's own numbers) on those questions, then passed through `shown`; `grader` for
-    every run (default: each run's most recent judge)."""
-    keys = tuple(GROUP_KEYS) if by is None else tuple(by)
+    every run (default: each run's most recent judge); `keys` as for counted_comparison (read with those
+    graders)."""
+    grouping = tuple(GROUP_KEYS) if by is None else tuple(by)
     with open_store(store, read_only=True) as opened:
         records = [opened.get_run(name) for name in names]
         graders = [chosen_grader(opened, name, grader) for name in names]
@@ -93,11 +111,11 @@ def compare_stored(
             kept: bool,
         ) -> RunSummary:
             standards = {**run.spec.standard_scores, **(standard_scores or {})}
-            summary = summarize_kinds(run.name, kinds, outcomes, keys, standards)
+            summary = summarize_kinds(run.name, kinds, outcomes, grouping, standards)
             outputs = counted_profile(*opened.output_counts(run.name, TAIL_CHARS, kept=kept))
             return shown(completed_summary(summary, run, chosen, outputs))
 
-        counted = counted_comparison(opened, records, graders, summarize)
+        counted = counted_comparison(opened, records, graders, summarize, keys)
         if counted is not None:
             return counted
         # from each run's score rows: no prompt, question text or whole output is read
@@ -105,6 +123,6 @@ def compare_stored(
     by_name = {one.run.name: one for one in scored}
 
     def summarize_rows(run: RunRecord, rows: list[ScoreRow]) -> RunSummary:
-        return shown(by_name[run.name].summarize(keys, standard_scores, rows))
+        return shown(by_name[run.name].summarize(grouping, standard_scores, rows))
 
     return compare_runs([(one.run, list(one.rows)) for one in scored], summarize_rows)

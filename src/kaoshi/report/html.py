@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 
@@ -33,7 +33,6 @@ from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary
 from kaoshi.results.metrics import CATEGORY_ORDER, UNKNOWN_GROUP
-from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import GradeRecord, RunRecord, SampleRecord
 from kaoshi.version import __version__
 
@@ -70,7 +69,23 @@ class Figure:
     png: bytes
 
 
-def outcome(sample: SampleRecord | ScoreRow) -> str:
+class Judged(Protocol):
+    """What an answer's outcome is made of: a SampleRecord, a ScoreRow, or those values alone."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def correct(self) -> int | None: ...  # a bool, or its stored 0 / 1
+
+    @property
+    def qtype(self) -> str: ...
+
+    @property
+    def score(self) -> float | None: ...
+
+
+def outcome(sample: Judged) -> str:
     """correct / wrong / unparsed / ambiguous / error / judged / ungraded, as the browser filters them."""
     if sample.status == "error":
         return "error"

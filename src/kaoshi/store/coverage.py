@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
-from kaoshi.store.pairing import Answered, KeyRow
+from kaoshi.store.pairing import Answered, AnswerRow, KeyRow
 from kaoshi.store.records import RunRecord, RunStatus, SampleStatus
 
 
@@ -84,7 +84,7 @@ def run_coverage(run: RunRecord, samples: Iterable[Answered]) -> Coverage:
     return _coverage(run, n_answered, n_graded, errors)
 
 
-def key_coverage(run: RunRecord, rows: Sequence[KeyRow]) -> Coverage:
+def key_coverage(run: RunRecord, rows: Sequence[KeyRow | AnswerRow]) -> Coverage:
     """run_coverage from the run's key rows (kaoshi.store.columns.pair_keys: status, correct and score
     read by place)."""
     statuses = list(map(operator.itemgetter(2), rows))

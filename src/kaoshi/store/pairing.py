@@ -26,6 +26,9 @@ QuestionKey = tuple[str, str]  # (question id, content fingerprint)
 # Plain tuples as SQLite makes them, read by place: a board reads a million, and a named tuple a row cost
 # a fifth of the read.
 KeyRow = tuple[str, str, str, int | None, float | None]
+# A key row going on with the answer read and the gold as stored JSON, and the question type: what tells
+# two runs' answers to a question apart (store.columns.answer_keys; the viewer's compare page).
+AnswerRow = tuple[str, str, str, int | None, float | None, str | None, str | None, str]
 
 
 class Answered(Protocol):
@@ -238,10 +241,11 @@ _STATUS = operator.itemgetter(2)
 _CORRECT = operator.itemgetter(3)
 
 
-def pair_key_rows(runs: Sequence[Sequence[KeyRow]]) -> KeyPairing:
-    """pair_questions (keep: answered) over each run's key rows, the first run's in question order: the
-    same questions, conflicts and count graded by all, worked out with sets of ids at C speed (a board
-    of 10 runs of 100,000 pairs in about a second; KeyRow: what a row holds)."""
+def pair_key_rows(runs: Sequence[Sequence[KeyRow | AnswerRow]], *, answered_only: bool = True) -> KeyPairing:
+    """pair_questions (keep: answered; with `answered_only` False, every sample) over each run's key
+    rows, the first run's in question order: the same questions, conflicts and count graded by all,
+    worked out with sets of ids at C speed (a board of 10 runs of 100,000 pairs in about a second;
+    KeyRow: what a row holds)."""
     if not runs:
         return KeyPairing(0, (), 0, ())
     with collection_paused():
@@ -263,9 +267,16 @@ def pair_key_rows(runs: Sequence[Sequence[KeyRow]]) -> KeyPairing:
             compress(run_ids, map(operator.ne, map(_STATUS, rows), repeat(SampleStatus.ERROR)))
             for run_ids, rows in zip(ids, runs, strict=True)
         ]
-        kept = same.intersection(*answered_ids)
-        graded_ids = [
-            compress(run_ids, map(operator.is_not, map(_CORRECT, rows), repeat(None)))
+        kept = same.intersection(*answered_ids) if answered_only else same
+        graded_ids = [  # answered and checked (graded)
+            compress(
+                run_ids,
+                map(
+                    operator.and_,
+                    map(operator.ne, map(_STATUS, rows), repeat(SampleStatus.ERROR)),
+                    map(operator.is_not, map(_CORRECT, rows), repeat(None)),
+                ),
+            )
             for run_ids, rows in zip(ids, runs, strict=True)
         ]
         graded_by_all = len(kept.intersection(*graded_ids))
@@ -277,7 +288,9 @@ def pair_key_rows(runs: Sequence[Sequence[KeyRow]]) -> KeyPairing:
         )
 
 
-def key_outcomes(rows: Iterable[KeyRow], among: Collection[str] | None = None) -> dict[QuestionKey, float]:
+def key_outcomes(
+    rows: Iterable[KeyRow | AnswerRow], among: Collection[str] | None = None
+) -> dict[QuestionKey, float]:
     """(question id, fingerprint) -> 1.0 / 0.0 for each checked answer among the key rows (only the ids
     `among` holds, when given): RunSummary.outcomes, as kaoshi.store.columns.outcome_keys reads them, from
     rows a comparison has already read."""

@@ -15,6 +15,7 @@ from kaoshi.store.columns import (
     Kind,
     OutputRow,
     ScoreRow,
+    answer_keys,
     keep_questions,
     outcome_keys,
     output_counts,
@@ -25,7 +26,7 @@ from kaoshi.store.columns import (
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
-from kaoshi.store.pairing import KeyRow
+from kaoshi.store.pairing import AnswerRow, KeyRow
 from kaoshi.store.records import (
     GradeRecord,
     RunRecord,
@@ -386,7 +387,14 @@ class Store:
     ) -> list[KeyRow] | None:
         """The run's first samples as pairing reads them (kaoshi.store.columns.pair_keys)."""
         with naming_the_file(self.path):
-            return pair_keys(self._db, run, grader, open_types, ordered=ordered)
+            return pair_keys(self._db, self.path, run, grader, open_types, ordered=ordered)
+
+    def answer_keys(
+        self, run: str, grader: str | None, open_types: Collection[str], *, ordered: bool = True
+    ) -> list[AnswerRow] | None:
+        """pair_keys with each answer, gold and question type (kaoshi.store.columns.answer_keys)."""
+        with naming_the_file(self.path):
+            return answer_keys(self._db, self.path, run, grader, open_types, ordered=ordered)
 
     def keep_questions(self, question_ids: Iterable[str]) -> None:
         """The questions score_kinds and outcome_keys read with `kept` (a table of this connection)."""
