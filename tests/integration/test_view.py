@@ -150,6 +150,32 @@ def test_compare_lists_exactly_the_questions_where_the_runs_differ(page: Any, tw
     assert page.problems == []
 
 
+def test_a_run_pages_figure_is_captioned_as_it_was_drawn(
+    page: Any, two_runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run page comes without drawing its figure; once the image has loaded, the page's script puts
+    the drawn figure's caption (plot.json: with what was noted while drawing, here the font that draws no
+    Chinese) in place."""
+    matplotlib = pytest.importorskip("matplotlib")
+    latin_only = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    monkeypatch.setenv("KAOSHI_CJK_FONT", str(latin_only))
+    with viewer(two_runs) as served:
+        page.goto(served.url.rstrip("/") + run_url("weak"))
+        caption = page.evaluate(
+            "async () => (await (await fetch(document.getElementById('plot').dataset.caption))"
+            ".json()).caption"
+        )
+        assert (
+            caption.startswith("accuracy by domain (KAOSHI_CJK_FONT=") and "does not draw Chinese" in caption
+        )
+        page.wait_for_function(
+            "expected => document.querySelector('#plot figcaption').textContent === expected", arg=caption
+        )
+        assert page.locator("#plot img").get_attribute("alt") == caption
+        assert page.locator("#plot img").evaluate("image => image.naturalWidth") > 0
+    assert page.problems == []
+
+
 HOSTILE_RUN = '<img src=x onerror="window.__pwned=1">/a?b#c%2F考'
 HOSTILE_OUTPUT = {
     "h-1": "<script>window.__pwned = 2</script>答案：A",

@@ -110,6 +110,53 @@ def test_a_run_page_has_its_spec_summary_and_plot(client: Any) -> None:
     assert plot.status_code == 200 and plot.content.startswith(b"\x89PNG")
 
 
+def test_a_run_page_draws_its_plot_only_when_the_browser_asks_for_it(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page links the figure and captions it without drawing it (drawing, with matplotlib's import,
+    took most of a big run's page); the figure is drawn once, and its caption (plot.json, which the
+    page's script puts in place) says what was noted while drawing it."""
+    import warnings
+
+    from kaoshi.view import pages
+
+    drawn: list[Any] = []
+    real = pages.draw
+
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn("labels drawn in ASCII: domain 1 = 建筑工程", stacklevel=1)
+        drawn.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "draw", noted)
+    page = client.get("/run/weak")
+    assert page.status_code == 200 and not drawn
+    assert '<figure id="plot" data-caption="/run/weak/plot.json"><img alt="accuracy by domain"' in page.text
+    assert "<figcaption>accuracy by domain</figcaption>" in page.text
+    pytest.importorskip("matplotlib")
+    for _ in range(2):
+        plot = client.get("/run/weak/plot.png")
+        assert plot.status_code == 200 and plot.content.startswith(b"\x89PNG")
+    caption = client.get("/run/weak/plot.json").json()["caption"]
+    assert caption == "accuracy by domain (labels drawn in ASCII: domain 1 = 建筑工程)"
+    assert len(drawn) == 1  # kept while the store is unchanged
+
+
+def test_a_run_page_without_matplotlib_says_why_there_is_no_plot(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else found(name, *a)
+    )
+    page = client.get("/run/weak")
+    assert page.status_code == 200 and "plot.png" not in page.text
+    assert "no plot: plots need matplotlib: pip install 'kaoshi[plot]'" in html.unescape(page.text)
+    assert client.get("/run/weak/plot.png").status_code == 404
+
+
 def test_the_samples_page_filters_and_counts(client: Any) -> None:
     page = client.get("/run/weak/samples", params={"outcome": "wrong", "domain": "建筑工程"})
     assert page.status_code == 200

@@ -495,3 +495,18 @@ def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
         assert found == expected, (where.name, names)
     mixed = key_differences(answer_rows(path, ["mixed", "other"]))
     assert mixed[0] and mixed[2] == ("q/2",) and "q/8" in {d.question_id for d in mixed[0]}
+
+
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_a_summary_read_without_outcomes_is_the_summary_without_them(tmp_path: Path, repeats: int) -> None:
+    """The viewer's run page shows a summary and never pairs it: read without its per-question outcomes
+    (a sixth of a big run's page), it is the same summary with none."""
+    from kaoshi.api.summary import read_summary
+
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=repeats)
+    with Store(path, read_only=True) as store:
+        whole = read_summary(store, "mixed")
+        shown = read_summary(store, "mixed", outcomes=False)
+    assert whole.outcomes and shown.outcomes == {}
+    assert shown == replace(whole, outcomes={})

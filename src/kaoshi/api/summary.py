@@ -228,11 +228,13 @@ def read_summary(
     by: Iterable[str] | None = None,
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
+    outcomes: bool = True,
 ) -> RunSummary:
     """summarize on an open store. A run of one sample a question is counted by SQLite, kind by kind, from
     an index (kaoshi.store.columns.score_kinds): no sample is read into Python but its outcome key and
     output counts. Others (k samples a question, rows from before the group column) are summarised from
-    their score rows: the same numbers, held equal by the tests."""
+    their score rows: the same numbers, held equal by the tests. `outcomes` False: a summary only shown,
+    never paired with another run's, without its per-question outcomes (RunSummary.outcomes empty)."""
     record = store.get_run(run)
     chosen = chosen_grader(store, run, grader)
     if record.spec.repeats == 1:
@@ -241,10 +243,12 @@ def read_summary(
         if kinds is not None:
             standards = {**record.spec.standard_scores, **(standard_scores or {})}
             keys = tuple(GROUP_KEYS) if by is None else by
-            summary = summarize_kinds(run, kinds, store.outcome_keys(run), keys, standards)
+            paired = store.outcome_keys(run) if outcomes else {}
+            summary = summarize_kinds(run, kinds, paired, keys, standards)
             outputs = counted_profile(*store.output_counts(run, TAIL_CHARS))
             return completed_summary(summary, record, chosen, outputs)
-    return _scored(store, record, chosen).summarize(by, standard_scores)
+    summary = _scored(store, record, chosen).summarize(by, standard_scores)
+    return summary if outcomes else replace(summary, outcomes={})
 
 
 @dataclass(frozen=True)

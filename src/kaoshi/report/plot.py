@@ -6,6 +6,7 @@ pyplot, so no global figure state is touched.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import math
 import warnings
@@ -27,12 +28,27 @@ class PlotError(InputError):
     pass
 
 
+NO_MATPLOTLIB = "plots need matplotlib: pip install 'kaoshi[plot]'"
+
+
 def _matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise PlotError("plots need matplotlib: pip install 'kaoshi[plot]'") from None
+        raise PlotError(NO_MATPLOTLIB) from None
     return matplotlib
+
+
+def plot_problem(summaries: Sequence[RunSummary], key: str) -> str | None:
+    """Why the runs' `key` cannot be drawn (matplotlib missing, no such groups), found without importing
+    matplotlib (a second of a page that only links to the figure); None when it can."""
+    if importlib.util.find_spec("matplotlib") is None:
+        return NO_MATPLOTLIB
+    try:
+        group_names(summaries, key)
+    except PlotError as exc:
+        return str(exc)
+    return None
 
 
 def ascii_labels(

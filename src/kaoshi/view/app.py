@@ -165,8 +165,8 @@ class Pages:
         return self.render("compare.html", page_kind="compare", **compare_page(self.viewer, names, page))
 
     def run(self, request: Request) -> Response:
-        """/run/NAME, /run/NAME/samples, /run/NAME/sample/ID and /run/NAME/plot.png, split on the raw path:
-        a run name or question id may hold `/` (sent as %2F)."""
+        """/run/NAME, /run/NAME/samples, /run/NAME/sample/ID, /run/NAME/plot.png and its caption
+        /run/NAME/plot.json, split on the raw path: a run name or question id may hold `/` (sent as %2F)."""
         raw = request.scope.get("raw_path") or request.url.path.encode()
         try:
             parts = split_run_path(raw.decode("ascii"))
@@ -185,7 +185,9 @@ class Pages:
                     "sample.html", page_kind="sample", **sample_page(self.viewer, name, question_id)
                 )
             case [name, "plot.png"]:
-                return Response(run_plot(self.viewer, name), media_type="image/png")
+                return Response(run_plot(self.viewer, name).png, media_type="image/png")
+            case [name, "plot.json"]:
+                return JSONResponse({"caption": run_plot(self.viewer, name).caption})
         raise NotFound(f"no page at {request.url.path}")
 
 

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.api.boards import leaderboard
-from kaoshi.api.summary import summarize
+from kaoshi.api.summary import read_summary
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import leaderboard_table
 from kaoshi.report.outputs import LOOP_NOTE, output_phrases
-from kaoshi.report.plot import PlotError, draw, natural_grouping, png_bytes
+from kaoshi.report.plot import PlotError, draw, natural_grouping, plot_problem, png_bytes
 from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import RunSummary
@@ -71,35 +71,49 @@ def runs_page(viewer: Viewer) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunView:
-    """A run's summary as tables, its grader, its bar chart (None, with the reason, without one) and what
-    its outputs look like (the phrases `kaoshi report` prints under its tables; none that say nothing)."""
+    """A run's summary as tables, its grader, the summary its bar chart is drawn from, whether it has one
+    (with the caption, or why not) and what its outputs look like (the phrases `kaoshi report` prints under
+    its tables; none that say nothing)."""
 
     tables: list[TextTable]
     grader: str | None
-    png: bytes | None
+    summary: RunSummary
+    plot: bool
     plot_note: str
     outputs: list[str] = field(default_factory=list)
 
 
-def _plot(summary: RunSummary) -> tuple[bytes | None, str]:
-    """The bar chart by the run's natural grouping; without matplotlib (or groups), why not."""
+@dataclass(frozen=True)
+class DrawnPlot:
+    """A run's figure, and its caption with what was noted while drawing it (the ASCII labels drawn for a
+    font without Chinese glyphs, and what they stand for)."""
+
+    png: bytes
+    caption: str
+
+
+def _plot(summary: RunSummary) -> DrawnPlot:
+    """The bar chart by the run's natural grouping."""
     key = natural_grouping([summary])
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            png = png_bytes(draw([summary], key, "bar", english_names()))
-    except PlotError as exc:
-        return None, str(exc)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        png = png_bytes(draw([summary], key, "bar", english_names()))
     notes = "; ".join(dict.fromkeys(str(w.message) for w in caught))
-    return png, f"accuracy by {key}" + (f" ({notes})" if notes else "")
+    return DrawnPlot(png, f"accuracy by {key}" + (f" ({notes})" if notes else ""))
 
 
 def _run_view(path: Path, name: str) -> RunView:
-    whole = summarize(name, store=path)  # numbers only: counted by SQLite, no prompt or text read
+    # numbers only: counted by SQLite, no prompt or text read; shown, never paired: no outcomes
+    with Store(path, read_only=True) as store:
+        whole = read_summary(store, name, outcomes=False)
     summary = whole.without_unused_groups()
-    png, note = _plot(summary)
+    key = natural_grouping([summary])
+    # the figure is drawn when the browser asks for it (run_plot): here only whether it can be; the page's
+    # script puts the drawn figure's caption in place of this one
+    problem = plot_problem([summary], key)
+    note = problem or f"accuracy by {key}"
     outputs = output_phrases(whole.outputs) if whole.outputs is not None else []
-    return RunView(run_tables(summary), whole.grader, png, note, outputs)
+    return RunView(run_tables(summary), whole.grader, summary, problem is None, note, outputs)
 
 
 def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:
@@ -120,20 +134,25 @@ def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
         "spec_json": json.dumps(record.spec.to_json(), ensure_ascii=False, indent=2, sort_keys=True),
         "tables": view.tables,
         "grader": view.grader,
-        "plot": view.png is not None,
+        "plot": view.plot,
         "plot_note": view.plot_note,
         "outputs": view.outputs,
         "outputs_note": LOOP_NOTE,
     }
 
 
-def run_plot(viewer: Viewer, name: str) -> bytes:
+def run_plot(viewer: Viewer, name: str) -> DrawnPlot:
+    """The run's figure with its caption, drawn once per state of the store: when the browser asks for
+    it, not with the page (drawing, with matplotlib's import, took most of a big run's page)."""
     state = viewer.state()
     viewer.record(name)
-    png = run_view(viewer, name, state).png
-    if png is None:
-        raise NotFound(f"no plot of run {name!r}")
-    return png
+    view = run_view(viewer, name, state)
+    if not view.plot:
+        raise NotFound(f"no plot of run {name!r}: {view.plot_note}")
+    try:
+        return viewer.memo.get(("plot", name, state), lambda: _plot(view.summary))
+    except PlotError as exc:  # one plot_problem does not foresee
+        raise NotFound(f"no plot of run {name!r}: {exc}") from None
 
 
 @dataclass(frozen=True)

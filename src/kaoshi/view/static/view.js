@@ -129,7 +129,29 @@
     });
   }
 
+  // The run's figure is drawn when the image is asked for; its caption then says what was noted while
+  // drawing it (labels drawn in ASCII for a font without Chinese, and what they stand for).
+  function plotCaption() {
+    const figure = document.getElementById("plot");
+    if (!figure) return;
+    const image = figure.querySelector("img");
+    async function caption() {
+      try {
+        const response = await fetch(figure.dataset.caption, { headers: { accept: "application/json" } });
+        if (!response.ok) return;
+        const data = await response.json();
+        figure.querySelector("figcaption").textContent = data.caption;
+        image.alt = data.caption;
+      } catch (error) {
+        // the caption the page came with stays
+      }
+    }
+    if (image.complete) caption();
+    else image.addEventListener("load", caption, { once: true });
+  }
+
   const page = document.body.dataset.page;
   if (page === "runs") liveRuns();
   if (page === "samples") submitOnChange();
+  if (page === "run") plotCaption();
 })();
