@@ -510,3 +510,17 @@ def test_a_summary_read_without_outcomes_is_the_summary_without_them(tmp_path: P
         shown = read_summary(store, "mixed", outcomes=False)
     assert whole.outcomes and shown.outcomes == {}
     assert shown == replace(whole, outcomes={})
+
+
+def test_a_boards_summaries_hold_no_per_question_outcomes_however_it_was_counted(
+    tmp_path: Path, golden: Path
+) -> None:
+    """A board ranks runs and never pairs their answers: counted by SQLite or built from score rows (the
+    golden store predates the columns SQLite counts from), its summaries hold no outcomes."""
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    for path in (golden, rewritten):
+        for board in leaderboard(store=path):
+            summaries = [*board.compared.summaries, *(entry.summary for entry in board.entries)]
+            assert summaries and all(summary.outcomes == {} for summary in summaries), path.name
+            assert any(summary.overall.n for summary in summaries)

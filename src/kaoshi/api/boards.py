@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from kaoshi.api.comparing import counted_comparison
 from kaoshi.api.summary import StoreLike, open_store, read_scores
@@ -22,7 +23,9 @@ def leaderboard(
 ) -> list[Board]:
     """One board per benchmark in the store (or only `benchmark`, only runs on `split`), each run's open
     answers scored by its most recent judge, compared on the questions every run answered.
-    `kaoshi.report.leaderboard.leaderboard_table(board)` renders one."""
+    `kaoshi.report.leaderboard.leaderboard_table(board)` renders one. A board ranks runs and never pairs
+    their answers question by question: its summaries hold no per-question outcomes (RunSummary.outcomes
+    is empty; kaoshi.compare pairs them)."""
     with open_store(store, read_only=True) as opened:
         chosen: dict[str, list[RunRecord]] = {}
         for run in opened.runs():
@@ -47,7 +50,21 @@ def _board(store: Store, benchmark: str, records: Sequence[RunRecord]) -> Board:
         loaded.append((run, list(scored.rows), scored.grader))
         if run.spec.repeats > 1:
             repeats[run.name] = list(scored.repeat_rows)
-    return build_board(benchmark, loaded, layout, repeats)
+    return _unpaired(build_board(benchmark, loaded, layout, repeats))
+
+
+def _unpaired(board: Board) -> Board:
+    """The board with no per-question outcomes in its summaries, as a board counted by SQLite has."""
+
+    def bare(summary: RunSummary) -> RunSummary:
+        return replace(summary, outcomes={})
+
+    entries = tuple(
+        replace(entry, summary=bare(entry.summary), more_samples=tuple(map(bare, entry.more_samples)))
+        for entry in board.entries
+    )
+    compared = replace(board.compared, summaries=tuple(map(bare, board.compared.summaries)))
+    return replace(board, entries=entries, compared=compared)
 
 
 def _counted_board(
@@ -64,7 +81,7 @@ def _counted_board(
         # as build_board summarises a run: by subject and domain, with its standard scores
         return summarize_kinds(run.name, kinds, outcomes, ["subject", "domain"], run.spec.standard_scores)
 
-    compared = counted_comparison(store, records, graders, summarize)
+    compared = counted_comparison(store, records, graders, summarize, outcomes=False)
     if compared is None:
         return None
     entries = tuple(

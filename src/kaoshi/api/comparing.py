@@ -41,11 +41,14 @@ def counted_comparison(
     graders: Sequence[str | None],
     summarize: CountedSummary,
     keys: Sequence[Sequence[KeyRow | AnswerRow]] | None = None,
+    *,
+    outcomes: bool = True,
 ) -> ComparedRuns | None:
     """The runs compared on the questions every run answered with the same content, each summarised by
     `summarize` from its samples counted by SQLite on them; None where a run has k samples a question or
     rows from before the fingerprint and group columns (compare_runs over their score rows then).
-    `keys`: the runs' key rows (store.pair_keys, or rows that begin with theirs) when already read."""
+    `keys`: the runs' key rows (store.pair_keys, or rows that begin with theirs) when already read.
+    `outcomes` False: summaries never paired question by question are given none (a sixth of a board)."""
     if any(run.spec.repeats > 1 for run in records):
         return None
     scored_types = open_types()
@@ -64,7 +67,8 @@ def counted_comparison(
         if kinds is None:
             return None
         # the outcomes from the key rows already read (reading them again took a sixth of a board)
-        summaries.append(summarize(run, grader, kinds, key_outcomes(found, among), kept))
+        paired = key_outcomes(found, among) if outcomes else {}
+        summaries.append(summarize(run, grader, kinds, paired, kept))
     coverage = tuple(key_coverage(run, found) for run, found in zip(records, keys, strict=True))
     return ComparedRuns(tuple(summaries), coverage, pairing)
 
