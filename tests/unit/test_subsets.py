@@ -1,0 +1,159 @@
+"""Honest subsets (issue 43): a stratified random sample of an exam, and the full exam's accuracy estimated
+from it with the finite-population correction."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from kaoshi.analysis.estimate import estimate_accuracy
+from kaoshi.data.model import Question, QuestionType
+from kaoshi.data.subsets import Subset, allocate, draw_sample, strata_key, stratum_of
+from kaoshi.errors import InputError
+
+LETTERS = "ABCD"
+
+
+def exam(seed: int = 7, subjects: int = 52, smallest: int = 8, largest: int = 60) -> list[Question]:
+    """Our own C-Eval-val-shaped exam: subjects of uneven size, each with its own share of gold `A`s (a
+    constant-`A` model's accuracy differs by subject, as a real model's does), a few true/false and open
+    questions, the questions sorted by subject as the data files are."""
+    rng = random.Random(seed)
+    questions = []
+    for s in range(subjects):
+        bias = rng.uniform(0.05, 0.6)
+        for i in range(rng.randint(smallest, largest)):
+            qid = f"s{s}/{i}"
+            if i % 17 == 16:
+                questions.append(
+                    Question(qid, QuestionType.OPEN, "论述题", answer="参考答案", subject=f"科目{s}")
+                )
+                continue
+            gold = "A" if rng.random() < bias else rng.choice(LETTERS[1:])
+            options = tuple((letter, f"选项{letter}") for letter in LETTERS)
+            questions.append(
+                Question(qid, QuestionType.SINGLE, f"题{s}-{i}", options, frozenset(gold), subject=f"科目{s}")
+            )
+    return questions
+
+
+def objective(question: Question) -> bool:
+    return question.type is QuestionType.SINGLE and question.answer is not None
+
+
+def constant_a(questions: list[Question], by: str = "subject") -> dict[str, tuple[int, int]]:
+    """(right, checked) per stratum (under grouping `by`) of a model that always answers A."""
+    found: dict[str, list[int]] = {}
+    for question in questions:
+        if objective(question):
+            counts = found.setdefault(stratum_of(question, by), [0, 0])
+            counts[0] += question.answer == frozenset("A")
+            counts[1] += 1
+    return {name: (right, checked) for name, (right, checked) in found.items()}
+
+
+@pytest.mark.parametrize(
+    ("sizes", "size", "expected"),
+    [
+        ({"a": 10, "b": 10}, 4, {"a": 2, "b": 2}),
+        ({"a": 10, "b": 30}, 8, {"a": 3, "b": 5}),  # 2 + 2 first, then 4 shared 1:3 (1 and 3)
+        ({"a": 1, "b": 100}, 10, {"a": 1, "b": 9}),  # a stratum of one question gives its one
+        ({"a": 5, "b": 5, "c": 5}, 15, {"a": 5, "b": 5, "c": 5}),  # the whole exam
+        ({"a": 50, "b": 50, "c": 1}, 7, {"a": 3, "b": 3, "c": 1}),  # the remainder to the one named first
+        ({"a": 3, "b": 3, "c": 3}, 2, {"a": 1, "b": 1, "c": 0}),  # fewer draws than strata
+    ],
+)
+def test_allocation(sizes: dict[str, int], size: int, expected: dict[str, int]) -> None:
+    assert allocate(sizes, size) == expected
+
+
+@pytest.mark.parametrize("size", [0, -1, 16])
+def test_a_sample_outside_the_exam_is_refused(size: int) -> None:
+    with pytest.raises(InputError, match=f"--sample {size}: draw between 1 and the exam's 15 questions"):
+        allocate({"a": 5, "b": 10}, size)
+
+
+def test_allocation_is_proportional_after_the_first_draws_and_never_overdraws() -> None:
+    rng = random.Random(3)
+    for _ in range(200):
+        sizes = {f"s{i}": rng.randint(1, 80) for i in range(rng.randint(1, 30))}
+        size = rng.randint(2 * len(sizes), sum(sizes.values()))
+        drawn = allocate(sizes, size)
+        assert sum(drawn.values()) == size
+        assert all(min(2, sizes[n]) <= drawn[n] <= sizes[n] for n in sizes)
+        left = size - sum(min(2, held) for held in sizes.values())
+        room = {n: sizes[n] - min(2, sizes[n]) for n in sizes}
+        for name in sizes:  # its proportional share of the rest, rounded down or up
+            share = left * room[name] / sum(room.values()) if sum(room.values()) else 0
+            assert int(share) <= drawn[name] - min(2, sizes[name]) <= int(share) + 1
+
+
+def test_strata_are_the_finest_grouping_with_two_draws_each() -> None:
+    questions = exam()
+    assert strata_key(questions, 200) == "subject"  # 52 subjects, 104 first draws
+    assert strata_key(questions, 60) == "type"  # too few for the subjects; no domains; two types
+    with_domains = [replace(q, domain=f"领域{int(q.id[1:].split('/')[0]) % 6}") for q in questions]
+    assert strata_key(with_domains, 60) == "domain"
+    assert strata_key(questions, 3) == "all"
+
+
+def test_a_sample_is_drawn_by_its_seed_in_the_exams_order() -> None:
+    questions = exam()
+    drawn, subset = draw_sample(questions, 200, seed=1, counted=objective)
+    again, _ = draw_sample(questions, 200, seed=1, counted=objective)
+    other, _ = draw_sample(questions, 200, seed=2, counted=objective)
+    assert drawn == again and drawn != other and len(drawn) == 200
+    position = {q.id: i for i, q in enumerate(questions)}
+    assert [position[q.id] for q in drawn] == sorted(position[q.id] for q in drawn)
+    by_subject = Counter(str(q.subject) for q in drawn)
+    assert {name: stratum.drawn for name, stratum in subset.strata.items()} == by_subject
+    assert subset.by == "subject" and subset.population == len(questions)
+    assert all(
+        s.counted == sum(objective(q) for q in questions if q.subject == n) for n, s in subset.strata.items()
+    )
+    assert Subset.from_json(subset.to_json()) == subset
+    with pytest.raises(InputError, match="a run's sample is not one kaoshi reads"):
+        Subset.from_json({"size": 3, "seed": 1, "by": "subject", "strata": {"a": ["x"]}})
+
+
+def test_the_whole_exam_drawn_is_the_exams_accuracy_exactly() -> None:
+    questions = exam()
+    drawn, subset = draw_sample(questions, len(questions), seed=0, counted=objective)
+    found = constant_a(list(drawn))
+    truth = sum(r for r, _ in found.values()) / sum(c for _, c in found.values())
+    estimate = estimate_accuracy({n: s.counted for n, s in subset.strata.items()}, found)
+    assert estimate.accuracy == pytest.approx(truth) and estimate.standard_error == 0
+    assert estimate.low == estimate.high == pytest.approx(truth)
+
+
+def test_the_interval_covers_the_full_exams_accuracy_in_at_least_90_percent_of_200_draws() -> None:
+    """A constant-`A` model on our 1,500-question exam: its accuracy on the whole exam is known; 200
+    samples of 200 questions, each with its own seed, estimate it."""
+    questions = exam()
+    full = constant_a(questions)
+    truth = sum(r for r, _ in full.values()) / sum(c for _, c in full.values())
+    covered = 0
+    widths = []
+    for seed in range(200):
+        drawn, subset = draw_sample(questions, 200, seed=seed, counted=objective)
+        estimate = estimate_accuracy(
+            {n: s.counted for n, s in subset.strata.items()}, constant_a(list(drawn), subset.by)
+        )
+        covered += estimate.low <= truth <= estimate.high
+        widths.append(estimate.high - estimate.low)
+    assert covered >= 180, f"covered {covered} of 200"
+    assert 0.05 < sum(widths) / len(widths) < 0.2  # an interval that says something
+
+
+def test_an_estimate_needs_a_checked_answer_in_every_part_of_the_exam() -> None:
+    with pytest.raises(InputError, match=r"no answer checked in 1 part\(s\) of the exam sampled: b"):
+        estimate_accuracy({"a": 10, "b": 10}, {"a": (3, 5), "b": (0, 0)})
+    with pytest.raises(InputError, match="a: 6 right of 5 checked of 10 questions"):
+        estimate_accuracy({"a": 10}, {"a": (6, 5)})
+    with pytest.raises(InputError, match=r"confidence 0\.8"):
+        estimate_accuracy({"a": 10}, {"a": (3, 5)}, confidence=0.8)
+    # a stratum with nothing an accuracy counts (open questions only) is no part of the estimate
+    assert estimate_accuracy({"a": 10, "open": 0}, {"a": (5, 10)}).accuracy == 0.5
