@@ -6,13 +6,18 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from kaoshi.analysis.estimate import estimate_accuracy
+from kaoshi.api.summary import summarize
 from kaoshi.data.model import Question, QuestionType
 from kaoshi.data.subsets import Subset, allocate, draw_sample, strata_key, stratum_of
 from kaoshi.errors import InputError
+from kaoshi.report.render import render_summary
+from kaoshi.store import Store
+from tests.support.stores import SPEC, sample
 
 LETTERS = "ABCD"
 
@@ -157,3 +162,96 @@ def test_an_estimate_needs_a_checked_answer_in_every_part_of_the_exam() -> None:
         estimate_accuracy({"a": 10}, {"a": (3, 5)}, confidence=0.8)
     # a stratum with nothing an accuracy counts (open questions only) is no part of the estimate
     assert estimate_accuracy({"a": 10, "open": 0}, {"a": (5, 10)}).accuracy == 0.5
+
+
+def stored_sample_run(
+    path: Path, size: int = 200, seed: int = 3, failing: str | None = None
+) -> tuple[Subset, list[Question]]:
+    """A run of a constant-`A` model on a sample of our exam, stored as `kaoshi run --sample` stores it;
+    every answer in subject `failing` failed with an error."""
+    questions = exam()
+    drawn, subset = draw_sample(questions, size, seed=seed, counted=objective)
+    spec = replace(SPEC, n_questions=len(drawn), sample=subset.to_json())
+    with Store(path) as store:
+        store.open_run("sampled", spec)
+        for position, question in enumerate(drawn):
+            if not objective(question):
+                store.add_sample(
+                    "sampled",
+                    sample(
+                        question.id,
+                        position=position,
+                        qtype="open",
+                        subject=question.subject,
+                        gold="参考答案",
+                        answer=None,
+                        correct=None,
+                        score=None,
+                        points=1.0,
+                    ),
+                )
+                continue
+            right = question.answer == frozenset("A")
+            if question.subject == failing:
+                store.add_sample(
+                    "sampled",
+                    sample(
+                        question.id,
+                        "error",
+                        position=position,
+                        qtype="single",
+                        subject=question.subject,
+                        gold=question.answer,
+                        answer=None,
+                        correct=None,
+                        score=None,
+                        points=1.0,
+                        error="boom",
+                    ),
+                )
+                continue
+            store.add_sample(
+                "sampled",
+                sample(
+                    question.id,
+                    position=position,
+                    qtype="single",
+                    subject=question.subject,
+                    gold=question.answer,
+                    answer=frozenset("A"),
+                    correct=right,
+                    score=1.0 if right else 0.0,
+                    points=1.0,
+                ),
+            )
+        store.finish_run("sampled")
+    return subset, list(drawn)
+
+
+@pytest.mark.parametrize("by", [None, ("domain",)])
+def test_a_stored_sample_run_reports_the_full_exams_estimate(
+    tmp_path: Path, by: tuple[str, ...] | None
+) -> None:
+    """`kaoshi report` of a run of a sample: the estimate from its subjects (counted for it even when the
+    report is asked by another grouping), as kaoshi.analysis.estimate makes it, in JSON and as a table."""
+    path = tmp_path / "s.sqlite"
+    subset, drawn = stored_sample_run(path)
+    summary = summarize("sampled", store=path, by=by)
+    expected = estimate_accuracy({n: s.counted for n, s in subset.strata.items()}, constant_a(drawn))
+    assert summary.estimate == expected and not summary.estimate_note
+    assert set(summary.groups) == ({"domain"} if by else {"domain", "type", "subject", "category", "group"})
+    assert summary.to_json()["estimate"] == expected.to_json()
+    shown = render_summary(summary, "md")
+    assert "the full exam, estimated from a sample" in shown and f"{100 * expected.accuracy:.1f}%" in shown
+    assert "200 questions drawn by subject, seed 3" in shown
+
+
+def test_a_sample_run_with_a_part_of_the_exam_unanswered_says_why_it_has_no_estimate(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    subset, _ = stored_sample_run(path, failing="科目7")
+    assert subset.strata["科目7"].drawn >= 2
+    summary = summarize("sampled", store=path)
+    assert summary.estimate is None
+    note = "no estimate of the full exam: no answer checked in 1 part(s) of the exam sampled: 科目7"
+    assert summary.estimate_note == note
+    assert summary.estimate_note in render_summary(summary, "md")

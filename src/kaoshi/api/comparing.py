@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kaoshi.analysis.outputs import TAIL_CHARS, counted_profile
-from kaoshi.api.summary import StoreLike, completed_summary, open_store, read_scores
+from kaoshi.api.summary import StoreLike, completed_summary, counted_groupings, open_store, read_scores
 from kaoshi.qtypes import QUESTION_KINDS
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, summarize_kinds
@@ -115,9 +115,10 @@ def compare_stored(
             kept: bool,
         ) -> RunSummary:
             standards = {**run.spec.standard_scores, **(standard_scores or {})}
-            summary = summarize_kinds(run.name, kinds, outcomes, grouping, standards)
+            counted = counted_groupings(grouping, run.spec)
+            summary = summarize_kinds(run.name, kinds, outcomes, counted, standards)
             outputs = counted_profile(*opened.output_counts(run.name, TAIL_CHARS, kept=kept))
-            return shown(completed_summary(summary, run, chosen, outputs))
+            return shown(completed_summary(summary, run, chosen, outputs, shown=grouping))
 
         counted = counted_comparison(opened, records, graders, summarize, keys)
         if counted is not None:

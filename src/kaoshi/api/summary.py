@@ -10,9 +10,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kaoshi.analysis.estimate import Estimate, estimate_accuracy
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile, output_profile
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
-from kaoshi.errors import UnknownName
+from kaoshi.data.subsets import Subset
+from kaoshi.errors import InputError, UnknownName
 from kaoshi.qtypes import QUESTION_KINDS, kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
 from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
@@ -21,6 +23,7 @@ from kaoshi.store import (
     Coverage,
     GradeRecord,
     RunRecord,
+    RunSpec,
     SampleRecord,
     Store,
     default_store_path,
@@ -93,12 +96,12 @@ class ScoredRun:
         has in common)."""
         standards = {**self.run.spec.standard_scores, **(standard_scores or {})}
         chosen = self.rows if rows is None else tuple(rows)
-        keys = tuple(GROUP_KEYS) if by is None else by
-        summary = summarize_rows(self.run.name, chosen, keys, standards)
+        keys = tuple(GROUP_KEYS) if by is None else tuple(by)
+        summary = summarize_rows(self.run.name, chosen, counted_groupings(keys, self.run.spec), standards)
         repeats = self._repeats(chosen, keys, standards) if self.run.spec.repeats > 1 else None
         # what the outputs look like: every sample the run generated, or only the chosen ones
         outputs = output_profile((*self.rows, *self.repeat_rows) if rows is None else chosen)
-        return completed_summary(summary, self.run, self.grader, outputs, repeats)
+        return completed_summary(summary, self.run, self.grader, outputs, repeats, keys)
 
     def _repeats(
         self, chosen: Sequence[ScoreRow], keys: Iterable[str], standards: Mapping[str, float]
@@ -135,15 +138,53 @@ def completed_summary(
     grader: str | None,
     outputs: OutputProfile,
     repeats: RepeatSummary | None = None,
+    shown: Iterable[str] | None = None,
 ) -> RunSummary:
     """A stored run's summary with its benchmark's own numbers, what produced it, who graded its open
-    answers, its output profile and its k-sample numbers."""
+    answers, its output profile, its k-sample numbers and, for a run of a sample of the exam, the full
+    exam's estimated accuracy. `shown`: the groupings asked for, where the summary was counted by more
+    (counted_groupings)."""
+    estimate, note = full_exam_estimate(summary, record.spec)
+    if shown is not None:
+        asked = set(shown)
+        summary = replace(summary, groups={k: t for k, t in summary.groups.items() if k in asked})
     benchmark = find_benchmark(record.spec.benchmark)
     measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
     statistics = benchmark.statistics if benchmark is not None else None
     return replace(
-        measured, grader=grader, statistics=statistics, spec=record.spec, repeats=repeats, outputs=outputs
+        measured,
+        grader=grader,
+        statistics=statistics,
+        spec=record.spec,
+        repeats=repeats,
+        outputs=outputs,
+        estimate=estimate,
+        estimate_note=note,
     )
+
+
+def counted_groupings(keys: Iterable[str], spec: RunSpec) -> tuple[str, ...]:
+    """The groupings to count a run by: `keys`, and the one its sample of the exam was drawn by (its
+    estimate weighs those groups)."""
+    chosen = tuple(keys)
+    if spec.sample is None:
+        return chosen
+    by = Subset.from_json(spec.sample).by
+    return chosen if by == "all" or by in chosen else (*chosen, by)
+
+
+def full_exam_estimate(summary: RunSummary, spec: RunSpec) -> tuple[Estimate | None, str]:
+    """For a run of a sample of the exam (kaoshi run --sample): the full exam's accuracy estimated from
+    the summary's groups (those the sample was drawn by), or why there is none."""
+    if spec.sample is None:
+        return None, ""
+    subset = Subset.from_json(spec.sample)
+    tallies = {"all": summary.overall} if subset.by == "all" else summary.groups.get(subset.by, {})
+    found = {name: (tally.correct, tally.checked) for name, tally in tallies.items()}
+    try:
+        return estimate_accuracy({n: s.counted for n, s in subset.strata.items()}, found), ""
+    except InputError as exc:
+        return None, f"no estimate of the full exam: {exc}"
 
 
 def open_store(
@@ -242,11 +283,11 @@ def read_summary(
         kinds = store.score_kinds(run, chosen, open_types)
         if kinds is not None:
             standards = {**record.spec.standard_scores, **(standard_scores or {})}
-            keys = tuple(GROUP_KEYS) if by is None else by
+            keys = tuple(GROUP_KEYS) if by is None else tuple(by)
             paired = store.outcome_keys(run) if outcomes else {}
-            summary = summarize_kinds(run, kinds, paired, keys, standards)
+            summary = summarize_kinds(run, kinds, paired, counted_groupings(keys, record.spec), standards)
             outputs = counted_profile(*store.output_counts(run, TAIL_CHARS))
-            return completed_summary(summary, record, chosen, outputs)
+            return completed_summary(summary, record, chosen, outputs, shown=keys)
     summary = _scored(store, record, chosen).summarize(by, standard_scores)
     return summary if outcomes else replace(summary, outcomes={})
 

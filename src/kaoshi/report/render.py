@@ -167,6 +167,28 @@ def served_note(summary: RunSummary) -> str:
     return f"{served} of {summary.overall.n} replies {verb} served by another model than {asked}: {names}"
 
 
+def estimate_table(summary: RunSummary) -> TextTable:
+    """A run of a sample of the exam: the full exam's accuracy estimated from it, or why there is none."""
+    title = f"{summary.run} — the full exam, estimated from a sample"
+    sample = summary.spec.sample if summary.spec is not None else None
+    drawn = f"{sample['size']} questions drawn by {sample['by']}, seed {sample['seed']}" if sample else ""
+    estimate = summary.estimate
+    if estimate is None:
+        return TextTable(title, ("", "sample"), [["no estimate", drawn]], note=summary.estimate_note)
+    interval = f"{percent(estimate.low)}–{percent(estimate.high)}"
+    checked = f"{estimate.checked} answers checked, of the exam's {estimate.population} questions"
+    return TextTable(
+        title,
+        ("", "accuracy", f"{estimate.confidence:.0%} interval", "rests on", "sample"),
+        [["estimate", percent(estimate.accuracy), interval, checked, drawn]],
+        note=(
+            "a stratified random sample (kaoshi run --sample): each part of the exam weighed by its share, "
+            "with the finite-population correction; an estimate, not the exam's score. The other tables "
+            "are the sample's own numbers"
+        ),
+    )
+
+
 def run_tables(summary: RunSummary) -> list[TextTable]:
     note = _JUDGED_NOTE if summary.overall.judged else ""
     # the served models are named once, under the overall table: the numbers are partly theirs
@@ -177,6 +199,8 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
     )
     overall_note = "; ".join(n for n in (settings_note(summary), served_note(summary), first, note) if n)
     tables = [_tally_table(summary, f"{summary.run} — overall", "", [("all", summary.overall)], overall_note)]
+    if summary.estimate is not None or summary.estimate_note:
+        tables.append(estimate_table(summary))
     if summary.repeats is not None:
         tables.append(repeats_table(summary.run, summary.repeats))
     for key, table in summary.groups.items():

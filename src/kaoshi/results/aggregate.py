@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from itertools import compress, repeat
 from typing import Any
 
+from kaoshi.analysis.estimate import Estimate
 from kaoshi.analysis.outputs import OutputProfile
 from kaoshi.analysis.stats import exact_sum, wilson_interval
 from kaoshi.errors import InputError
@@ -169,6 +170,10 @@ class RunSummary:
     repeats: RepeatSummary | None = None
     # what the outputs look like (kaoshi.analysis.outputs), added by the API for a stored run like `spec`
     outputs: OutputProfile | None = None
+    # a run of a sample of the exam (kaoshi run --sample): the full exam's accuracy estimated from it
+    # (kaoshi.analysis.estimate), added by the API with `spec`; or why there is none
+    estimate: Estimate | None = None
+    estimate_note: str = ""
 
     def reports(self, statistic: str) -> bool:
         """Does this run's report show `statistic` (QUALBENCH_F1, WEIGHTED_F1)?"""
@@ -222,6 +227,8 @@ class RunSummary:
             # only for a run of k samples a question: k, avg_at_k, maj_at_k, pass_at_k and the rest
             **(self.repeats.to_json() if self.repeats is not None else {}),
             **({"outputs": self.outputs.to_json()} if self.outputs is not None else {}),
+            **({"estimate": self.estimate.to_json()} if self.estimate is not None else {}),
+            **({"estimate_note": self.estimate_note} if self.estimate_note else {}),
         }
 
     def with_metrics(self, metrics: Iterable[Metric]) -> RunSummary:

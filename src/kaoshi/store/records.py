@@ -101,6 +101,10 @@ class RunSpec:
     # --reuse-from NAME: the run whose answers that finished within their budget this run took, asking
     # only the others (the answers are the ones the same request gives; it may change on a resume)
     reused_from: str | None = None
+    # --sample N --seed S: the run asks a stratified random sample of the exam (kaoshi.data.subsets.Subset
+    # as JSON: its size, seed, strata and each stratum's size in the exam and the sample), from which its
+    # report estimates the full exam's accuracy. None: the exam as chosen by the other fields.
+    sample: dict[str, Any] | None = None
 
     # Fields that may change between a run and its resumption without changing its numbers.
     # A stored split of None (earlier kaoshi recorded None for a loader's default split, e.g. C-Eval
@@ -171,6 +175,7 @@ _DECODING_DEFAULTS: dict[str, Any] = {
     "thinking": None,
     "repeats": 1,
     "reused_from": None,
+    "sample": None,
 }
 
 
