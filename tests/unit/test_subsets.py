@@ -3,7 +3,9 @@ from it with the finite-population correction."""
 
 from __future__ import annotations
 
+import json
 import random
+import sqlite3
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -255,3 +257,88 @@ def test_a_sample_run_with_a_part_of_the_exam_unanswered_says_why_it_has_no_esti
     note = "no estimate of the full exam: no answer checked in 1 part(s) of the exam sampled: 科目7"
     assert summary.estimate_note == note
     assert summary.estimate_note in render_summary(summary, "md")
+
+
+def scored_exam(
+    seed: int, subjects: int, sizes: tuple[int, int], accuracy: float, open_share: float = 0.0
+) -> tuple[list[Question], dict[str, bool]]:
+    """An exam and which of its objective questions a model of about `accuracy` gets right."""
+    rng = random.Random(seed)
+    questions, right = [], {}
+    for s in range(subjects):
+        for i in range(rng.randint(*sizes)):
+            qid = f"s{s}/{i}"
+            if rng.random() < open_share:
+                questions.append(
+                    Question(qid, QuestionType.OPEN, "论述题", answer="参考答案", subject=f"科目{s}")
+                )
+                continue
+            options = (("A", "甲"), ("B", "乙"))
+            questions.append(
+                Question(qid, QuestionType.SINGLE, f"题{qid}", options, frozenset("A"), subject=f"科目{s}")
+            )
+            right[qid] = rng.random() < accuracy
+    return questions, right
+
+
+@pytest.mark.parametrize(
+    ("case", "size"),
+    [
+        ((1, 52, (8, 60), 0.97, 0.0), 110),  # a strong model: most subjects' few answers all right
+        ((2, 1, (1000, 1000), 0.96, 0.0), 20),  # one stratum, 20 draws
+        ((2, 1, (1000, 1000), 0.96, 0.0), 60),
+        ((3, 20, (10, 30), 0.6, 0.5), 40),  # half the questions open: each subject's draws still checked
+    ],
+)
+def test_intervals_cover_strong_models_and_exams_of_open_questions(
+    case: tuple[int, int, tuple[int, int], float, float], size: int
+) -> None:
+    """Strata whose few answers are all right still have a spread (an interval of no width covered a
+    96% model's accuracy in 55% of draws), and a stratum's first draws are questions an accuracy counts
+    (drawn among all, both often fell on open questions and the exam had no estimate)."""
+    questions, right = scored_exam(*case)
+    truth = sum(right.values()) / len(right)
+    covered = 0
+    for seed in range(200):
+        drawn, subset = draw_sample(questions, size, seed=seed, counted=objective)
+        found: dict[str, list[int]] = {}
+        for question in drawn:
+            if objective(question):
+                counts = found.setdefault(stratum_of(question, subset.by), [0, 0])
+                counts[0] += right[question.id]
+                counts[1] += 1
+        estimate = estimate_accuracy(
+            {n: s.counted for n, s in subset.strata.items()}, {n: (r, c) for n, (r, c) in found.items()}
+        )
+        assert estimate.standard_error > 0
+        covered += estimate.low <= truth <= estimate.high
+    assert covered >= 180, f"covered {covered} of 200"
+
+
+def test_a_sample_whose_record_cannot_be_read_is_still_reported(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    stored_sample_run(path)
+    with sqlite3.connect(path) as db:
+        spec = json.loads(db.execute("SELECT spec FROM runs").fetchone()[0])
+        spec["sample"]["strata"] = {"科目0": ["x"]}
+        db.execute("UPDATE runs SET spec = ?", (json.dumps(spec, ensure_ascii=False),))
+    summary = summarize("sampled", store=path)
+    assert summary.estimate is None and summary.overall.checked > 0
+    assert summary.estimate_note.startswith(
+        "no estimate of the full exam: a run's sample is not one kaoshi reads"
+    )
+
+
+def test_runs_compared_estimate_nothing_on_the_questions_they_share(tmp_path: Path) -> None:
+    """`kaoshi report S1 S2`: each summary is of the questions both runs answered, not of a sample drawn
+    from the exam: no estimate (each run's own report has it)."""
+    from kaoshi.api.comparing import compare_stored
+
+    path = tmp_path / "s.sqlite"
+    stored_sample_run(path)
+    with Store(path) as store:
+        store.rename_run("sampled", "first")
+    stored_sample_run(path)
+    compared = compare_stored(["first", "sampled"], store=path)
+    assert all(s.estimate is None and not s.estimate_note for s in compared.summaries)
+    assert summarize("first", store=path).estimate is not None

@@ -12,9 +12,10 @@ tests hold both ways equal.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from kaoshi.analysis.outputs import TAIL_CHARS, counted_profile
-from kaoshi.api.summary import StoreLike, completed_summary, counted_groupings, open_store, read_scores
+from kaoshi.api.summary import StoreLike, completed_summary, open_store, read_scores
 from kaoshi.qtypes import QUESTION_KINDS
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, summarize_kinds
@@ -115,10 +116,10 @@ def compare_stored(
             kept: bool,
         ) -> RunSummary:
             standards = {**run.spec.standard_scores, **(standard_scores or {})}
-            counted = counted_groupings(grouping, run.spec)
-            summary = summarize_kinds(run.name, kinds, outcomes, counted, standards)
+            summary = summarize_kinds(run.name, kinds, outcomes, grouping, standards)
             outputs = counted_profile(*opened.output_counts(run.name, TAIL_CHARS, kept=kept))
-            return shown(completed_summary(summary, run, chosen, outputs, shown=grouping))
+            # on the questions the runs share: a run's sample estimates the exam in its own report only
+            return shown(completed_summary(summary, run, chosen, outputs, estimated=False))
 
         counted = counted_comparison(opened, records, graders, summarize, keys)
         if counted is not None:
@@ -128,6 +129,7 @@ def compare_stored(
     by_name = {one.run.name: one for one in scored}
 
     def summarize_rows(run: RunRecord, rows: list[ScoreRow]) -> RunSummary:
-        return shown(by_name[run.name].summarize(grouping, standard_scores, rows))
+        summary = by_name[run.name].summarize(grouping, standard_scores, rows)
+        return shown(replace(summary, estimate=None, estimate_note=""))  # as counted_comparison's
 
     return compare_runs([(one.run, list(one.rows)) for one in scored], summarize_rows)

@@ -139,12 +139,15 @@ def completed_summary(
     outputs: OutputProfile,
     repeats: RepeatSummary | None = None,
     shown: Iterable[str] | None = None,
+    *,
+    estimated: bool = True,
 ) -> RunSummary:
     """A stored run's summary with its benchmark's own numbers, what produced it, who graded its open
     answers, its output profile, its k-sample numbers and, for a run of a sample of the exam, the full
     exam's estimated accuracy. `shown`: the groupings asked for, where the summary was counted by more
-    (counted_groupings)."""
-    estimate, note = full_exam_estimate(summary, record.spec)
+    (counted_groupings). `estimated` False: a summary of only some of the run's questions (those runs
+    compared have in common), which estimates nothing."""
+    estimate, note = full_exam_estimate(summary, record.spec) if estimated else (None, "")
     if shown is not None:
         asked = set(shown)
         summary = replace(summary, groups={k: t for k, t in summary.groups.items() if k in asked})
@@ -169,7 +172,10 @@ def counted_groupings(keys: Iterable[str], spec: RunSpec) -> tuple[str, ...]:
     chosen = tuple(keys)
     if spec.sample is None:
         return chosen
-    by = Subset.from_json(spec.sample).by
+    try:
+        by = Subset.from_json(spec.sample).by
+    except InputError:  # full_exam_estimate says so: the run's numbers are still read
+        return chosen
     return chosen if by == "all" or by in chosen else (*chosen, by)
 
 
@@ -178,10 +184,10 @@ def full_exam_estimate(summary: RunSummary, spec: RunSpec) -> tuple[Estimate | N
     the summary's groups (those the sample was drawn by), or why there is none."""
     if spec.sample is None:
         return None, ""
-    subset = Subset.from_json(spec.sample)
-    tallies = {"all": summary.overall} if subset.by == "all" else summary.groups.get(subset.by, {})
-    found = {name: (tally.correct, tally.checked) for name, tally in tallies.items()}
     try:
+        subset = Subset.from_json(spec.sample)
+        tallies = {"all": summary.overall} if subset.by == "all" else summary.groups.get(subset.by, {})
+        found = {name: (tally.correct, tally.checked) for name, tally in tallies.items()}
         return estimate_accuracy({n: s.counted for n, s in subset.strata.items()}, found), ""
     except InputError as exc:
         return None, f"no estimate of the full exam: {exc}"

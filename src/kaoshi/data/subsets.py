@@ -5,11 +5,11 @@ honest part of the exam and the full exam's score is estimated from it (kaoshi.a
 `--limit N` takes the first N questions of each subject, which is a smoke test, not a sample: data files
 are often sorted (by year, by difficulty, by answer), so the first questions are not like the rest.
 
-Allocation: each stratum first gets two questions (one where it has one), so that every stratum is seen
-and its variance can be estimated; the rest are shared in proportion to the strata's sizes, the largest
-remainders rounding up. Strata are the finest grouping with at most one stratum per two questions drawn;
-with fewer questions drawn than that, one stratum (a simple random sample). Drawn questions keep the
-exam's order.
+Allocation: each stratum first gets two questions (one where it has one), questions an accuracy counts
+where it has them, so that every stratum's accuracy is seen and its variance can be estimated; the rest
+are shared in proportion to the questions the strata have left, the largest remainders rounding up.
+Strata are the finest grouping with at most one stratum per two questions drawn; with fewer questions
+drawn than that, one stratum (a simple random sample). Drawn questions keep the exam's order.
 """
 
 from __future__ import annotations
@@ -129,15 +129,17 @@ def draw_sample(
     allocation = allocate({name: len(found) for name, found in members.items()}, size)
     rng = random.Random(seed)
     chosen: set[int] = set()
+    strata = {}
     for name in sorted(members):  # a fixed order, whatever order the strata were met in
-        chosen.update(rng.sample(members[name], allocation[name]))
-    strata = {
-        name: Stratum(
-            len(found),
-            sum(counted(questions[i]) for i in found),
-            allocation[name],
-        )
-        for name, found in sorted(members.items())
-    }
+        found = members[name]
+        checkable = [i for i in found if counted(questions[i])]
+        # a stratum's first draws are questions an accuracy counts, so that its accuracy is seen even
+        # where most of its questions are open; the rest from all its others. Every counted question is
+        # treated alike, so those drawn are still a simple random sample of them.
+        first = rng.sample(checkable, min(_FIRST_DRAWS, len(checkable), allocation[name]))
+        taken = set(first)
+        others = [i for i in found if i not in taken]
+        chosen.update(first, rng.sample(others, allocation[name] - len(first)))
+        strata[name] = Stratum(len(found), len(checkable), allocation[name])
     drawn = tuple(questions[i] for i in sorted(chosen))
     return drawn, Subset(size, seed, by, strata)
