@@ -418,8 +418,20 @@ def test_runs_compared_with_errors_conflicts_and_grades_counted_by_sqlite(
         for one in samples[:10]:
             store.add_sample("apart", replace(one, question_id=one.question_id + "x"))
         store.finish_run("apart")
+        # the same answers in the opposite order: a subject's group is its first sample's, in each
+        # run's own order whichever run it is compared with
+        store.open_run("reversed", SPEC)
+        for one in samples:
+            store.add_sample("reversed", replace(one, position=59 - one.position))
+        store.finish_run("reversed")
         store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
-    for names in (["mixed", "other", "third"], ["third", "mixed"], ["mixed", "apart"]):
+    for names in (
+        ["mixed", "other", "third"],
+        ["third", "mixed"],
+        ["mixed", "apart"],
+        ["mixed", "reversed"],
+        ["reversed", "other"],
+    ):
         counted, rows = compared_both_ways(path, names, monkeypatch)
         assert counted == rows == whole_comparison(path, names), names
     counted, _ = compared_both_ways(path, ["mixed", "third"], monkeypatch)

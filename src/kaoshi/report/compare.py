@@ -76,11 +76,19 @@ def compare_runs(
     questions missing from any run are left out of every run's numbers."""
     pairing = pair_questions([samples for _, samples in runs])
     summaries = tuple(
-        summarize_run(run, pairing.samples_of(i) if pairing.rows else list(samples))
+        summarize_run(run, _in_own_order(pairing.samples_of(i), samples) if pairing.rows else list(samples))
         for i, (run, samples) in enumerate(runs)
     )
     coverage = tuple(run_coverage(run, samples) for run, samples in runs)
     return ComparedRuns(summaries, coverage, pairing)
+
+
+def _in_own_order(paired: list[Item], samples: Sequence[Item]) -> list[Item]:
+    """A run's paired samples in the order the run holds them (pairing gives the first run's order): a
+    run's summary does not depend on the run it is compared with (a subject's group is its first
+    sample's), and SQLite counts each run in its own order (kaoshi.api.comparing)."""
+    place = {id(sample): index for index, sample in enumerate(samples)}
+    return sorted(paired, key=lambda sample: place[id(sample)])
 
 
 @dataclass(frozen=True)
