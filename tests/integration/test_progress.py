@@ -3,6 +3,7 @@ the command line's bar is silent off a terminal."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import kaoshi
 from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.models import GenerateRequest, Model, ModelOptions, ModelOutput
+from kaoshi.runner.grouping import INSTANT_S
 from kaoshi.store import GradeRecord, SampleRecord
 from tests.support.files import write_jsonl
 from tests.support.runs import SAMPLE_OPEN, mock_script
@@ -42,8 +44,9 @@ class Recorder:
 
 
 class OneByOneModel(Model):
-    """Takes the whole exam as one chunk and yields its answers one at a time, logging each as it goes;
-    the questions in `failing` get an error (asked again when the run resumes)."""
+    """Takes the whole exam as one chunk and yields its answers one at a time, each after some work (the
+    answers of a backend that answers at once are committed, and counted, together: runner.grouping),
+    logging each as it goes; the questions in `failing` get an error (asked again when the run resumes)."""
 
     default_batch_size = 64
 
@@ -53,6 +56,7 @@ class OneByOneModel(Model):
 
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         for request in requests:
+            time.sleep(2 * INSTANT_S)
             self.events.append(("answered", request.id))
             if request.id in self.failing:
                 yield ModelOutput(request.id, error="overloaded")

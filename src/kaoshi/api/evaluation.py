@@ -7,11 +7,12 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kaoshi.api.summary import StoreLike, read_run
+from kaoshi.api.summary import StoreLike, read_summary
 from kaoshi.benchmarks import load_exam_result as load_benchmark
 from kaoshi.data import LoadResult
 from kaoshi.data.model import Exam
@@ -22,7 +23,7 @@ from kaoshi.results.aggregate import RunSummary
 from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig
 from kaoshi.runner.prepare import PreparedRun, check_before_load, prepare_run
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
-from kaoshi.store import RunSpec, SampleRecord, Store
+from kaoshi.store import RunSpec, SampleRecord, SampleStatus, Store, StoreError
 from kaoshi.store.leases import Lease
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ class RunInterrupted(KeyboardInterrupt):
 @dataclass(frozen=True)
 class EvalResult:
     """A run as evaluate left it. `samples` are the stored records (`kaoshi samples NAME --format jsonl`),
-    `summary` the numbers of `kaoshi report NAME --format json`; `store` is None for an in-memory run."""
+    read from the store when first asked for; `summary` the numbers of `kaoshi report NAME --format json`;
+    `store` is None for an in-memory run."""
 
     name: str
     spec: RunSpec
@@ -57,9 +59,18 @@ class EvalResult:
     new_samples: int
     already_done: int
     errors: int
-    samples: tuple[SampleRecord, ...]
     summary: RunSummary
     reused: int = 0  # answers taken from the run named by --reuse-from (spec.reused_from)
+    # the samples when read already (an in-memory run's, read before its store is gone); else None
+    read_samples: tuple[SampleRecord, ...] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def samples(self) -> tuple[SampleRecord, ...]:
+        """The run's stored samples (its first a question), in question order."""
+        if self.read_samples is not None:
+            return self.read_samples
+        with self._opened() as store:
+            return tuple(store.iter_samples(self.name))
 
     @property
     def accuracy(self) -> float | None:
@@ -69,13 +80,24 @@ class EvalResult:
     def error_causes(self) -> list[tuple[str, int]]:
         """The run's error samples by cause, most first: what the server (or the model) did, once for
         all the questions it happened to (a request of several questions counts each)."""
-        texts = Counter(_CARRIER.sub("", s.error) for s in self.samples if s.error is not None)
+        texts = Counter(_CARRIER.sub("", s.error) for s in self._error_samples() if s.error is not None)
         # one cause however many attempts it took ('HTTP 500 (gave up after 7 attempts)', '... 1 attempt')
         causes: dict[str, Counter[str]] = {}
         for text, count in texts.items():
             causes.setdefault(text.split(" (gave up after ")[0], Counter())[text] += count
         named = [(wordings.most_common(1)[0][0], wordings.total()) for wordings in causes.values()]
         return sorted(named, key=lambda item: (-item[1], item[0]))
+
+    def _error_samples(self) -> tuple[SampleRecord, ...]:
+        if self.read_samples is not None or "samples" in self.__dict__:  # read already
+            return self.samples
+        with self._opened() as store:  # only the errors: a run of 100,000 answers reads a handful
+            return tuple(store.iter_samples(self.name, status=SampleStatus.ERROR))
+
+    def _opened(self) -> Store:
+        if self.store is None:  # an in-memory run's result is made with its samples
+            raise StoreError(f"run {self.name!r} was kept in memory and its samples were not read")
+        return Store(self.store, read_only=True)
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per sample (the jsonl fields); needs pandas (`pip install 'kaoshi[pandas]'`)."""
@@ -89,7 +111,7 @@ class EvalResult:
         accuracy = "n/a" if self.accuracy is None else f"{100 * self.accuracy:.1f}%"
         return (
             f"EvalResult(name={self.name!r}, model={self.spec.model!r}, method={self.spec.method.value!r}, "
-            f"samples={len(self.samples)}, errors={self.errors}, accuracy={accuracy})"
+            f"samples={self.summary.overall.n}, errors={self.errors}, accuracy={accuracy})"
         )
 
 
@@ -264,18 +286,19 @@ def _evaluate_in(
                 "the questions it had claimed are asked again"
             )
         outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan)
-    stored = store.samples(prepared.name)  # read once: as stored, and with any judge grades folded in
-    loaded = read_run(store, prepared.name, samples=stored)
+    # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
+    # a store in memory, gone with it.
+    in_memory = store.path == Path(IN_MEMORY)
     return EvalResult(
         name=prepared.name,
-        spec=loaded.run.spec,
+        spec=store.get_run(prepared.name).spec,
         store=store.path,
         new_samples=outcome.new_samples,
         already_done=outcome.already_done,
         errors=outcome.errors,
-        samples=tuple(stored),
-        summary=loaded.summarize(),
+        summary=read_summary(store, prepared.name),
         reused=outcome.reused,
+        read_samples=tuple(store.iter_samples(prepared.name)) if in_memory else None,
     )
 
 

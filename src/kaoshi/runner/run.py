@@ -1,7 +1,10 @@
-"""The run loop. Each response is stored as it arrives; re-running a run name resumes it."""
+"""The run loop. Each response is committed as it arrives (those that arrive together in one transaction)
+before it is reported; re-running a run name resumes it."""
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -13,6 +16,7 @@ from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fi
 from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.gate import RequestGate
+from kaoshi.runner.grouping import INSTANT_S, AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.repeats import sampling_of
 from kaoshi.runner.reuse import reuse_answers
@@ -150,31 +154,46 @@ class _ClaimingAsker:
         return skipped
 
     def _ask_chunk(self, chunk: list[PendingQuestion]) -> None:
-        """Ask and store a chunk. A write the store refuses (a full disk, a lock held past the wait) stops
-        the sending; the answers already in flight still come back and are kept with it, so that the
-        error counts every answer paid for and not written. A lease taken over stops it the same way."""
+        """Ask and store a chunk, the answers that come together in one transaction (runner.grouping). A
+        write the store refuses (a full disk, a lock held past the wait) stops the sending; the answers
+        already in flight still come back and are kept with it, so that the error counts every answer paid
+        for and not written. A lease taken over stops it the same way."""
         gate = RequestGate(self.lease)
+        group = AnswerGroup(self.store, self.name, self._stored)
         refused: StoreError | None = None
-        for pending_question, output in _ask(self.model, chunk, self.spec, self.template, gate):
-            sample = build_sample(pending_question, output, self.spec)
-            if refused is None and self.extractor is not None and sample.status == SampleStatus.UNPARSED:
-                sample = rescue_unparsed(self.extractor, [(pending_question.question, sample)], self.spec)[0]
-            try:
-                self.store.add_sample(self.name, sample)  # after a refusal: kept in memory with the rest
-            except StoreError as exc:
-                refused = exc
-                gate.close(exc)
-                continue
-            if refused is None:
-                self.asked += 1
-                self.errors += sample.status == SampleStatus.ERROR
-                if self.on_sample is not None:
-                    self.on_sample(sample)
+        answers = _ask(self.model, chunk, self.spec, self.template, gate)
+        try:
+            for pending_question, output, waited in answers:
+                sample = build_sample(pending_question, output, self.spec)
+                if refused is None and self.extractor is not None and sample.status == SampleStatus.UNPARSED:
+                    group.commit()  # the answers so far do not wait on the extractor
+                    unparsed = [(pending_question.question, sample)]
+                    sample = rescue_unparsed(self.extractor, unparsed, self.spec)[0]
+                    waited = INSTANT_S  # and the ones after it are committed as they come
+                try:
+                    group.add(sample, waited)  # after a refusal: kept in memory with the rest
+                except StoreError as exc:
+                    refused = refused or exc
+                    gate.close(exc)
+            group.commit()
+        except StoreError as exc:  # the last commit, or one before the extractor
+            refused = refused or exc
+        except BaseException:
+            with contextlib.suppress(StoreError):  # what came back is kept before the stop goes on
+                group.commit()
+            raise
         if refused is not None:
             self.store.flush()  # a StoreError counting what is still unwritten, or every answer written
             raise refused
         if gate.stopped is not None:
             raise gate.stopped
+
+    def _stored(self, sample: SampleRecord) -> None:
+        """An answer is committed: count it and report it."""
+        self.asked += 1
+        self.errors += sample.status == SampleStatus.ERROR
+        if self.on_sample is not None:
+            self.on_sample(sample)
 
 
 def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:
@@ -215,9 +234,10 @@ def _chunks(items: Sequence[PendingQuestion], size: int) -> Iterator[list[Pendin
 
 def _ask(
     model: Model, chunk: list[PendingQuestion], spec: RunSpec, template: Template, gate: RequestGate
-) -> Iterator[tuple[PendingQuestion, ModelOutput]]:
+) -> Iterator[tuple[PendingQuestion, ModelOutput, float]]:
     """Send a chunk: log-likelihood for the questions the method ranks, generation for the others; each
-    request through the gate, as the backend takes it."""
+    request through the gate, as the backend takes it. Each answer comes with the seconds the backend took
+    to give it (0 for one the runner gives itself)."""
     by_id = {p.request_id: p for p in chunk}
     scored: list[PendingQuestion] = []
     loglik_requests: list[LoglikRequest] = []
@@ -236,6 +256,7 @@ def _ask(
                     error=f"too many options ({len(pending.question.options)}) to rank every answer by "
                     "log-likelihood; use --method generate",
                 ),
+                0.0,
             )
     scored_requests = gate.requests(loglik_requests)
     generated_requests = gate.requests([_generate_request(p, spec) for p in generated])
@@ -247,16 +268,27 @@ def _ask(
     sent = {p.request_id for p in scored} | {p.request_id for p in generated}
     seen = {p.request_id for p in chunk} - sent  # answered above, without a request
     for stream in streams:
-        for output in stream:
+        for output, waited in _timed(stream):
             if output.id in by_id and output.id not in seen:
                 seen.add(output.id)
-                yield by_id[output.id], output
+                yield by_id[output.id], output, waited
     withheld = scored_requests.withheld | generated_requests.withheld  # never sent: nothing to report
     for missing in (p for p in chunk if p.request_id not in seen and p.request_id not in withheld):
         yield (
             missing,
             ModelOutput(missing.request_id, error="the backend returned no output for this request"),
+            0.0,
         )
+
+
+def _timed(stream: Iterator[ModelOutput]) -> Iterator[tuple[ModelOutput, float]]:
+    """Each output of a backend's stream with the seconds the backend took to give it."""
+    while True:
+        asked_at = time.perf_counter()
+        output = next(stream, None)
+        if output is None:
+            return
+        yield output, time.perf_counter() - asked_at
 
 
 def _loglik_request(

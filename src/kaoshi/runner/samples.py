@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kaoshi.data.model import Gold, Question
 from kaoshi.errors import InputError
@@ -37,7 +38,12 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
     question = pending.question
     bad_logprobs = logprob_error(output.logprobs)
     error = output.error if output.error is not None else bad_logprobs
-    record = SampleRecord(
+    # scored as it is made: a record made once, not made and then replaced (a run makes one an answer)
+    if error is not None:
+        scored: dict[str, Any] = {"status": SampleStatus.ERROR}
+    else:
+        scored = _scored_fields(question, output, spec, _echo(pending))
+    return SampleRecord(
         question_id=question.id,
         position=pending.position,
         qtype=question.type.value,
@@ -49,7 +55,6 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         question=question.content(),
         prompt=pending.prompt.text,
         shots=pending.prompt.shots,
-        status=SampleStatus.ERROR,
         response=output.text,
         # NaN or infinity would make the stored JSON invalid for other readers; the error names the value.
         logprobs=None if bad_logprobs else output.logprobs,
@@ -62,11 +67,13 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         reasoning=output.reasoning,  # kept to be shown: extraction reads output.text alone
         tokens_reasoning=output.reasoning_tokens,
         sample=pending.sample,
+        **scored,
     )
-    if error is not None:
-        return record
-    echo = pending.prompt.text if pending.prompt.messages is None else None
-    return score_record(record, question, output, spec, echo)
+
+
+def _echo(pending: PendingQuestion) -> str | None:
+    """What a model may echo before its answer: a completion prompt (a chat's messages are not echoed)."""
+    return pending.prompt.text if pending.prompt.messages is None else None
 
 
 def logprob_error(scores: Mapping[str, object] | None) -> str | None:
@@ -87,18 +94,24 @@ def score_record(
     record: SampleRecord, question: Question, output: ModelOutput, spec: RunSpec, echo: str | None
 ) -> SampleRecord:
     """Extraction and grading of one output under the run's method and scoring policy."""
+    return replace(record, **_scored_fields(question, output, spec, echo))
+
+
+def _scored_fields(
+    question: Question, output: ModelOutput, spec: RunSpec, echo: str | None
+) -> dict[str, Any]:
+    """The fields of a sample that score_record sets."""
     reading = read_output(question, output, run_method(spec), echo)
     extraction = reading.extraction
     status = SampleStatus(extraction.status)
     grade = grade_for(question, extraction.answer if status is SampleStatus.OK else None, spec)
-    return replace(
-        record,
-        status=status,
-        answer=extraction.answer,
-        correct=grade.correct,
-        score=grade.points,
-        extracted_by=reading.extracted_by,
-    )
+    return {
+        "status": status,
+        "answer": extraction.answer,
+        "correct": grade.correct,
+        "score": grade.points,
+        "extracted_by": reading.extracted_by,
+    }
 
 
 def grade_for(question: Question, answer: Gold, spec: RunSpec) -> Grade:

@@ -24,6 +24,7 @@ from kaoshi.store.records import (
     SampleRecord,
     SampleStatus,
 )
+from kaoshi.store.writes import PendingWrite
 
 SAMPLE_COLUMNS = (
     "question_id",
@@ -188,6 +189,26 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
 def written_values(sample: SampleRecord) -> tuple[Any, ...]:
     """The values of WRITTEN_COLUMNS."""
     return (*sample_values(sample), question_fingerprint(sample), dumps(sample.question.get("group")))
+
+
+def _insert(table: str, extra: tuple[str, ...]) -> str:
+    columns = ", ".join((*extra, *WRITTEN_COLUMNS))
+    placeholders = ", ".join("?" for _ in range(len(extra) + len(WRITTEN_COLUMNS) + 2))
+    return f"INSERT OR REPLACE INTO {table} (run, {columns}, created_at) VALUES ({placeholders})"
+
+
+# A first sample goes to `samples`, a question's later ones (--repeats) to `repeat_samples`.
+_INSERT_FIRST = _insert("samples", ())
+_INSERT_REPEAT = _insert("repeat_samples", ("sample",))
+
+
+def sample_write(run: str, sample: SampleRecord, created_at: float) -> PendingWrite:
+    """The write of one sample of `run` (an answer: kept in memory while the store refuses it); a later
+    write for the same question and sample replaces it."""
+    values = written_values(sample)
+    if sample.sample == 0:
+        return PendingWrite(_INSERT_FIRST, (run, *values, created_at), answer=True)
+    return PendingWrite(_INSERT_REPEAT, (run, sample.sample, *values, created_at), answer=True)
 
 
 def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0) -> SampleRecord:

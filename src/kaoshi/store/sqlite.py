@@ -39,12 +39,11 @@ from kaoshi.store.rows import (
     GRADE_COLUMNS,
     RUN_QUERY,
     SAMPLE_COLUMNS,
-    WRITTEN_COLUMNS,
     dumps,
     grade_from_row,
     run_from_row,
     sample_from_row,
-    written_values,
+    sample_write,
 )
 from kaoshi.store.run_admin import RemovedRun, RenamedRun, remove_runs, rename_run
 from kaoshi.store.schema import (
@@ -298,18 +297,18 @@ class Store:
         """Write one sample and commit it; a later write for the same question (and sample) replaces it.
         When the store stays locked past the lock wait: StoreError, the sample kept for the next write or
         close."""
-        values = written_values(sample)
-        columns = ", ".join(WRITTEN_COLUMNS)
-        if sample.sample == 0:
-            table, extra, params = "samples", "", (run, *values)
-        else:
-            table, extra, params = "repeat_samples", "sample, ", (run, sample.sample, *values)
-        placeholders = ", ".join("?" for _ in range(len(params) + 1))
-        self._write(
-            f"INSERT OR REPLACE INTO {table} (run, {extra}{columns}, created_at) VALUES ({placeholders})",
-            (*params, time.time()),
-            answer=True,
-        )
+        self.add_samples(run, [sample])
+
+    def add_samples(self, run: str, samples: Sequence[SampleRecord]) -> None:
+        """add_sample for several samples, committed in one transaction (answers that came together)."""
+        if self._read_only_reason is not None:
+            raise StoreError(f"{self.path} is open read-only ({self._read_only_reason}): cannot write to it")
+        self._writes.write_all([sample_write(run, sample, time.time()) for sample in samples])
+
+    @property
+    def unwritten_answers(self) -> int:
+        """Answers kept in memory because the store refused them (written by the next write or on close)."""
+        return self._writes.unwritten_answers
 
     # -- grades of open answers ------------------------------------------------------------------------
     def add_grade(self, run: str, grade: GradeRecord) -> None:
@@ -351,14 +350,17 @@ class Store:
         with naming_the_file(self.path):
             return run_counts(self._db)
 
-    def iter_samples(self, run: str, *, light: bool = False) -> Iterator[SampleRecord]:
+    def iter_samples(
+        self, run: str, *, light: bool = False, status: SampleStatus | None = None
+    ) -> Iterator[SampleRecord]:
         """The run's samples, one a question (its first, for a run of k samples a question). `light`:
         without what a summary never reads (schema.LIGHT_COLUMNS: the prompt, the model's text but where
-        it was cut off, ...), for the commands that show numbers and not samples."""
+        it was cut off, ...), for the commands that show numbers and not samples. `status`: only those."""
         columns = self._light_select if light else self._sample_select
-        query = f"SELECT {columns} FROM samples WHERE run=? ORDER BY position, rowid"
+        where, params = ("run=?", (run,)) if status is None else ("run=? AND status=?", (run, status.value))
+        query = f"SELECT {columns} FROM samples WHERE {where} ORDER BY position, rowid"
         with naming_the_file(self.path):
-            for row in self._db.execute(query, (run,)):
+            for row in self._db.execute(query, params):
                 yield sample_from_row(row, self.path, run)
 
     def score_rows(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,9 +31,12 @@ class PendingWrite:
     answer: bool  # a model's answer or a judge's grade: paid for, asked again if lost
 
 
-def wait_out_locks(path: Path, action: Callable[[], T], started: float, wait_s: float, *, what: str) -> T:
+def wait_out_locks(
+    path: Path, action: Callable[[], T], started: float, wait_s: float, *, what: str | Callable[[], str]
+) -> T:
     """Run `action` until no other process's lock refuses it, backing off until `wait_s` seconds after
-    `started` (time.monotonic()); then a StoreError naming the store and the processes that have it open."""
+    `started` (time.monotonic()); then a StoreError naming the store and the processes that have it open,
+    and saying `what` becomes of the work (a callable: what it is once the lock was given up on)."""
     pause = _FIRST_PAUSE_S
     warned = False
     while True:
@@ -45,9 +48,10 @@ def wait_out_locks(path: Path, action: Callable[[], T], started: float, wait_s: 
             now = time.monotonic()
             left = started + wait_s - now
             if left <= 0:
+                fate = what if isinstance(what, str) else what()
                 raise StoreError(
                     f"{path} stayed locked by another process for {now - started:.0f} s "
-                    f"({describe_holders(path)}); {what}"
+                    f"({describe_holders(path)}); {fate}"
                 ) from exc
             if not warned:
                 warned = True
@@ -80,7 +84,12 @@ class WriteQueue:
 
     def write(self, sql: str, params: tuple[Any, ...], *, answer: bool = False) -> None:
         """Queue one write and commit everything queued; StoreError, the write kept, when that fails."""
-        self._pending.append(PendingWrite(sql, params, answer))
+        self.write_all([PendingWrite(sql, params, answer)])
+
+    def write_all(self, writes: Sequence[PendingWrite]) -> None:
+        """Queue writes and commit everything queued in one transaction; StoreError when that fails, the
+        writes not committed kept (those before a write the store refused are committed)."""
+        self._pending.extend(writes)
         self.flush()
 
     def flush(self, *, closing: bool = False) -> None:
@@ -90,12 +99,14 @@ class WriteQueue:
             return
         started = self._stalled_since if self._stalled_since is not None else time.monotonic()
         self._stalled_since = started
-        what = self._fate(closing)
         try:
-            wait_out_locks(self._path, self._commit, started, self._lock_wait_s, what=what)
+            wait_out_locks(
+                self._path, self._commit, started, self._lock_wait_s, what=lambda: self._fate(closing)
+            )
         except sqlite3.IntegrityError:
             raise
         except sqlite3.DatabaseError as exc:
+            what = self._fate(closing)  # counted after the attempt: what went before a refusal is written
             if is_corrupt(exc):
                 raise StoreError(
                     f"{self._path} is damaged ({exc}); {what}; {recover_hint(self._path)}"
@@ -117,12 +128,27 @@ class WriteQueue:
                     # a write that can never succeed (a sample of an unknown run): the caller's bug, dropped
                     del self._pending[index]
                     raise
+                except sqlite3.OperationalError:
+                    # refused midway (a full disk): the writes before it are committed when the transaction
+                    # still holds them, so that answers written together are kept as one at a time would be
+                    self._commit_first(index)
+                    raise
             self._db.execute("COMMIT")
         except BaseException:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             raise
         self._pending.clear()
+
+    def _commit_first(self, count: int) -> None:
+        """Commit the transaction holding the first `count` queued writes and drop them from the queue."""
+        if count == 0 or not self._db.in_transaction:  # SQLite rolled it back itself
+            return
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            return  # rolled back by the caller: every write stays queued
+        del self._pending[:count]
 
     def _fate(self, closing: bool) -> str:
         """What becomes of the queued writes if they cannot be written now."""
