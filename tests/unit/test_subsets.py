@@ -342,3 +342,23 @@ def test_runs_compared_estimate_nothing_on_the_questions_they_share(tmp_path: Pa
     compared = compare_stored(["first", "sampled"], store=path)
     assert all(s.estimate is None and not s.estimate_note for s in compared.summaries)
     assert summarize("first", store=path).estimate is not None
+
+
+def test_a_run_asks_exactly_its_draw_and_refuses_another(tmp_path: Path) -> None:
+    """runner.asked: the questions a sampled run asks are its draw, drawn again from the exam and checked
+    against the digest its spec keeps; a shard of the whole exam asks its part as before."""
+    from kaoshi.data.model import Exam
+    from kaoshi.runner.asked import asked_by, sample_record
+
+    questions = exam()
+    whole = Exam("ours", tuple(questions))
+    record = sample_record(whole, 200, 5)
+    drawn, _ = draw_sample(questions, 200, 5, objective)
+    spec = replace(SPEC, sample=record)
+    asks = asked_by(spec, whole)
+    assert {q.id for q in questions if asks(q.id)} == {q.id for q in drawn}
+    other = Exam("ours", tuple(questions[1:]))  # the exam changed: another draw
+    with pytest.raises(InputError, match="is not the one this run asked"):
+        asked_by(spec, other)
+    half = asked_by(replace(SPEC, shard="1/2"), whole)
+    assert 0 < sum(map(half, (q.id for q in questions))) < len(questions)

@@ -339,7 +339,7 @@ def runs(*, store: StoreLike = None) -> list[RunInfo]:
         for record in opened.runs():
             firsts, others = counts.get(record.name, (RunCounts(), RunCounts()))
             spec = record.spec
-            asked = spec.shard_questions if spec.shard_questions is not None else spec.n_questions
+            asked = spec.asked_questions
             coverage = Coverage(
                 record.name,
                 asked,

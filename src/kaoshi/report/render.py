@@ -176,7 +176,7 @@ def estimate_table(summary: RunSummary) -> TextTable:
     if estimate is None:
         return TextTable(title, ("", "sample"), [["no estimate", drawn]], note=summary.estimate_note)
     interval = f"{percent(estimate.low)}–{percent(estimate.high)}"
-    checked = f"{estimate.checked} answers checked, of {estimate.population} the exam's accuracy counts"
+    checked = f"{estimate.checked} answers checked; the exam has {estimate.population} to check"
     return TextTable(
         title,
         ("", "accuracy", f"{estimate.confidence:.0%} interval", "rests on", "sample"),

@@ -105,6 +105,16 @@ class RunConfig:
         default=None,
         metadata=cli("evaluate at most the first N questions in all (after --limit)", type=int, metavar="N"),
     )
+    # a stratified random sample of the exam (kaoshi.data.subsets), drawn with `seed`
+    sample: int | None = field(
+        default=None,
+        metadata=cli(
+            "evaluate N questions drawn at random with --seed, stratified by subject (else domain, else "
+            "type); the report estimates the full exam's accuracy from them, with an interval",
+            type=int,
+            metavar="N",
+        ),
+    )
     # a seed that permutes each choice question's options
     shuffle_options: int | None = field(
         default=None,
@@ -300,12 +310,21 @@ class RunConfig:
                 "--repeats asks k generated answers a question; a --method loglik run ranks the same "
                 "answers each time (use --method generate)"
             )
-        for name in ("limit", "limit_total", "max_new_tokens", "max_new_tokens_open", "top_k", "repeats"):
+        for name in (
+            "limit", "limit_total", "sample", "max_new_tokens", "max_new_tokens_open", "top_k", "repeats"
+        ):  # fmt: skip
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise InputError(f"--{name.replace('_', '-')} must be > 0")
         if self.shard is not None and not 1 <= self.shard[0] <= self.shard[1]:
             raise InputError(f"--shard must be I/N with 1 <= I <= N, got {self.shard[0]}/{self.shard[1]}")
+        if self.sample is not None:
+            # a sample estimates the exam it is drawn from: of a smoke test's first questions, or of one
+            # shard, it would estimate neither
+            given = [flag for flag, value in (("--limit", self.limit), ("--limit-total", self.limit_total),
+                                              ("--shard", self.shard)) if value is not None]  # fmt: skip
+            if given:
+                raise InputError(f"--sample draws from the whole exam: leave out {', '.join(given)}")
         if self.allow_overlap and self.adapter is None:
             raise InputError("--allow-overlap is for runs with --adapter")
 

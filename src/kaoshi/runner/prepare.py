@@ -19,6 +19,7 @@ from kaoshi.models.base import ModelOptions
 from kaoshi.models.secrets import strip_credentials
 from kaoshi.prompts import RenderOptions, Template
 from kaoshi.prompts.registry import exemplars_for_run
+from kaoshi.runner.asked import sample_record
 from kaoshi.runner.config import RunConfig
 from kaoshi.runner.shards import shard_count, shard_name
 from kaoshi.scoring.grade import MultiPolicy
@@ -159,6 +160,8 @@ def prepare_run(
     # A shard renders its prompts from the whole exam (exemplars, a template's demos) and asks only its
     # questions (runner/run.py), so its prompts and spec are those of a one-process run.
     asked = None if options.shard is None else shard_count(exam, *options.shard)
+    # a sample too asks its part of the exam and renders its prompts from the whole of it
+    sample = None if options.sample is None else sample_record(exam, options.sample, options.seed)
     setup = prompt_setup(exam, options, notify)
     exam, template, shots, pinned = setup.exam, setup.template, setup.shots, setup.exemplars
     benchmark = str(exam.metadata.get("benchmark", ""))
@@ -209,11 +212,14 @@ def prepare_run(
         thinking=options.thinking,
         repeats=options.repeats,
         reused_from=options.reuse_from,
+        sample=sample,
     )
     name = run_name
     if name is None:
         name = default_run_name(exam.name, split, model, options.method, shots)
         name += limit_suffix(options.limit, options.limit_total)
+        if options.sample is not None:
+            name += f"-sample{options.sample}seed{options.seed}"
         name += sampling_suffix(options)
         if options.shuffle_options is not None:
             name += f"-shuffled{options.shuffle_options}"

@@ -15,13 +15,13 @@ from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, 
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
 from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
+from kaoshi.runner.asked import asked_by
 from kaoshi.runner.gate import RequestGate
 from kaoshi.runner.grouping import INSTANT_S, AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.repeats import sampling_of
 from kaoshi.runner.reuse import reuse_answers
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
-from kaoshi.runner.shards import in_shard
 from kaoshi.store.errors import StoreError
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
@@ -49,7 +49,7 @@ def plan_run(
     after the other (a backend reuses their shared prompt), and how many were finished. `finished`:
     (question id, sample index) of the stored answers."""
     options = RenderOptions(spec.shots, spec.chat, spec.system, tuple(spec.exemplars))
-    asked = in_shard(spec.shard)  # a shard asks its part; positions stay the whole exam's
+    asked = asked_by(spec, exam)  # a shard or a sample asks its part; positions stay the whole exam's
     pending: list[PendingQuestion] = []
     total = 0
     for position, question in enumerate(exam.questions):
@@ -115,7 +115,7 @@ def execute_run(
             finished = store.finished_keys(name)
             asker.ask([p for p in skipped if p.key not in finished])
         # a process joined on a run leaves it running while another still answers its part
-        asked = in_shard(spec.shard)  # a shard is done when its part is
+        asked = asked_by(spec, exam)  # a shard or a sample is done when its part is
         wanted = {(q.id, k) for q in exam.questions if asked(q.id) for k in range(spec.repeats)}
         if store.sample_keys(name) >= wanted:
             store.finish_run(name)

@@ -101,5 +101,5 @@ def key_coverage(run: RunRecord, rows: Sequence[KeyRow | AnswerRow]) -> Coverage
 
 def _coverage(run: RunRecord, n_answered: int, n_graded: int, errors: int) -> Coverage:
     spec = run.spec
-    asked = spec.shard_questions if spec.shard_questions is not None else spec.n_questions
+    asked = spec.asked_questions
     return Coverage(run.name, asked, n_answered, n_graded, errors, run.status != RunStatus.FINISHED)

@@ -130,6 +130,15 @@ class RunSpec:
                 del value[name]
         return value
 
+    @property
+    def asked_questions(self) -> int:
+        """How many questions the run asks: its shard's, its sample's, or the exam's."""
+        if self.shard_questions is not None:
+            return self.shard_questions
+        if self.sample is not None and isinstance(self.sample.get("size"), int):
+            return int(self.sample["size"])
+        return self.n_questions
+
     def new_tokens(self, qtype: str) -> int:
         """The generation budget of a question of this type: the open budget for a judged (open) type."""
 

@@ -39,9 +39,11 @@ def _parts(spec: RunSpec, chat: str, short: bool) -> list[str]:
         parts.append(f"first {spec.limit_per_subject}/subject")
     if spec.limit is not None:
         parts.append(f"first {spec.limit}")
+    if spec.sample is not None:  # drawn with the run's seed, shown with it
+        parts.append(f"sample of {spec.sample.get('size')} (seed {spec.seed})")
     if spec.shuffle_seed is not None:
         parts.append(f"options shuffled (seed {spec.shuffle_seed})")
-    elif spec.shots or spec.temperature or spec.repeats > 1:
+    elif (spec.shots or spec.temperature or spec.repeats > 1) and spec.sample is None:
         parts.append(f"seed {spec.seed}")  # it chose the exemplars, and seeds the samples
     if spec.shard:
         parts.append(f"shard {spec.shard}")

@@ -104,7 +104,7 @@ class LiveRun:
     @property
     def coverage(self) -> Coverage:
         spec = self.record.spec
-        asked = spec.shard_questions if spec.shard_questions is not None else spec.n_questions
+        asked = spec.asked_questions
         counts = self.counts
         running = self.record.status != RunStatus.FINISHED
         return Coverage(
