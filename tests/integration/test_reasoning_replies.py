@@ -5,6 +5,7 @@ objective questions right report 72.7% (16 of 22) instead of 59.3% (16 of 27).""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,31 @@ def test_reuse_from_asks_again_only_what_was_cut_off(
         code = run(server, "other", "--max-new-tokens", "8192", "--reuse-from", "short", "--system", "x")
     refused = capsys.readouterr().err
     assert code == 2 and "--reuse-from short: its answers were made otherwise (system" in refused
+
+
+@pytest.mark.parametrize("style", ["openai", "deepseek"])
+def test_the_prompt_tokens_a_server_cached_are_stored_with_each_answer(tmp_path: Path, style: str) -> None:
+    """A provider that caches prompt prefixes says how many of a prompt's tokens it read from the cache:
+    each answer keeps them beside its prompt tokens (the ledger prices them lower), and `kaoshi samples`
+    shows them."""
+    exam = kaoshi.load_exam("kaoshi", exam_file(tmp_path / "exam.jsonl"))
+    with FakeOpenAI(prefix_cache=4, cache_style=style) as server:
+        result = kaoshi.evaluate(
+            exam, model="openai:m", base_url=server.base_url, store=tmp_path / "s.sqlite", concurrency=1
+        )
+    samples = list(result.samples)
+    # what the fake caches: each request's last message (the question), as it counts tokens, a character
+    # a token
+    asked = [json.loads(s.prompt)[-1]["content"] for s in samples]
+    for index, sample in enumerate(samples):
+        shared = max((len(_common(asked[index], before)) for before in asked[:index]), default=0)
+        assert sample.tokens_cached == shared // 4 * 4, sample.question_id
+        assert sample.tokens_in == len(asked[index]) and sample.tokens_cached <= sample.tokens_in
+    assert samples[0].tokens_cached == 0 and all(s.tokens_cached for s in samples[1:])
+    assert samples[1].to_json()["tokens_cached"] == samples[1].tokens_cached
+
+
+def _common(first: str, second: str) -> str:
+    import os.path
+
+    return os.path.commonprefix([first, second])  # noqa: RUF071  (characters, not path parts)

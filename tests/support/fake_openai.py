@@ -52,6 +52,7 @@ EvalScope's reader requires.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import codecs
 import contextlib
 import functools
@@ -96,6 +97,13 @@ class FakeOpenAI:
     die_after: int | None = None  # stop serving (dropping open connections) after this many requests
     # what a gateway in front of the server does to every echo reply (GATEWAYS; None: nothing)
     gateway: str | None = None
+    # a prompt cache, as providers keep one: a prompt's longest common prefix with a prompt served before,
+    # in blocks of this many tokens (a token is a character here), is reported cached; None: no cache.
+    # `cache_style` "openai" reports usage.prompt_tokens_details.cached_tokens, "deepseek"
+    # prompt_cache_hit_tokens / prompt_cache_miss_tokens
+    prefix_cache: int | None = None
+    cache_style: str = "openai"
+    _cached_prompts: list[str] = field(default_factory=list)
     _last_echo: dict[str, Any] | None = None
     max_requests: int | None = 100_000
     max_seconds: float | None = 300.0
@@ -335,7 +343,13 @@ class FakeOpenAI:
         text = self.answer_for(prompt, body) if self.answer_for is not None else None
         if text is None:
             text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
-        usage = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
+        usage: dict[str, Any] = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
+        if self.prefix_cache is not None:
+            hit = self._cache_hit(prompt)
+            if self.cache_style == "deepseek":
+                usage.update(prompt_cache_hit_tokens=hit, prompt_cache_miss_tokens=len(prompt) - hit)
+            else:
+                usage["prompt_tokens_details"] = {"cached_tokens": hit}
         wants_logprobs = body.get("logprobs") not in (None, False)
         top_logprobs = self.logprobs_for(prompt)
         if "messages" in body:
@@ -354,6 +368,19 @@ class FakeOpenAI:
             if wants_logprobs:
                 choice["logprobs"] = {"top_logprobs": [dict(top_logprobs)]}
         return {"id": "x", "created": int(time.time()), "choices": [choice], "usage": usage}
+
+    def _cache_hit(self, prompt: str) -> int:
+        """The prompt's tokens read from the cache: its longest common prefix with a prompt served before
+        (one of its neighbours in sorted order has it), in whole blocks; the prompt is cached for the
+        requests after it."""
+        assert self.prefix_cache is not None
+        served = self._cached_prompts  # sorted
+        at = bisect.bisect_left(served, prompt)
+        longest = max(
+            (_shared_prefix(prompt, served[i]) for i in (at - 1, at) if 0 <= i < len(served)), default=0
+        )
+        served.insert(at, prompt)
+        return longest // self.prefix_cache * self.prefix_cache
 
     def logprobs_for(self, prompt: str) -> dict[str, float]:
         """The top log-probabilities a log-likelihood request for this prompt gets."""
@@ -397,6 +424,16 @@ class FakeOpenAI:
 # The toy model: what a test needs to know every log-probability an echo reply holds.
 TOY_WINDOW = 12  # characters of context a toy log-probability depends on
 TOY_GENERATED = "的"  # the one token an echo request with max_tokens >= 1 generates
+
+
+def _shared_prefix(first: str, second: str) -> int:
+    """How many characters two texts share from their start."""
+    shared = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
 
 
 def toy_tokens(text: str, vocab: Sequence[str] = ()) -> list[str]:

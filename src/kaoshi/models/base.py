@@ -128,6 +128,9 @@ class ModelOutput:
     # Tokens of the reasoning, where the backend knows them (a server's usage.completion_tokens_details,
     # a local tokenizer); they are part of tokens_out.
     reasoning_tokens: int | None = None
+    # Prompt tokens a server read from its prompt cache (usage.prompt_tokens_details.cached_tokens; DeepSeek's
+    # prompt_cache_hit_tokens), part of tokens_in and priced lower by providers that cache; None: not said.
+    cached_tokens: int | None = None
 
 
 # Field names that hold credentials: --extra-body is recorded in the run spec, so it refuses them.

@@ -37,6 +37,7 @@ from kaoshi.models.openai_replies import (
     ReplyParts,
     RetriesExhausted,
     TransientFailure,
+    cached_tokens,
     check_next_token_rankable,
     describe_error_body,
     first_choice,
@@ -281,6 +282,7 @@ class OpenAIModel(Model):
             tokens_out=tokens_out,
             latency_s=time.perf_counter() - started,
             served_model=served_model(data, self.model_name),
+            cached_tokens=cached_tokens(data),
         )
         try:
             return read(output, data)

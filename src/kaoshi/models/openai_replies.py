@@ -258,6 +258,19 @@ def reasoning_tokens(data: dict[str, Any]) -> int | None:
     return _count(details.get("reasoning_tokens")) if isinstance(details, dict) else None
 
 
+def cached_tokens(data: dict[str, Any]) -> int | None:
+    """The prompt tokens the server read from its prompt cache (part of the prompt tokens):
+    `usage.prompt_tokens_details.cached_tokens` (OpenAI and the servers that copy it), else DeepSeek's
+    `usage.prompt_cache_hit_tokens`; None where the server says neither, or sends something else."""
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, dict) and "cached_tokens" in details:
+        return _count(details.get("cached_tokens"))
+    return _count(usage.get("prompt_cache_hit_tokens"))
+
+
 def served_model(data: dict[str, Any], asked: str) -> str | None:
     """The model a reply says answered, where it names another than the one asked for (a gateway routing
     elsewhere, a dated snapshot of an alias); None where it names the same one or none."""

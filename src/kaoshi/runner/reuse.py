@@ -117,6 +117,7 @@ def _read_again(answer: SampleRecord, item: PendingQuestion, spec: RunSpec) -> S
         served_model=answer.served_model,
         reasoning=answer.reasoning,
         reasoning_tokens=answer.tokens_reasoning,
+        cached_tokens=answer.tokens_cached,
     )
     sample = build_sample(item, output, spec)
     if sample.status == SampleStatus.UNPARSED and answer.extractor_response is not None:

@@ -66,6 +66,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         served_model=output.served_model,
         reasoning=output.reasoning,  # kept to be shown: extraction reads output.text alone
         tokens_reasoning=output.reasoning_tokens,
+        tokens_cached=output.cached_tokens,
         sample=pending.sample,
         **scored,
     )

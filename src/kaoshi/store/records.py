@@ -246,6 +246,8 @@ class SampleRecord:
     # for the answer (None: none given, or a store from before it was recorded).
     reasoning: str | None = None
     tokens_reasoning: int | None = None  # tokens of the reasoning (part of tokens_out), where known
+    # prompt tokens the server read from its prompt cache (part of tokens_in, priced lower), where said
+    tokens_cached: int | None = None
     # Which of the question's k samples this is (--repeats): 0 for a run of one sample a question.
     sample: int = 0
 
@@ -282,6 +284,8 @@ class SampleRecord:
             record["reasoning"] = self.reasoning
         if self.tokens_reasoning is not None:
             record["tokens_reasoning"] = self.tokens_reasoning
+        if self.tokens_cached is not None:  # as served_model: only then
+            record["tokens_cached"] = self.tokens_cached
         return record
 
 

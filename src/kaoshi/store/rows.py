@@ -54,6 +54,7 @@ SAMPLE_COLUMNS = (
     "served_model",
     "reasoning",
     "tokens_reasoning",
+    "tokens_cached",
 )
 # What a sample is written with: its columns, its question's content fingerprint (store.pairing) and group,
 # which the summaries read instead of decoding each question (store.columns); never read into a
@@ -183,6 +184,7 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.served_model,
         sample.reasoning,
         sample.tokens_reasoning,
+        sample.tokens_cached,
     )
 
 

@@ -39,6 +39,7 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     tokens_reasoning INTEGER,
     fingerprint TEXT,
     question_group TEXT,
+    tokens_cached INTEGER,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -145,6 +146,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # the question's `group` as JSON ('null': none), read by summaries instead of the question; NULL in
         # rows written before it, whose group is read from their question
         ("question_group", "TEXT", "NULL"),
+        # prompt tokens the server read from its prompt cache (models.base.ModelOutput.cached_tokens)
+        ("tokens_cached", "INTEGER", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),
