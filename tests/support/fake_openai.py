@@ -112,6 +112,7 @@ class FakeOpenAI:
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)  # each request's target: path and query
+    usages: list[dict[str, Any]] = field(default_factory=list)  # each generation reply's usage, as sent
     stream_bytes_sent: int = 0  # what "stream:N" faults wrote before the client hung up
     max_in_flight: int = 0
     _in_flight: int = 0
@@ -367,6 +368,7 @@ class FakeOpenAI:
             choice = {"index": 0, "text": text, "finish_reason": "stop"}
             if wants_logprobs:
                 choice["logprobs"] = {"top_logprobs": [dict(top_logprobs)]}
+        self.usages.append(usage)
         return {"id": "x", "created": int(time.time()), "choices": [choice], "usage": usage}
 
     def _cache_hit(self, prompt: str) -> int:

@@ -30,6 +30,8 @@ CLI_ONLY = {
     "run_name",
     "join",
     "report",
+    "estimate",  # an action: what the run would send, nothing sent (kaoshi.api.costs.estimate_prepared)
+    "price",  # what the tokens cost, shown; not a setting of the run (kaoshi.api.costs.Price)
     "store",
 }
 

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kaoshi.api import RunStatus, SampleRecord
 from kaoshi.api.comparing import compare_stored
+from kaoshi.api.costs import parse_price, run_usage, usage_json
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
@@ -26,6 +27,7 @@ from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
 from kaoshi.report.compare import render_comparison
+from kaoshi.report.render import usage_table
 from kaoshi.report.tables import PIPE_WIDTH, TextTable, output_width, render_tables
 
 SAMPLE_STATUSES = ("ok", "unparsed", "ambiguous", "error")
@@ -58,6 +60,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     report.add_argument(
         "--grader", help="whose grades of open answers count (default: the run's most recent judge setup)"
+    )
+    report.add_argument(
+        "--price",
+        type=parse_price,
+        metavar="IN,OUT[,CACHED]",
+        help="also each run's tokens and what they cost (prices per million prompt, completion and cached "
+        "prompt tokens)",
     )
     add_standard_score_option(report)
     add_store_option(report)
@@ -124,7 +133,7 @@ def report_command(args: argparse.Namespace) -> int:
         if summary.grader:
             eprint(f"{name}: open answers graded by {summary.grader}")
         shown = summary if args.format == "json" or args.by else summary.without_unused_groups()
-        print(render_summary(shown, args.format))
+        print(_with_usage(render_summary(shown, args.format), args, store))
         _show_samples(args, store)
         return 0
     # counted by SQLite on the common questions (kaoshi.api.comparing): no prompt or output is read
@@ -144,9 +153,23 @@ def report_command(args: argparse.Namespace) -> int:
     warning = compared.pairing.warning()
     if warning:
         eprint(warning)
-    print(render_comparison(compared, args.format, resamples=args.resamples))
+    print(_with_usage(render_comparison(compared, args.format, resamples=args.resamples), args, store))
     _show_samples(args, store)
     return 0
+
+
+def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
+    """The report with each run's tokens and cost after it (--price): a table, or a `usage` entry in JSON
+    (per run, for several)."""
+    if args.price is None:
+        return rendered
+    usages = [(name, run_usage(name, store=store)) for name in args.runs]
+    if args.format == "json":
+        document = json.loads(rendered)
+        found = {name: usage_json(usage, args.price) for name, usage in usages}
+        document["usage"] = found[args.runs[0]] if len(args.runs) == 1 else found
+        return json.dumps(document, ensure_ascii=False, indent=2)
+    return rendered + "\n" + render_tables([usage_table(usages, args.price)], args.format)
 
 
 def _show_samples(args: argparse.Namespace, store: Path) -> None:

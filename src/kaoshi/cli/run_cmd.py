@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
+from kaoshi.api.costs import Price, Usage, estimate_prepared, parse_price, run_usage
 from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
 from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
@@ -105,6 +106,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="when another process is running this run, work beside it on the questions it has not claimed",
     )
     parser.add_argument(
+        "--estimate",
+        action="store_true",
+        help="send nothing: print the requests, their prompt tokens and (with --price) what they would cost",
+    )
+    parser.add_argument(
+        "--price",
+        type=parse_price,
+        metavar="IN,OUT[,CACHED]",
+        help="prices per million prompt, completion and cached prompt tokens (a batch endpoint's, for one): "
+        "the cost of --estimate, and of the run's answers when it ends",
+    )
+    parser.add_argument(
         "--report",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -119,6 +132,8 @@ def run_command(args: argparse.Namespace) -> int:
     config.check()
     result = load_from_args(args)
     report_load(result)
+    if args.estimate:
+        return _estimate(args, result, config)
     try:
         with ProgressBar("evaluating", "q") as bar:
             evaluated = evaluate_prepared(
@@ -163,8 +178,45 @@ def run_command(args: argparse.Namespace) -> int:
             f"--max-new-tokens 8192 --reuse-from {evaluated.name} --run-name {evaluated.name}-8k asks only "
             "those again"
         )
+    if args.price is not None and evaluated.store is not None:
+        usage = run_usage(evaluated.name, store=evaluated.store)
+        eprint(f"cost: {_usage_line(usage, args.price)}")
     if args.report:
         # the run's summary (its benchmark's statistics, its settings), grouped by question type only
         by_type = replace(evaluated.summary, groups={"type": evaluated.summary.groups.get("type", {})})
         print(render_summary(by_type, "table"))
     return 0
+
+
+def _estimate(args: argparse.Namespace, loaded: LoadResult, config: RunConfig) -> int:
+    """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
+    estimate = estimate_prepared(
+        loaded.exam, args.model, config, config.model_options(), run_name=args.run_name,
+        store=store_path(args), price=args.price,
+    )  # fmt: skip
+    stored = f" ({estimate.stored} answers already stored are not asked again)" if estimate.stored else ""
+    print(f"run {estimate.run!r} would send {estimate.requests} request(s) to {estimate.model}{stored}")
+    print(f"prompt tokens: {estimate.prompt_tokens:,} ({estimate.counted_by})")
+    print(f"new tokens allowed: at most {estimate.budget_tokens:,} (each answer's budget)")
+    costs = estimate.cost_range
+    if costs is not None and args.price is not None:
+        low, high = costs
+        print(
+            f"cost: {low:,.4f} for the prompts, up to {high:,.4f} if every answer used its whole budget "
+            f"({args.price.describe()}; no prompt token cached)"
+        )
+    else:
+        print("cost: give --price IN,OUT[,CACHED] (per million tokens) to price it")
+    return 0
+
+
+def _usage_line(usage: Usage, price: Price) -> str:
+    """A run's cost in one line, with the tokens it is made of."""
+    unsaid = (
+        f"; {usage.uncounted} came without usage from their server, not counted" if usage.uncounted else ""
+    )
+    return (
+        f"{usage.cost(price):,.4f} for {usage.prompt:,} prompt tokens ({usage.cached:,} cached) and "
+        f"{usage.completion:,} completion tokens ({usage.reasoning:,} reasoning) of {usage.answers} "
+        f"answer(s), at {price.describe()}{unsaid}"
+    )

@@ -370,6 +370,11 @@ class Model:
         override this."""
         return True
 
+    def count_tokens(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> int | None:
+        """The prompt's tokens as this model reads them (its chat template applied for `messages`); None
+        for a backend without a tokenizer here (a provider's model): an estimate then approximates."""
+        return None
+
     def chunk_size(self, method: str) -> int:
         """How many requests the runner hands over at once (the backend still streams each result back)."""
         return self.batch_size

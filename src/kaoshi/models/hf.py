@@ -126,8 +126,10 @@ class HFModel(Model):
     def fits(
         self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = GENERATION_RESERVE
     ) -> bool:
-        ids = self.encode(self.render(prompt_text, messages), chat=messages is not None)
-        return len(ids) + reserve <= self.max_length
+        return self.count_tokens(prompt_text, messages) + reserve <= self.max_length
+
+    def count_tokens(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> int:
+        return len(self.encode(self.render(prompt_text, messages), chat=messages is not None))
 
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         yield from hf_generation.generate(

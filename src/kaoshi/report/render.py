@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from kaoshi.analysis.cost import Price, Usage
 from kaoshi.report.outputs import outputs_section
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
 from kaoshi.results.aggregate import RunSummary, Tally
@@ -165,6 +166,26 @@ def served_note(summary: RunSummary) -> str:
     names = ", ".join(f"{name} ({count})" for name, count in summary.served_models.items())
     verb = "was" if served == 1 else "were"
     return f"{served} of {summary.overall.n} replies {verb} served by another model than {asked}: {names}"
+
+
+def usage_table(usages: Sequence[tuple[str, Usage]], price: Price | None) -> TextTable:
+    """Each run's tokens as its servers counted them, and with a price what they cost."""
+    rows = []
+    for run, usage in usages:
+        cost = [f"{usage.cost(price):,.4f}"] if price is not None else []
+        counts = (usage.answers, usage.prompt, usage.cached, usage.completion, usage.reasoning)
+        rows.append([run, *(f"{count:,}" for count in counts), *cost])
+    unsaid = sum(usage.uncounted for _, usage in usages)
+    notes = [f"priced at {price.describe()}"] if price is not None else []
+    if unsaid:
+        notes.append(f"{unsaid} answer(s) came without usage from their server: not counted")
+    return TextTable(
+        "tokens" + (" and cost" if price is not None else ""),
+        ("run", "answers", "prompt", "of them cached", "completion", "of them reasoning",
+         *(["cost"] if price is not None else [])),
+        rows,
+        note="; ".join(notes),
+    )  # fmt: skip
 
 
 def estimate_table(summary: RunSummary) -> TextTable:

@@ -9,6 +9,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from kaoshi.store.records import SampleStatus
+from kaoshi.store.schema import missing_columns
 
 _ERROR = SampleStatus.ERROR.value
 # Per run: stored samples, errors, answered and graded (run_coverage), objective answers checked and
@@ -54,3 +55,24 @@ def run_counts(db: sqlite3.Connection, run: str | None = None) -> dict[str, tupl
             pair[index] = RunCounts(*(int(value or 0) for value in counts))
             found[name] = (pair[0], pair[1])
     return found
+
+
+def run_usage(db: sqlite3.Connection, run: str) -> tuple[int, int, int, int, int, int]:
+    """The tokens of the run's samples (every sample of k): (samples, prompt, completion, cached prompt,
+    reasoning tokens, answers whose server gave no usage). An error keeps what its request cost where the
+    server said (a reply with no usable answer), and costs nothing where no reply came."""
+    totals = [0] * 6
+    for table in ("samples", "repeat_samples"):
+        cached = "0" if any(c[0] == "tokens_cached" for c in missing_columns(db, table)) else "tokens_cached"
+        reasoning = (
+            "0" if any(c[0] == "tokens_reasoning" for c in missing_columns(db, table)) else "tokens_reasoning"
+        )
+        row = db.execute(
+            f"SELECT COUNT(*), TOTAL(tokens_in), TOTAL(tokens_out), TOTAL({cached}), TOTAL({reasoning}), "
+            f"TOTAL(status != '{_ERROR}' AND tokens_in IS NULL AND tokens_out IS NULL) "
+            f"FROM {table} WHERE run = ?",
+            (run,),
+        ).fetchone()
+        totals = [total + int(value or 0) for total, value in zip(totals, row, strict=True)]
+    samples, prompt, completion, cached_tokens, reasoning_tokens, uncounted = totals
+    return samples, prompt, completion, cached_tokens, reasoning_tokens, uncounted

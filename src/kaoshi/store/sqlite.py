@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from kaoshi.store.aggregates import RunCounts, run_counts
+from kaoshi.store.aggregates import RunCounts, run_counts, run_usage
 from kaoshi.store.columns import (
     Kind,
     OutputRow,
@@ -349,6 +349,11 @@ class Store:
         """Every run's counts (first samples, other samples), counted by SQLite (kaoshi runs)."""
         with naming_the_file(self.path):
             return run_counts(self._db)
+
+    def run_usage(self, run: str) -> tuple[int, int, int, int, int, int]:
+        """The tokens of the run's samples, summed by SQLite (kaoshi.store.aggregates.run_usage)."""
+        with naming_the_file(self.path):
+            return run_usage(self._db, run)
 
     def iter_samples(
         self, run: str, *, light: bool = False, status: SampleStatus | None = None

@@ -1,0 +1,173 @@
+"""What a run costs, before and after: `kaoshi run --estimate` (its requests and prompt tokens from the exact
+prompts it would send, and the cost range its answers' budget allows) and a stored run's usage (`kaoshi
+report --price`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kaoshi.analysis.cost import APPROXIMATION, Price, Usage, approximate_tokens, parse_price
+from kaoshi.api.evaluation import ModelLike, as_model
+from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.data.model import Exam
+from kaoshi.models.base import Model, ModelOptions
+from kaoshi.models.registry import default_chat_before_load, resolve_model
+from kaoshi.prompts.base import Prompt
+from kaoshi.runner.config import RunConfig
+from kaoshi.runner.prepare import prepare_run
+from kaoshi.runner.run import plan_run
+from kaoshi.store import Store
+from kaoshi.store.opening import IN_MEMORY
+
+__all__ = [
+    "APPROXIMATION",
+    "Price",
+    "RunEstimate",
+    "Usage",
+    "estimate_prepared",
+    "parse_price",
+    "read_usage",
+    "run_usage",
+    "usage_json",
+]
+# Tokens a chat message adds around its text (its role and separators), as an estimate counts them.
+_PER_MESSAGE = 4
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """A run as it would be sent: its requests (those still to ask, when the run is stored in part), their
+    prompt tokens (counted with the model's tokenizer, or APPROXIMATION) and their answers' budget of new
+    tokens; with a price, what they cost, from the prompts alone to every answer using its whole budget."""
+
+    run: str
+    model: str
+    requests: int
+    stored: int  # answers already stored, not asked again
+    prompt_tokens: int
+    budget_tokens: int
+    counted_by: str  # "the model's tokenizer", or APPROXIMATION
+    price: Price | None = None
+
+    @property
+    def cost_range(self) -> tuple[float, float] | None:
+        """(the prompts' cost, with every answer using its whole budget), no prompt token read from a
+        provider's cache; None without a price."""
+        if self.price is None:
+            return None
+        return self.price.cost(self.prompt_tokens, 0), self.price.cost(self.prompt_tokens, self.budget_tokens)
+
+    def to_json(self) -> dict[str, Any]:
+        costs = self.cost_range
+        return {
+            "run": self.run,
+            "model": self.model,
+            "requests": self.requests,
+            "already_stored": self.stored,
+            "prompt_tokens": self.prompt_tokens,
+            "budget_tokens": self.budget_tokens,
+            "counted_by": self.counted_by,
+            **({"price": self.price.to_json(), "cost": list(costs)} if self.price and costs else {}),
+        }
+
+
+def estimate_prepared(
+    exam: Exam,
+    model: ModelLike,
+    options: RunConfig,
+    model_options: ModelOptions,
+    *,
+    run_name: str | None = None,
+    store: StoreLike = None,
+    price: Price | None = None,
+) -> RunEstimate:
+    """What `kaoshi run` with these options would send, sending nothing and writing nothing: the run is
+    prepared and its prompts rendered as the run renders them (the model is loaded to fit and count them;
+    a provider's model loads no weights), less the answers a stored run of that name already has."""
+    given = as_model(model, model_options)
+    spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
+    chat = options.chat
+    if chat is None:
+        chat = given.default_chat_for(options.method) if given is not None else None
+    if chat is None:
+        chat = default_chat_before_load(spec_text, options.method)
+    prepared = prepare_run(
+        exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=_quiet
+    )
+    loaded = given if given is not None else resolve_model(prepared.spec.model, model_options)
+    try:
+        spec = (
+            prepared.spec
+            if prepared.chat_known
+            else replace(prepared.spec, chat=loaded.default_chat_for(options.method))
+        )
+        finished = _stored_answers(store, prepared.name)
+        pending, stored = plan_run(prepared.exam, prepared.template, spec, loaded, finished)
+        counts = [_count(loaded, p.prompt) for p in pending]
+        exact = all(count is not None for count in counts)
+        prompt_tokens = sum(
+            count if count is not None else _approximate(p.prompt)
+            for count, p in zip(counts, pending, strict=True)
+        )
+        budget = sum(spec.new_tokens(p.question.type.value) for p in pending)
+    finally:
+        if given is None:
+            loaded.close()
+    return RunEstimate(
+        prepared.name,
+        spec.model,
+        len(pending),
+        stored,
+        prompt_tokens,
+        budget,
+        "the model's tokenizer" if exact and pending else APPROXIMATION,
+        price,
+    )
+
+
+def _quiet(_: str) -> None:
+    """An estimate's preparation says nothing: the run it would make says it when made."""
+
+
+def _stored_answers(store: StoreLike, name: str) -> set[tuple[str, int]]:
+    """The answers a stored run of this name has (none without a store, or without the run)."""
+    if store is None or (not isinstance(store, Store) and not Path(store).exists()):
+        return set()
+    with open_store(store, read_only=True) as opened:
+        if opened.path == Path(IN_MEMORY) or opened.find_run(name) is None:
+            return set()
+        return opened.finished_keys(name)
+
+
+def _count(model: Model, prompt: Prompt) -> int | None:
+    return model.count_tokens(prompt.text, prompt.messages)
+
+
+def _approximate(prompt: Prompt) -> int:
+    if prompt.messages is None:
+        return approximate_tokens(prompt.text)
+    return sum(approximate_tokens(content) + _PER_MESSAGE for _, content in prompt.messages)
+
+
+def read_usage(store: Store, run: str) -> Usage:
+    """The tokens a stored run's answers used (every sample of k), as their servers counted them."""
+    store.get_run(run)  # a StoreError naming the runs for an unknown one
+    return Usage(*store.run_usage(run))
+
+
+def run_usage(run: str, *, store: StoreLike = None) -> Usage:
+    """read_usage on a store given as for kaoshi.load_run."""
+    with open_store(store, read_only=True) as opened:
+        return read_usage(opened, run)
+
+
+def usage_json(usage: Usage, price: Price | None) -> dict[str, Any]:
+    """A run's usage, and with a price its cost, as `kaoshi report --price --format json` gives it."""
+    return {**usage.to_json(), **({"price": price.to_json(), "cost": usage.cost(price)} if price else {})}
+
+
+def dumps_estimate(estimate: RunEstimate) -> str:
+    return json.dumps(estimate.to_json(), ensure_ascii=False, indent=2)

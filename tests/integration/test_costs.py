@@ -1,0 +1,106 @@
+"""What a paid run costs (issue 43): `kaoshi run --estimate` sends nothing and counts the exact prompts the
+run would send; the ledger's tokens are the server's usage, summed; `--price` turns them into money in the
+run's last lines and in `kaoshi report`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aiohttp")
+
+from kaoshi.analysis.cost import Price, approximate_tokens
+from kaoshi.api.costs import run_usage
+from kaoshi.cli.main import main
+from kaoshi.store import Store
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.files import write_jsonl
+
+LETTERS = "ABCD"
+PRICE = "0.15,0.6,0.075"
+
+
+def exam_file(path: Path, n: int = 24) -> Path:
+    rows: list[object] = [{"exam": {"name": "paid"}}]
+    for i in range(n):
+        rows.append(
+            {"id": f"q{i}", "type": "single", "question": f"第{i}题：下列哪一项是正确的（）。",
+             "answer": LETTERS[i % 4], "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"},
+             "subject": ["法学", "会计"][i % 2]}
+        )  # fmt: skip
+    return write_jsonl(path, rows)
+
+
+def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_an_estimate_sends_nothing_writes_nothing_and_counts_the_prompts_a_run_sends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = exam_file(tmp_path / "exam.jsonl")
+    store = tmp_path / "s.sqlite"
+    with FakeOpenAI(prefix_cache=4) as server:
+        run = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
+               "--store", str(store), "--no-report")  # fmt: skip
+        code, out, err = kaoshi(capsys, *run, "--estimate", "--price", PRICE)
+        assert code == 0, err
+        assert server.bodies == [] and not store.exists()  # nothing sent, no store made
+        assert kaoshi(capsys, *run, "--limit", "3")[0] == 0  # the smoke test: 6 answers stored
+        code, partly, err = kaoshi(capsys, *run, "--limit", "3", "--estimate")
+        assert code == 0 and "would send 0 request(s)" in partly and "6 answers already stored" in partly
+        assert kaoshi(capsys, *run)[0] == 0  # the whole run
+    with Store(store, read_only=True) as opened:
+        sent = opened.samples("paid-openai_m-generate")
+        budget = 24 * opened.get_run("paid-openai_m-generate").spec.max_new_tokens
+    # the estimate counted the prompts the run then sent (their messages, approximated: no tokenizer here)
+    expected = sum(sum(approximate_tokens(m["content"]) + 4 for m in json.loads(s.prompt)) for s in sent)
+    assert "would send 24 request(s) to openai:m" in out
+    assert f"prompt tokens: {expected:,} (approximate: a token per Chinese character" in out
+    assert f"new tokens allowed: at most {budget:,}" in out
+    price = Price(0.15, 0.6, 0.075)
+    low, high = price.cost(expected, 0), price.cost(expected, budget)
+    assert f"cost: {low:,.4f} for the prompts, up to {high:,.4f} if every answer used its whole budget" in out
+
+
+def test_the_ledger_is_the_servers_usage_and_the_price_makes_it_money(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = exam_file(tmp_path / "exam.jsonl")
+    store = tmp_path / "s.sqlite"
+    with FakeOpenAI(prefix_cache=4) as server:
+        code, _, err = kaoshi(
+            capsys, "run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
+            "--store", str(store), "--no-report", "--price", PRICE, "--concurrency", "1",
+        )  # fmt: skip
+        assert code == 0, err
+    usage = run_usage("paid-openai_m-generate", store=store)
+    sent = server.usages
+    assert len(sent) == usage.answers == 24
+    assert usage.prompt == sum(u["prompt_tokens"] for u in sent)
+    assert usage.completion == sum(u["completion_tokens"] for u in sent)
+    assert usage.cached == sum(u["prompt_tokens_details"]["cached_tokens"] for u in sent) > 0
+    price = Price(0.15, 0.6, 0.075)
+    assert (
+        f"cost: {usage.cost(price):,.4f} for {usage.prompt:,} prompt tokens ({usage.cached:,} cached)" in err
+    )
+    code, out, _ = kaoshi(
+        capsys,
+        "report",
+        "paid-openai_m-generate",
+        "--price",
+        PRICE,
+        "--format",
+        "json",
+        "--store",
+        str(store),
+    )
+    reported = json.loads(out)["usage"]
+    assert reported["cost"] == pytest.approx(usage.cost(price))
+    assert (reported["prompt_tokens"], reported["cached_prompt_tokens"]) == (usage.prompt, usage.cached)
+    code, out, _ = kaoshi(capsys, "report", "paid-openai_m-generate", "--price", PRICE, "--store", str(store))
+    assert "tokens and cost" in out and f"{usage.cost(price):,.4f}" in out

@@ -1,0 +1,52 @@
+"""Prices and token counts (issue 43's ledger): `--price IN,OUT[,CACHED]`, a run's cost from its tokens,
+and the token count an estimate uses where kaoshi has no tokenizer for the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from kaoshi.analysis.cost import Price, Usage, approximate_tokens, parse_price
+from kaoshi.errors import InputError
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2.5,10", Price(2.5, 10.0)),
+        ("0.15, 0.6, 0.075", Price(0.15, 0.6, 0.075)),
+        ("0,0", Price(0.0, 0.0)),
+        ("1e-1,2", Price(0.1, 2.0)),
+    ],
+)
+def test_a_price_per_million_prompt_completion_and_cached_tokens(text: str, expected: Price) -> None:
+    assert parse_price(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "2.5", "1,2,3,4", "a,b", "-1,2", "1,nan", "1,inf", "1,,2", "$2,$8"])
+def test_a_price_kaoshi_cannot_read_says_how_to_write_one(text: str) -> None:
+    with pytest.raises(InputError, match="give IN,OUT or IN,OUT,CACHED"):
+        parse_price(text)
+
+
+def test_cached_prompt_tokens_cost_their_own_price_and_the_rest_the_prompts() -> None:
+    price = Price(2.0, 8.0, 0.5)
+    assert price.cost(1_000_000, 0) == pytest.approx(2.0)
+    assert price.cost(1_000_000, 250_000, cached=600_000) == pytest.approx(0.4 * 2 + 0.6 * 0.5 + 0.25 * 8)
+    assert Price(2.0, 8.0).cost(1_000_000, 0, cached=600_000) == pytest.approx(2.0)  # no cached rate
+    usage = Usage(answers=3, prompt=3_000, completion=600, cached=1_000, reasoning=400)
+    assert usage.cost(price) == pytest.approx((2_000 * 2 + 1_000 * 0.5 + 600 * 8) / 1e6)
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("", 0),
+        ("下列说法正确的是", 8),  # a token a Chinese character
+        ("答案：A", 4),  # three CJK characters (the colon is full-width) and one of four others
+        ("Which of the following is correct?", 9),  # 35 characters / 4, rounded up
+        ("题目：1+1=？\nA．2", 7),  # 题目：？．are wide (5), "1+1=", "\n", "A", "2" are 7 others: 2
+        ("ｆｕｌｌ", 4),  # full-width Latin letters count as wide
+    ],
+)
+def test_an_estimate_without_the_models_tokenizer_counts_errs_high(text: str, tokens: int) -> None:
+    assert approximate_tokens(text) == tokens
