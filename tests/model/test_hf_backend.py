@@ -436,3 +436,30 @@ def test_kv_cache_calls_raise_no_deprecation_warning(
     assert all(o.error is None for o in scored + generated)
     messages = [str(w.message) for w in recwarn] + [r.getMessage() for r in records]
     assert not [m for m in messages if "past_key_values" in m], messages
+
+
+def test_an_estimate_counts_the_prompts_with_the_models_own_tokenizer(model: HFModel, tmp_path: Path) -> None:
+    """`kaoshi run --estimate` of a local model counts each prompt as the model reads it (its chat
+    template applied), sending nothing and writing nothing."""
+    from kaoshi.api.costs import estimate_prepared
+    from kaoshi.runner.config import RunConfig
+
+    exam = load_exam_result("sample").exam
+    store = tmp_path / "s.sqlite"
+    estimate = estimate_prepared(exam, model, RunConfig(shots=0), model.options, store=store)
+    assert estimate.counted_by == "the model's tokenizer" and estimate.requests == len(exam)
+    assert not store.exists()
+    code = main(["run", "--benchmark", "sample", "--model", "smollm2", "--store", str(store), "--no-report",
+                 "--max-new-tokens", "1"])  # fmt: skip
+    assert code == 0
+    with Store(store, read_only=True) as opened:
+        [record] = opened.runs()
+        sent = opened.samples(record.name)
+    counted = 0
+    for sample in sent:
+        messages = (
+            tuple((m["role"], m["content"]) for m in json.loads(sample.prompt)) if record.spec.chat else None
+        )
+        counted += len(model.encode(model.render(sample.prompt if messages is None else "", messages),
+                                    chat=messages is not None))  # fmt: skip
+    assert estimate.prompt_tokens == counted
