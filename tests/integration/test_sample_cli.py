@@ -26,6 +26,11 @@ def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
     return code, out, err
 
 
+def run_args(store: Path) -> tuple[str, ...]:
+    """`kaoshi run` of the sample exam with a model that always answers A."""
+    return ("run", "--benchmark", "sample", "--model", "constant:A", "--store", str(store), "--no-report")
+
+
 def stored(store: Path, run: str) -> dict[str, str]:
     with sqlite3.connect(store) as db:
         return dict(db.execute("SELECT question_id, prompt FROM samples WHERE run = ?", (run,)).fetchall())
@@ -34,16 +39,7 @@ def stored(store: Path, run: str) -> dict[str, str]:
 def test_a_sample_asks_its_draw_with_the_full_runs_prompts_and_estimates_the_exam(
     capsys: pytest.CaptureFixture[str], store_path: Path
 ) -> None:
-    base = (
-        "run",
-        "--benchmark",
-        "sample",
-        "--model",
-        "constant:A",
-        "--store",
-        str(store_path),
-        "--no-report",
-    )
+    base = run_args(store_path)
     code, _, err = kaoshi(capsys, *base, "--sample", "20", "--seed", "3")
     assert code == 0, err
     exam = load_exam_result("sample").exam
@@ -76,16 +72,7 @@ def test_a_sample_asks_its_draw_with_the_full_runs_prompts_and_estimates_the_exa
 def test_another_seed_draws_another_sample_under_another_name(
     capsys: pytest.CaptureFixture[str], store_path: Path
 ) -> None:
-    base = (
-        "run",
-        "--benchmark",
-        "sample",
-        "--model",
-        "constant:A",
-        "--store",
-        str(store_path),
-        "--no-report",
-    )
+    base = run_args(store_path)
     assert kaoshi(capsys, *base, "--sample", "20", "--seed", "3")[0] == 0
     assert kaoshi(capsys, *base, "--sample", "20", "--seed", "4")[0] == 0
     other = stored(store_path, "sample-constant_A-generate-sample20seed4")
@@ -104,16 +91,7 @@ def test_another_seed_draws_another_sample_under_another_name(
 def test_a_sample_that_cannot_be_drawn_is_refused(
     capsys: pytest.CaptureFixture[str], store_path: Path, extra: tuple[str, ...], message: str
 ) -> None:
-    base = (
-        "run",
-        "--benchmark",
-        "sample",
-        "--model",
-        "constant:A",
-        "--store",
-        str(store_path),
-        "--no-report",
-    )
+    base = run_args(store_path)
     code, _, err = kaoshi(capsys, *base, *extra)
     assert code == 2 and message in err, err
 
@@ -123,16 +101,7 @@ def test_a_run_whose_draw_changed_is_not_resumed_on_other_questions(
 ) -> None:
     """A resumed sample is drawn again and must be the stored one (a changed exam or a changed way of
     drawing would otherwise ask other questions under the same run): the spec holds the draw's digest."""
-    base = (
-        "run",
-        "--benchmark",
-        "sample",
-        "--model",
-        "constant:A",
-        "--store",
-        str(store_path),
-        "--no-report",
-    )
+    base = run_args(store_path)
     assert kaoshi(capsys, *base, "--sample", "20", "--seed", "3")[0] == 0
     with sqlite3.connect(store_path) as db:
         spec = json.loads(db.execute("SELECT spec FROM runs WHERE name = ?", (SAMPLED,)).fetchone()[0])

@@ -4,8 +4,10 @@ the same id holding different questions (C-Eval dev and val both have `law/0`)."
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,6 +149,17 @@ def reference_pairing(
     return rows, conflicts
 
 
+def random_answers(rng: Any, outcome: Callable[[], tuple[str, bool | None]]) -> list[SampleRecord]:
+    """A run's answers to 20-40 of 40 questions in random order, a tenth of them to another question under
+    the same id; `outcome` gives each its status and whether it was right."""
+    samples = []
+    for i in rng.sample(range(40), rng.randint(20, 40)):
+        stem = f"题{i}" if rng.random() > 0.1 else f"另一题{i}"
+        status, correct = outcome()
+        samples.append(sample(f"q{i}", status, question={"stem": stem}, correct=correct))
+    return samples
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_pairing_by_sets_is_pairing_one_question_at_a_time(seed: int) -> None:
     """Runs with missing questions, errors, the same id holding another question, repeated ids and a
@@ -156,11 +169,7 @@ def test_pairing_by_sets_is_pairing_one_question_at_a_time(seed: int) -> None:
     rng = random.Random(seed)
     runs = []
     for _ in range(rng.randint(1, 4)):
-        samples = []
-        for i in rng.sample(range(40), rng.randint(20, 40)):
-            stem = f"题{i}" if rng.random() > 0.1 else f"另一题{i}"
-            status = "error" if rng.random() < 0.1 else "ok"
-            samples.append(sample(f"q{i}", status, question={"stem": stem}, correct=rng.random() < 0.5))
+        samples = random_answers(rng, lambda: ("error" if rng.random() < 0.1 else "ok", rng.random() < 0.5))
         if samples and rng.random() < 0.5:
             samples.append(replace(samples[0], status="ok"))  # the same id again: the last one counts
         runs.append(samples)
@@ -205,20 +214,14 @@ def test_pairing_key_rows_is_pairing_the_samples(seed: int) -> None:
     from tests.support.stores import SPEC
 
     rng = random.Random(seed)
-    runs = []
-    for _ in range(rng.randint(1, 4)):
-        samples = []
-        for i in rng.sample(range(40), rng.randint(20, 40)):
-            stem = f"题{i}" if rng.random() > 0.1 else f"另一题{i}"
-            status = rng.choice(["ok", "ok", "ok", "error", "unparsed"])
-            # an error holds no outcome, but the filters must not lean on it: some here hold one
-            correct = (
-                None
-                if (status == "error" and rng.random() < 0.7) or rng.random() < 0.1
-                else rng.random() < 0.5
-            )
-            samples.append(sample(f"q{i}", status, question={"stem": stem}, correct=correct))
-        runs.append(samples)
+
+    def answered() -> tuple[str, bool | None]:
+        status = rng.choice(["ok", "ok", "ok", "error", "unparsed"])
+        # an error holds no outcome, but the filters must not lean on it: some here hold one
+        unchecked = (status == "error" and rng.random() < 0.7) or rng.random() < 0.1
+        return status, None if unchecked else rng.random() < 0.5
+
+    runs = [random_answers(rng, answered) for _ in range(rng.randint(1, 4))]
 
     def key_row(s: SampleRecord) -> tuple[str, str, str, int | None, float | None]:
         correct = None if s.correct is None else int(s.correct)

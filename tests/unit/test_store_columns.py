@@ -113,12 +113,10 @@ def test_the_golden_boards_counted_by_sqlite_are_the_boards_of_whole_samples(
     assert len(counted) >= 3
 
 
-def test_a_board_with_errors_conflicts_and_grades_counted_by_sqlite(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Three runs of the hand-made exam, one holding another question under an id and one with another
-    judge's grades: the board SQLite counts is the board of their whole samples."""
-    path = tmp_path / "s.sqlite"
+def three_runs(path: Path, errors: tuple[str, ...]) -> None:
+    """The hand-made run "mixed" and two more of its answers: "other" (every third outcome flipped, the
+    questions `errors` failed, another judge's grade) and "third" (every fourth flipped, an id holding
+    another question)."""
     mixed_store(path, repeats=1)
     with Store(path) as store:
         samples = store.samples("mixed")
@@ -130,11 +128,20 @@ def test_a_board_with_errors_conflicts_and_grades_counted_by_sqlite(
                     changed = replace(one, correct=not one.correct)
                 if name == "third" and one.question_id == "q/2":
                     changed = replace(changed, question={**one.question, "stem": "另一道题"})
-                if name == "other" and one.question_id == "q/8":
+                if name == "other" and one.question_id in errors:
                     changed = replace(changed, status=SampleStatus.ERROR, correct=None, error="boom")
                 store.add_sample(name, changed)
             store.finish_run(name)
         store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
+
+
+def test_a_board_with_errors_conflicts_and_grades_counted_by_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three runs of the hand-made exam, one holding another question under an id and one with another
+    judge's grades: the board SQLite counts is the board of their whole samples."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
     whole = whole_boards_json(path)
     counted = boards_json(path, monkeypatch)
     assert counted == whole
@@ -392,6 +399,15 @@ def compared_both_ways(path: Path, names: list[str], monkeypatch: pytest.MonkeyP
     return counted, rows
 
 
+def side_by_side(path: Path) -> list[list[str]]:
+    """The names of each benchmark's runs in the store, for the benchmarks with more than one."""
+    with Store(path, read_only=True) as store:
+        by_benchmark: dict[str, list[str]] = {}
+        for record in store.runs():
+            by_benchmark.setdefault(record.spec.benchmark, []).append(record.name)
+    return [names for names in by_benchmark.values() if len(names) > 1]
+
+
 def test_runs_compared_with_errors_conflicts_and_grades_counted_by_sqlite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -399,21 +415,9 @@ def test_runs_compared_with_errors_conflicts_and_grades_counted_by_sqlite(
     judge's grades), and on runs with no question in common: counted by SQLite, the comparison of their
     score rows and of their whole samples."""
     path = tmp_path / "s.sqlite"
-    mixed_store(path, repeats=1)
+    three_runs(path, errors=("q/8", "q/13"))
     with Store(path) as store:
         samples = store.samples("mixed")
-        for name, flip in (("other", 3), ("third", 4)):
-            store.open_run(name, SPEC)
-            for one in samples:
-                changed = one
-                if one.correct is not None and int(one.question_id.split("/")[1]) % flip == 0:
-                    changed = replace(one, correct=not one.correct)
-                if name == "third" and one.question_id == "q/2":
-                    changed = replace(changed, question={**one.question, "stem": "另一道题"})
-                if name == "other" and one.question_id in ("q/8", "q/13"):
-                    changed = replace(changed, status=SampleStatus.ERROR, correct=None, error="boom")
-                store.add_sample(name, changed)
-            store.finish_run(name)
         store.open_run("apart", SPEC)  # no question in common with the others
         for one in samples[:10]:
             store.add_sample("apart", replace(one, question_id=one.question_id + "x"))
@@ -424,7 +428,6 @@ def test_runs_compared_with_errors_conflicts_and_grades_counted_by_sqlite(
         for one in samples:
             store.add_sample("reversed", replace(one, position=59 - one.position))
         store.finish_run("reversed")
-        store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
     for names in (
         ["mixed", "other", "third"],
         ["third", "mixed"],
@@ -445,11 +448,7 @@ def test_the_golden_runs_compared_by_sqlite_are_compared_the_same(
     and counted by SQLite: the comparison of their whole samples in the golden store."""
     rewritten = tmp_path / "rewritten.sqlite"
     rewrite(golden, rewritten)
-    with Store(golden, read_only=True) as store:
-        by_benchmark: dict[str, list[str]] = {}
-        for record in store.runs():
-            by_benchmark.setdefault(record.spec.benchmark, []).append(record.name)
-    compared = [names for names in by_benchmark.values() if len(names) > 1]
+    compared = side_by_side(golden)
     for names in compared:
         counted, rows = compared_both_ways(rewritten, names, monkeypatch)
         assert counted == rows == whole_comparison(golden, names), names
@@ -496,11 +495,7 @@ def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
     cases = [(path, ["mixed", "other"]), (path, ["other", "mixed"])]
     rewritten = tmp_path / "rewritten.sqlite"
     rewrite(golden, rewritten)
-    with Store(golden, read_only=True) as store:
-        by_benchmark: dict[str, list[str]] = {}
-        for record in store.runs():
-            by_benchmark.setdefault(record.spec.benchmark, []).append(record.name)
-    cases += [(rewritten, names) for names in by_benchmark.values() if len(names) > 1]
+    cases += [(rewritten, names) for names in side_by_side(golden)]
     for where, names in cases:
         found = key_differences(answer_rows(where, names))
         expected = differences([load_scores(name, store=where).rows for name in names])
