@@ -104,3 +104,44 @@ def test_the_ledger_is_the_servers_usage_and_the_price_makes_it_money(
     assert (reported["prompt_tokens"], reported["cached_prompt_tokens"]) == (usage.prompt, usage.cached)
     code, out, _ = kaoshi(capsys, "report", "paid-openai_m-generate", "--price", PRICE, "--store", str(store))
     assert "tokens and cost" in out and f"{usage.cost(price):,.4f}" in out
+
+
+def test_a_cost_cap_stops_sending_and_the_same_command_without_it_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--max-cost`: once the run's answers cost the cap, nothing more is sent; it stops within the cost of
+    the requests in flight past the cap (one here), and the same command without it asks each remaining
+    question once."""
+    exam = exam_file(tmp_path / "exam.jsonl")
+    store = tmp_path / "s.sqlite"
+    price = Price(1000.0, 1000.0)  # a dollar a thousand tokens: an answer of this exam costs about 0.05
+    with FakeOpenAI() as server:
+        run = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
+               "--store", str(store), "--no-report", "--price", "1000,1000",
+               "--concurrency", "1")  # fmt: skip
+        code, _, err = kaoshi(capsys, *run, "--max-cost", "0.5")
+        assert code == 3 and "stopped at the cost cap" in err, err
+        usage = run_usage("paid-openai_m-generate", store=store)
+        most = max(price.cost(u["prompt_tokens"], u["completion_tokens"]) for u in server.usages)
+        assert 0.5 <= usage.cost(price) < 0.5 + most  # within the one request in flight past the cap
+        asked = len(server.usages)
+        assert 0 < asked == usage.answers < 24
+        code, out, _ = kaoshi(capsys, "runs", "--store", str(store))
+        assert f"interrupted {asked}/24" in out
+        # the cap again: the run has spent it, so nothing is sent
+        code, _, err = kaoshi(capsys, *run, "--max-cost", "0.5")
+        assert code == 3 and len(server.usages) == asked
+        code, _, err = kaoshi(capsys, *run)  # without the cap: the rest, each once
+        assert code == 0, err
+    assert len(server.usages) == 24 and run_usage("paid-openai_m-generate", store=store).answers == 24
+    asked_prompts = [json.dumps(body.get("messages"), ensure_ascii=False) for body in server.bodies]
+    assert len(set(asked_prompts)) == 24  # no question asked twice
+
+
+def test_a_cost_cap_needs_a_price(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    exam = exam_file(tmp_path / "exam.jsonl")
+    code, _, err = kaoshi(
+        capsys, "run", "--data", str(exam), "--model", "constant:A", "--store", str(tmp_path / "s.sqlite"),
+        "--max-cost", "1",
+    )  # fmt: skip
+    assert code == 2 and "--max-cost) needs the price of the tokens (--price IN,OUT[,CACHED])" in err

@@ -32,6 +32,7 @@ CLI_ONLY = {
     "report",
     "estimate",  # an action: what the run would send, nothing sent (kaoshi.api.costs.estimate_prepared)
     "price",  # what the tokens cost, shown; not a setting of the run (kaoshi.api.costs.Price)
+    "max_cost",  # a stop, not a setting: the same command without it goes on
     "store",
 }
 

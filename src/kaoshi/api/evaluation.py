@@ -12,10 +12,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kaoshi.analysis.cost import Price
 from kaoshi.api.summary import StoreLike, read_summary
 from kaoshi.benchmarks import load_exam_result as load_benchmark
 from kaoshi.data import LoadResult
 from kaoshi.data.model import Exam
+from kaoshi.errors import InputError
 from kaoshi.models.base import Model, ModelOptions
 from kaoshi.models.function import FunctionModel
 from kaoshi.models.registry import default_chat_before_load, resolve_model
@@ -23,6 +25,7 @@ from kaoshi.results.aggregate import RunSummary
 from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig
 from kaoshi.runner.prepare import PreparedRun, check_before_load, prepare_run
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
+from kaoshi.runner.spending import CostCapReached, Spending
 from kaoshi.store import RunSpec, SampleRecord, SampleStatus, Store, StoreError
 from kaoshi.store.leases import Lease
 
@@ -45,6 +48,26 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, name: str, saved: int, store: Path | None) -> None:
         super().__init__(f"{saved} sample(s) of run {name!r} are saved")
         self.name, self.saved, self.store = name, saved, store
+
+
+class RunCapped(Exception):
+    """The run reached its cost cap (max_cost): nothing more was sent, what was answered is saved, and the
+    same call without the cap (or with a higher one) goes on."""
+
+    def __init__(self, name: str, saved: int, spent: float, cap: float, store: Path | None) -> None:
+        super().__init__(f"run {name!r} spent {spent:,.4f} of its cap {cap:,.4f}; {saved} sample(s) saved")
+        self.name, self.saved, self.spent, self.cap, self.store = name, saved, spent, cap, store
+
+
+def spending_of(price: Price | None, max_cost: float | None) -> Spending | None:
+    """The cost cap of a run (None without one); InputError for a cap without a price or below 0."""
+    if max_cost is None:
+        return None
+    if price is None:
+        raise InputError("a cost cap (--max-cost) needs the price of the tokens (--price IN,OUT[,CACHED])")
+    if max_cost < 0:
+        raise InputError(f"--max-cost must be >= 0, got {max_cost:g}")
+    return Spending(price, max_cost)
 
 
 @dataclass(frozen=True)
@@ -126,6 +149,8 @@ def evaluate(
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     notify: Callable[[str], None] | None = None,
+    price: Price | None = None,
+    max_cost: float | None = None,
     **overrides: Any,
 ) -> EvalResult:
     """Evaluate `model` on `exam` into a store, resuming a run of the same name; the options are those of
@@ -148,6 +173,9 @@ def evaluate(
     join: when another live process is executing the run (otherwise a StoreError naming it), work beside
         it, asking only the questions nobody has claimed; the run is finished by whichever ends last.
     notify: receives warnings and notes as lines (default: the `kaoshi` logger).
+    price, max_cost: what the run's tokens cost (kaoshi.api.costs.parse_price("IN,OUT[,CACHED]")) and the
+        most it may cost, its earlier sessions' answers included: once reached nothing more is sent, what is
+        in flight is stored, and RunCapped is raised; the same call without it (or a higher one) goes on.
     Ctrl-C raises RunInterrupted once the answers so far are saved.
     """
     options = (config or RunConfig()).override(**overrides)
@@ -186,6 +214,7 @@ def evaluate(
         on_sample=on_sample,
         on_plan=on_plan,
         notify=notify or _log.warning,
+        spending=spending_of(price, max_cost),
     )
 
 
@@ -231,8 +260,10 @@ def evaluate_prepared(
     join: bool = False,
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
+    spending: Spending | None = None,
 ) -> EvalResult:
-    """evaluate with its options already gathered (the `kaoshi run` command calls this)."""
+    """evaluate with its options already gathered (the `kaoshi run` command calls this); `spending`: its
+    cost cap (spending_of)."""
     given = as_model(model, model_options)
     spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
     if options.chat is not None:
@@ -245,7 +276,9 @@ def evaluate_prepared(
         exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
     )
     if isinstance(store, Store):
-        return _evaluate_in(store, prepared, given, model_options, run_name, join, notify, on_sample, on_plan)
+        return _evaluate_in(
+            store, prepared, given, model_options, run_name, join, notify, on_sample, on_plan, spending
+        )
     path = Path(IN_MEMORY if store is None else store)
     if store is not None and not path.exists():
         # A new store file is made once the model has loaded: a bad model spec leaves no empty store.
@@ -253,14 +286,23 @@ def evaluate_prepared(
         try:
             with Store(path) as opened:
                 return _evaluate_in(
-                    opened, prepared, model_loaded, model_options, run_name, join, notify, on_sample, on_plan
+                    opened,
+                    prepared,
+                    model_loaded,
+                    model_options,
+                    run_name,
+                    join,
+                    notify,
+                    on_sample,
+                    on_plan,
+                    spending,
                 )
         finally:
             if given is None:
                 model_loaded.close()
     with Store(path) as opened:
         result = _evaluate_in(
-            opened, prepared, given, model_options, run_name, join, notify, on_sample, on_plan
+            opened, prepared, given, model_options, run_name, join, notify, on_sample, on_plan, spending
         )
     return replace(result, store=None) if store is None else result
 
@@ -275,6 +317,7 @@ def _evaluate_in(
     notify: Callable[[str], None],
     on_sample: ProgressCallback | None,
     on_plan: Callable[[int, int], None] | None,
+    spending: Spending | None = None,
 ) -> EvalResult:
     """Check the spec and take the run's lease before the model loads (minutes for a 7B model), run, read
     back."""
@@ -285,7 +328,7 @@ def _evaluate_in(
                 f"note: took over run {prepared.name!r} from {dead.describe(time.time())}, which is gone; "
                 "the questions it had claimed are asked again"
             )
-        outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan)
+        outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan, spending)
     # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
     # a store in memory, gone with it.
     in_memory = store.path == Path(IN_MEMORY)
@@ -325,6 +368,7 @@ def _run(
     lease: Lease,
     on_sample: ProgressCallback | None,
     on_plan: Callable[[int, int], None] | None,
+    spending: Spending | None = None,
 ) -> RunOutcome:
     model = given if given is not None else resolve_model(prepared.spec.model, model_options)
     spec = (
@@ -349,7 +393,14 @@ def _run(
             on_plan=on_plan,
             extractor=extractor,
             lease=lease,
+            spending=spending,
         )
+    except CostCapReached as capped:
+        if not lease.others_alive():
+            store.interrupt_run(prepared.name)
+        saved = len(store.finished_ids(prepared.name))
+        where = None if store.path == Path(IN_MEMORY) else store.path
+        raise RunCapped(prepared.name, saved, capped.spent, capped.cap, where) from None
     except KeyboardInterrupt:
         if not lease.others_alive():  # a process joined on the run still answers it
             store.interrupt_run(prepared.name)

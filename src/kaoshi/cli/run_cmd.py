@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
 from kaoshi.api.costs import Price, Usage, estimate_prepared, parse_price, run_usage
-from kaoshi.api.evaluation import RunInterrupted, evaluate_prepared
+from kaoshi.api.evaluation import RunCapped, RunInterrupted, evaluate_prepared, spending_of
 from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
@@ -86,6 +86,10 @@ def report_load(result: LoadResult) -> None:
         eprint(line)
 
 
+# A run stopped at its cost cap (--max-cost): not finished, not failed; the same command goes on.
+EXIT_CAPPED = 3
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("run", help="evaluate a model on an exam (resumes a run of the same name)")
     add_load_options(parser)
@@ -118,6 +122,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the cost of --estimate, and of the run's answers when it ends",
     )
     parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="X",
+        help="send nothing more once the run's answers (earlier sessions' too) cost X at --price; what is in "
+        "flight is still stored, and the same command without it (or with more) goes on",
+    )
+    parser.add_argument(
         "--report",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -134,6 +145,7 @@ def run_command(args: argparse.Namespace) -> int:
     report_load(result)
     if args.estimate:
         return _estimate(args, result, config)
+    spending = spending_of(args.price, args.max_cost)
     try:
         with ProgressBar("evaluating", "q") as bar:
             evaluated = evaluate_prepared(
@@ -147,7 +159,15 @@ def run_command(args: argparse.Namespace) -> int:
                 join=args.join,
                 on_sample=bar.advance,
                 on_plan=bar.plan,
+                spending=spending,
             )
+    except RunCapped as capped:
+        eprint(
+            f"stopped at the cost cap: run {capped.name!r} spent {capped.spent:,.4f} of {capped.cap:,.4f} "
+            f"(what was in flight is stored); {capped.saved} sample(s) saved. The same command without "
+            "--max-cost, or with a higher one, goes on"
+        )
+        return EXIT_CAPPED
     except RunInterrupted as stopped:
         eprint(
             f"interrupted: {stopped.saved} sample(s) of run {stopped.name!r} are saved; "

@@ -22,6 +22,7 @@ from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.repeats import sampling_of
 from kaoshi.runner.reuse import reuse_answers
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
+from kaoshi.runner.spending import Spending
 from kaoshi.store.errors import StoreError
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
@@ -84,8 +85,11 @@ def execute_run(
     on_plan: Callable[[int, int], None] | None = None,
     extractor: Model | None = None,
     lease: Lease | None = None,
+    spending: Spending | None = None,
 ) -> RunOutcome:
     """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor).
+    `spending`: the run's cost cap (--max-cost), counting what its stored answers already cost; reached,
+    nothing more is sent, what is in flight is stored, and CostCapReached is raised.
 
     lease: this process's lease of the run (Store.hold), taken by the caller before the model loads; without
     one the run takes its own, refusing a run another live process executes. Each chunk's questions are
@@ -107,7 +111,9 @@ def execute_run(
             pending, reused = reuse_answers(store, spec.reused_from, name, spec, pending)
         if on_plan is not None:
             on_plan(done + reused + len(pending), done + reused)
-        asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor)
+        if spending is not None:
+            spending.add_stored(*store.run_usage(name)[1:4])  # what earlier sessions of the run spent
+        asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor, spending)
         skipped = asker.ask(pending)
         if skipped:
             # questions another process claimed: free again if it died meanwhile, else its to answer
@@ -135,9 +141,11 @@ class _ClaimingAsker:
         lease: Lease,
         on_sample: ProgressCallback | None,
         extractor: Model | None,
+        spending: Spending | None = None,
     ) -> None:
         self.name, self.spec, self.model, self.template = name, spec, model, template
         self.store, self.lease, self.on_sample, self.extractor = store, lease, on_sample, extractor
+        self.spending = spending
         self.asked = 0
         self.errors = 0
 
@@ -158,7 +166,7 @@ class _ClaimingAsker:
         write the store refuses (a full disk, a lock held past the wait) stops the sending; the answers
         already in flight still come back and are kept with it, so that the error counts every answer paid
         for and not written. A lease taken over stops it the same way."""
-        gate = RequestGate(self.lease)
+        gate = RequestGate(self.lease, self.spending)
         group = AnswerGroup(self.store, self.name, self._stored)
         refused: StoreError | None = None
         answers = _ask(self.model, chunk, self.spec, self.template, gate)
@@ -192,6 +200,8 @@ class _ClaimingAsker:
         """An answer is committed: count it and report it."""
         self.asked += 1
         self.errors += sample.status == SampleStatus.ERROR
+        if self.spending is not None:
+            self.spending.add(sample)
         if self.on_sample is not None:
             self.on_sample(sample)
 
