@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("aiohttp")
 
 import kaoshi
+from kaoshi.api.evaluation import CachePolicy
 from kaoshi.benchmarks import load_exam_result
 from kaoshi.data.model import Exam, Question, QuestionType, format_gold
 from kaoshi.store import SampleRecord
@@ -96,6 +97,7 @@ def test_runs_through_30_percent_faults_store_only_meant_answers_and_resume_to_c
                     exam, "openai:test-model", method=method, shots=0, base_url=server.base_url,
                     max_retries=MAX_RETRIES, timeout_s=3.0, concurrency=8, store=store, run_name=f"r{round_}",
                     chat=True,  # log-likelihood: the next token's ranking, whose faults this server serves
+                    cache=CachePolicy(enabled=False),  # each round a fresh run: asked, never the cache
                 )  # fmt: skip
                 samples = list(result.samples)
                 check_pass(server, samples, exam, meant)

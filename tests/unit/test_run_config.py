@@ -33,6 +33,9 @@ CLI_ONLY = {
     "estimate",  # an action: what the run would send, nothing sent (kaoshi.api.costs.estimate_prepared)
     "price",  # what the tokens cost, shown; not a setting of the run (kaoshi.api.costs.Price)
     "max_cost",  # a stop, not a setting: the same command without it goes on
+    "cache",  # which answers are asked, not what they are (kaoshi.runner.cache.CachePolicy)
+    "cache_sampled",
+    "cache_from",
     "store",
 }
 

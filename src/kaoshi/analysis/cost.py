@@ -57,7 +57,9 @@ def parse_price(text: str) -> Price:
 @dataclass(frozen=True)
 class Usage:
     """The tokens a run's answers used, as their servers counted them (kaoshi.store: tokens_in, tokens_out,
-    tokens_cached, tokens_reasoning). `uncounted`: answers whose server gave no usage."""
+    tokens_cached, tokens_reasoning). `uncounted`: answers whose server gave no usage; `taken`: answers
+    taken from another run or the cache (--reuse-from, kaoshi.runner.cache), paid for there and not
+    counted here."""
 
     answers: int = 0
     prompt: int = 0
@@ -65,6 +67,7 @@ class Usage:
     cached: int = 0
     reasoning: int = 0
     uncounted: int = 0
+    taken: int = 0
 
     def cost(self, price: Price) -> float:
         return price.cost(self.prompt, self.completion, self.cached)
@@ -77,6 +80,7 @@ class Usage:
             "completion_tokens": self.completion,
             "reasoning_tokens": self.reasoning,
             "answers_without_usage": self.uncounted,
+            "answers_taken_from_other_runs": self.taken,
         }
 
 

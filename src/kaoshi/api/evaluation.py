@@ -22,6 +22,7 @@ from kaoshi.models.base import Model, ModelOptions
 from kaoshi.models.function import FunctionModel
 from kaoshi.models.registry import default_chat_before_load, resolve_model
 from kaoshi.results.aggregate import RunSummary
+from kaoshi.runner.cache import CachePolicy as CachePolicy  # re-exported: kaoshi.evaluate(cache=...)
 from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig
 from kaoshi.runner.prepare import PreparedRun, check_before_load, prepare_run
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
@@ -84,6 +85,7 @@ class EvalResult:
     errors: int
     summary: RunSummary
     reused: int = 0  # answers taken from the run named by --reuse-from (spec.reused_from)
+    cached: int = 0  # answers taken from the cache (kaoshi.runner.cache), not asked again
     # the samples when read already (an in-memory run's, read before its store is gone); else None
     read_samples: tuple[SampleRecord, ...] | None = field(default=None, repr=False, compare=False)
 
@@ -151,6 +153,7 @@ def evaluate(
     notify: Callable[[str], None] | None = None,
     price: Price | None = None,
     max_cost: float | None = None,
+    cache: CachePolicy | None = None,
     **overrides: Any,
 ) -> EvalResult:
     """Evaluate `model` on `exam` into a store, resuming a run of the same name; the options are those of
@@ -176,6 +179,8 @@ def evaluate(
     price, max_cost: what the run's tokens cost (kaoshi.api.costs.parse_price("IN,OUT[,CACHED]")) and the
         most it may cost, its earlier sessions' answers included: once reached nothing more is sent, what is
         in flight is stored, and RunCapped is raised; the same call without it (or a higher one) goes on.
+    cache: which answers are taken from the cache instead of asked (kaoshi.runner.cache.CachePolicy; default:
+        greedy answers of a provider's model, from this store's other runs).
     Ctrl-C raises RunInterrupted once the answers so far are saved.
     """
     options = (config or RunConfig()).override(**overrides)
@@ -215,6 +220,7 @@ def evaluate(
         on_plan=on_plan,
         notify=notify or _log.warning,
         spending=spending_of(price, max_cost),
+        cache=cache,
     )
 
 
@@ -261,6 +267,7 @@ def evaluate_prepared(
     on_sample: ProgressCallback | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     spending: Spending | None = None,
+    cache: CachePolicy | None = None,
 ) -> EvalResult:
     """evaluate with its options already gathered (the `kaoshi run` command calls this); `spending`: its
     cost cap (spending_of)."""
@@ -277,7 +284,7 @@ def evaluate_prepared(
     )
     if isinstance(store, Store):
         return _evaluate_in(
-            store, prepared, given, model_options, run_name, join, notify, on_sample, on_plan, spending
+            store, prepared, given, model_options, run_name, join, notify, on_sample, on_plan, spending, cache
         )
     path = Path(IN_MEMORY if store is None else store)
     if store is not None and not path.exists():
@@ -296,13 +303,24 @@ def evaluate_prepared(
                     on_sample,
                     on_plan,
                     spending,
+                    cache,
                 )
         finally:
             if given is None:
                 model_loaded.close()
     with Store(path) as opened:
         result = _evaluate_in(
-            opened, prepared, given, model_options, run_name, join, notify, on_sample, on_plan, spending
+            opened,
+            prepared,
+            given,
+            model_options,
+            run_name,
+            join,
+            notify,
+            on_sample,
+            on_plan,
+            spending,
+            cache,
         )
     return replace(result, store=None) if store is None else result
 
@@ -318,6 +336,7 @@ def _evaluate_in(
     on_sample: ProgressCallback | None,
     on_plan: Callable[[int, int], None] | None,
     spending: Spending | None = None,
+    cache: CachePolicy | None = None,
 ) -> EvalResult:
     """Check the spec and take the run's lease before the model loads (minutes for a 7B model), run, read
     back."""
@@ -328,7 +347,7 @@ def _evaluate_in(
                 f"note: took over run {prepared.name!r} from {dead.describe(time.time())}, which is gone; "
                 "the questions it had claimed are asked again"
             )
-        outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan, spending)
+        outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan, spending, cache)
     # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
     # a store in memory, gone with it.
     in_memory = store.path == Path(IN_MEMORY)
@@ -341,6 +360,7 @@ def _evaluate_in(
         errors=outcome.errors,
         summary=read_summary(store, prepared.name),
         reused=outcome.reused,
+        cached=outcome.cached,
         read_samples=tuple(store.iter_samples(prepared.name)) if in_memory else None,
     )
 
@@ -369,6 +389,7 @@ def _run(
     on_sample: ProgressCallback | None,
     on_plan: Callable[[int, int], None] | None,
     spending: Spending | None = None,
+    cache: CachePolicy | None = None,
 ) -> RunOutcome:
     model = given if given is not None else resolve_model(prepared.spec.model, model_options)
     spec = (
@@ -394,6 +415,7 @@ def _run(
             extractor=extractor,
             lease=lease,
             spending=spending,
+            cache=cache or CachePolicy(),
         )
     except CostCapReached as capped:
         if not lease.others_alive():

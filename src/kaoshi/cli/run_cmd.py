@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal
 
 from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
 from kaoshi.api.costs import Price, Usage, estimate_prepared, parse_price, run_usage
-from kaoshi.api.evaluation import RunCapped, RunInterrupted, evaluate_prepared, spending_of
+from kaoshi.api.evaluation import CachePolicy, RunCapped, RunInterrupted, evaluate_prepared, spending_of
 from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, store_path
@@ -129,6 +130,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "flight is still stored, and the same command without it (or with more) goes on",
     )
     parser.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="take the answer to a request already answered (same model, prompt, budget, decoding, seed) "
+        "from the store instead of asking again; default: on for a provider's model (openai:), off for "
+        "local ones",
+    )
+    parser.add_argument(
+        "--cache-sampled",
+        action="store_true",
+        help="sampled requests (--temperature > 0) from the cache too (a sampled answer is one draw)",
+    )
+    parser.add_argument(
+        "--cache-from",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="STORE",
+        help="also take cached answers from this store (repeatable), after the run's own store",
+    )
+    parser.add_argument(
         "--report",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -160,6 +182,7 @@ def run_command(args: argparse.Namespace) -> int:
                 on_sample=bar.advance,
                 on_plan=bar.plan,
                 spending=spending,
+                cache=CachePolicy(args.cache, args.cache_sampled, tuple(args.cache_from)),
             )
     except RunCapped as capped:
         eprint(
@@ -175,6 +198,8 @@ def run_command(args: argparse.Namespace) -> int:
         )
         return 130
     reused = f"{evaluated.reused} reused from {evaluated.spec.reused_from}, " if evaluated.reused else ""
+    if evaluated.cached:
+        reused += f"{evaluated.cached} from the cache (answered before, not paid again), "
     eprint(
         f"run {evaluated.name!r}: {evaluated.new_samples} new, {reused}{evaluated.already_done} already "
         f"stored, {evaluated.errors} error(s); store {evaluated.store}"

@@ -98,6 +98,7 @@ class OpenAIModel(Model):
     # that refuses one answers with its own error (models/openai_body.py)
     sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
     takes_extra_body = True
+    cached_by_default = True  # every request is paid for
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

@@ -6,6 +6,7 @@ the budget may differ, and every reused answer's prompt is checked to be the one
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from kaoshi.errors import InputError
@@ -91,7 +92,7 @@ def reuse_answers(
         if answer is None or not _same_request(answer, item):
             still.append(item)
             continue
-        store.add_sample(name, _read_again(answer, item, spec))
+        store.add_sample(name, replace(read_again(answer, item, spec), answered_from=f"run {source}"))
         reused += 1
     return still, reused
 
@@ -104,9 +105,10 @@ def _maybe_cut_off(sample: SampleRecord, spec: RunSpec) -> bool:
     return sample.truncated or (sample.tokens_out is not None and sample.tokens_out >= budget)
 
 
-def _read_again(answer: SampleRecord, item: PendingQuestion, spec: RunSpec) -> SampleRecord:
-    """The reused answer as this run reads it: its stored output extracted and graded again under this
-    kaoshi's rules and this run's scoring (the LLM extractor's stored reply read again, not asked again)."""
+def read_again(answer: SampleRecord, item: PendingQuestion, spec: RunSpec) -> SampleRecord:
+    """A stored answer taken by this run (--reuse-from, the cache) as this run reads it: its stored output
+    extracted and graded again under this kaoshi's rules and this run's scoring (the LLM extractor's stored
+    reply read again, not asked again)."""
     output = ModelOutput(
         item.request_id,
         text=answer.response,
@@ -118,6 +120,7 @@ def _read_again(answer: SampleRecord, item: PendingQuestion, spec: RunSpec) -> S
         reasoning=answer.reasoning,
         reasoning_tokens=answer.tokens_reasoning,
         cached_tokens=answer.tokens_cached,
+        truncated=answer.truncated,
     )
     sample = build_sample(item, output, spec)
     if sample.status == SampleStatus.UNPARSED and answer.extractor_response is not None:

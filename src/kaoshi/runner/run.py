@@ -16,6 +16,7 @@ from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fi
 from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.asked import asked_by
+from kaoshi.runner.cache import NO_CACHE, CachePolicy, answer_from_cache
 from kaoshi.runner.gate import RequestGate
 from kaoshi.runner.grouping import INSTANT_S, AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
@@ -41,6 +42,7 @@ class RunOutcome:
     new_samples: int
     errors: int
     reused: int = 0  # answers taken from the run named by spec.reused_from (--reuse-from)
+    cached: int = 0  # answers taken from the cache (kaoshi.runner.cache)
 
 
 def plan_run(
@@ -86,10 +88,12 @@ def execute_run(
     extractor: Model | None = None,
     lease: Lease | None = None,
     spending: Spending | None = None,
+    cache: CachePolicy = NO_CACHE,
 ) -> RunOutcome:
     """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor).
     `spending`: the run's cost cap (--max-cost), counting what its stored answers already cost; reached,
-    nothing more is sent, what is in flight is stored, and CostCapReached is raised.
+    nothing more is sent, what is in flight is stored, and CostCapReached is raised. `cache`: which
+    answers are taken from the cache (kaoshi.runner.cache) instead of asked.
 
     lease: this process's lease of the run (Store.hold), taken by the caller before the model loads; without
     one the run takes its own, refusing a run another live process executes. Each chunk's questions are
@@ -109,8 +113,9 @@ def execute_run(
         reused = 0
         if spec.reused_from is not None:
             pending, reused = reuse_answers(store, spec.reused_from, name, spec, pending)
+        pending, cached = answer_from_cache(store, name, spec, pending, cache, model)
         if on_plan is not None:
-            on_plan(done + reused + len(pending), done + reused)
+            on_plan(done + reused + cached + len(pending), done + reused + cached)
         if spending is not None:
             spending.add_stored(*store.run_usage(name)[1:4])  # what earlier sessions of the run spent
         asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor, spending)
@@ -125,7 +130,9 @@ def execute_run(
         wanted = {(q.id, k) for q in exam.questions if asked(q.id) for k in range(spec.repeats)}
         if store.sample_keys(name) >= wanted:
             store.finish_run(name)
-    return RunOutcome(name, done + reused + len(pending), done, asker.asked, asker.errors, reused)
+    return RunOutcome(
+        name, done + reused + cached + len(pending), done, asker.asked, asker.errors, reused, cached
+    )
 
 
 class _ClaimingAsker:

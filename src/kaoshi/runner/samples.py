@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -12,6 +14,7 @@ from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOutput, request_id
 from kaoshi.prompts import Prompt
 from kaoshi.qtypes import extract_answer, grade_answer, kind_of
+from kaoshi.runner.repeats import sampling_of
 from kaoshi.scoring.extract import Extraction
 from kaoshi.scoring.grade import Grade
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus, run_method
@@ -32,6 +35,40 @@ class PendingQuestion:
     @property
     def key(self) -> tuple[str, int]:
         return self.question.id, self.sample
+
+
+def request_key(pending: PendingQuestion, spec: RunSpec) -> str | None:
+    """The key of the request a generated answer is asked with: what the backend is sent (model, backend
+    settings, chat or not, prompt or messages, budget, decoding and seed) and the sample index, as the
+    first 128 bits of their SHA-256 in hex (a short key keeps the index that finds it cheap to write: a
+    sample a run stores pays for it). None for an answer ranked by log-likelihood (not cached)."""
+    question = pending.question
+    if ranked(question, spec.method):
+        return None
+    sampling = sampling_of(spec, question.id, pending.sample)
+    digest = hashlib.sha256(_run_request_part(spec))
+    digest.update(pending.prompt.text.encode())
+    budget = spec.new_tokens(question.type.value)
+    digest.update(f"\x00{budget}\x00{sampling.seed}\x00{pending.sample}".encode())
+    return digest.hexdigest()[:32]
+
+
+_RUN_PARTS: dict[int, tuple[RunSpec, bytes]] = {}
+
+
+def _run_request_part(spec: RunSpec) -> bytes:
+    """What every request of a run shares (model, backend settings, chat, decoding), as bytes; kept for
+    the few specs a process runs (a run's answers all share one)."""
+    kept = _RUN_PARTS.get(id(spec))
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    shared = [spec.model, spec.model_settings, spec.chat, spec.temperature, spec.top_p, spec.top_k,
+              spec.thinking]  # fmt: skip
+    part = json.dumps(shared, ensure_ascii=False, sort_keys=True, default=str).encode() + b"\x00"
+    if len(_RUN_PARTS) > 16:
+        _RUN_PARTS.clear()
+    _RUN_PARTS[id(spec)] = (spec, part)
+    return part
 
 
 def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -> SampleRecord:
@@ -67,6 +104,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         reasoning=output.reasoning,  # kept to be shown: extraction reads output.text alone
         tokens_reasoning=output.reasoning_tokens,
         tokens_cached=output.cached_tokens,
+        request_key=None if error is not None else request_key(pending, spec),
         sample=pending.sample,
         **scored,
     )

@@ -22,7 +22,12 @@ class CostCapReached(Exception):
 
 @dataclass
 class Spending:
-    """What a run has spent at `price`, and whether it may send more under `cap`."""
+    """What a run has spent at `price`, and whether it may send more under `cap`.
+
+    A backend takes its next request while the answers before it are still on their way to the store (a
+    pipeline, a queue behind a busy machine), so counting only stored answers let a run pass its cap by
+    every answer in that queue. A request let out is therefore counted at the mean cost of the answers so
+    far until its own answer is stored: the run stops within about the cost of its concurrent requests."""
 
     price: Price
     cap: float
@@ -30,12 +35,18 @@ class Spending:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
+        self._answers = 0  # stored this session, and what they cost: the mean cost of one
+        self._session = 0.0
+        self._in_flight = 0  # let out, not stored yet
 
     def add(self, sample: SampleRecord) -> None:
         """An answer stored: its tokens, as its server counted them, at the price."""
         cost = self.price.cost(sample.tokens_in or 0, sample.tokens_out or 0, sample.tokens_cached or 0)
         with self._lock:
             self.spent += cost
+            self._session += cost
+            self._answers += 1
+            self._in_flight = max(0, self._in_flight - 1)
 
     def add_stored(self, prompt: int, completion: int, cached: int) -> None:
         """What the run's answers stored before this session spent (their summed tokens)."""
@@ -43,9 +54,14 @@ class Spending:
             self.spent += self.price.cost(prompt, completion, cached)
 
     def admits(self) -> bool:
-        """Whether one more request may be sent: the run has not reached its cap."""
+        """Whether one more request may be sent: the run, with what it has let out and not yet stored,
+        stays under its cap. A request admitted is counted as in flight."""
         with self._lock:
-            return self.spent < self.cap
+            expected = self._session / self._answers if self._answers else 0.0
+            if self.spent + self._in_flight * expected >= self.cap:
+                return False
+            self._in_flight += 1
+            return True
 
     def reached(self) -> CostCapReached:
         with self._lock:

@@ -248,6 +248,11 @@ class SampleRecord:
     tokens_reasoning: int | None = None  # tokens of the reasoning (part of tokens_out), where known
     # prompt tokens the server read from its prompt cache (part of tokens_in, priced lower), where said
     tokens_cached: int | None = None
+    # the key of the request a generated answer was asked with (kaoshi.runner.cache): a later run with the
+    # same request takes the answer instead of paying for it again
+    request_key: str | None = None
+    # where an answer taken from another run came from (the cache, --reuse-from): its tokens were paid there
+    answered_from: str | None = None
     # Which of the question's k samples this is (--repeats): 0 for a run of one sample a question.
     sample: int = 0
 
@@ -286,6 +291,8 @@ class SampleRecord:
             record["tokens_reasoning"] = self.tokens_reasoning
         if self.tokens_cached is not None:  # as served_model: only then
             record["tokens_cached"] = self.tokens_cached
+        if self.answered_from is not None:
+            record["answered_from"] = self.answered_from
         return record
 
 

@@ -55,6 +55,8 @@ SAMPLE_COLUMNS = (
     "reasoning",
     "tokens_reasoning",
     "tokens_cached",
+    "request_key",
+    "answered_from",
 )
 # What a sample is written with: its columns, its question's content fingerprint (store.pairing) and group,
 # which the summaries read instead of decoding each question (store.columns); never read into a
@@ -185,6 +187,8 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.reasoning,
         sample.tokens_reasoning,
         sample.tokens_cached,
+        sample.request_key,
+        sample.answered_from,
     )
 
 

@@ -40,6 +40,8 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     fingerprint TEXT,
     question_group TEXT,
     tokens_cached INTEGER,
+    request_key TEXT,
+    answered_from TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -123,6 +125,14 @@ INDEXES: dict[str, str] = {
         "question_group, status, correct, score, points, truncated, gold, answer, served_model, position, "
         "question_id, fingerprint, extracted_by, tokens_in, tokens_out, tokens_reasoning, latency_s)"
     ),
+    # the answers a later run may take from the cache (runner.cache), by their request's key
+    "samples_requests": (
+        "CREATE INDEX IF NOT EXISTS samples_requests ON samples (request_key) WHERE request_key IS NOT NULL"
+    ),
+    "repeat_samples_requests": (
+        "CREATE INDEX IF NOT EXISTS repeat_samples_requests ON repeat_samples (request_key) "
+        "WHERE request_key IS NOT NULL"
+    ),
     "repeat_samples_tally": (
         "CREATE INDEX IF NOT EXISTS repeat_samples_tally "
         "ON repeat_samples (run, status, correct, score, points)"
@@ -148,6 +158,10 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("question_group", "TEXT", "NULL"),
         # prompt tokens the server read from its prompt cache (models.base.ModelOutput.cached_tokens)
         ("tokens_cached", "INTEGER", "NULL"),
+        # the key of the request a generated answer was asked with (runner.cache), by which a later run
+        # finds it; where an answer taken from another run came from (runner.cache, runner.reuse)
+        ("request_key", "TEXT", "NULL"),
+        ("answered_from", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),

@@ -50,6 +50,7 @@ from kaoshi.store.schema import (
     SCHEMA_VERSION,
     add_reading_stand_ins,
     create_missing_tables,
+    missing_columns,
     select_list,
     stored_schema_version,
 )
@@ -350,7 +351,7 @@ class Store:
         with naming_the_file(self.path):
             return run_counts(self._db)
 
-    def run_usage(self, run: str) -> tuple[int, int, int, int, int, int]:
+    def run_usage(self, run: str) -> tuple[int, int, int, int, int, int, int]:
         """The tokens of the run's samples, summed by SQLite (kaoshi.store.aggregates.run_usage)."""
         with naming_the_file(self.path):
             return run_usage(self._db, run)
@@ -424,6 +425,31 @@ class Store:
         with naming_the_file(self.path):
             for sample, *row in self._db.execute(query, (run,)):
                 yield sample_from_row(tuple(row), self.path, run, sample)
+
+    def cached_answers(
+        self, keys: Sequence[str], excluding: str | None = None
+    ) -> dict[str, tuple[str, SampleRecord]]:
+        """The stored answers (no errors) to requests of these keys (kaoshi.runner.cache), each with its
+        run: the most recent of each key, from any run but `excluding`. A store from before the column
+        has none."""
+        found: dict[str, tuple[str, SampleRecord]] = {}
+        if not keys or any(c[0] == "request_key" for c in missing_columns(self._db, "samples")):
+            return found
+        wanted = "(SELECT value FROM json_each(?))"
+        for table, select, extra in (
+            ("samples", self._sample_select, "0"),
+            ("repeat_samples", self._repeat_select, "sample"),
+        ):
+            query = (
+                f"SELECT run, {extra}, {select} FROM {table} WHERE request_key IN {wanted} "
+                f"AND status != '{SampleStatus.ERROR.value}' AND run IS NOT ? ORDER BY rowid"
+            )
+            with naming_the_file(self.path):
+                for run, sample, *row in self._db.execute(query, (dumps(list(keys)), excluding)):
+                    answer = sample_from_row(tuple(row), self.path, run, sample)
+                    assert answer.request_key is not None
+                    found[answer.request_key] = (run, answer)
+        return found
 
     def all_samples(self, run: str) -> list[SampleRecord]:
         """Every sample of the run, the repeats' too, by question and sample."""
