@@ -38,6 +38,12 @@ def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, st
     return code, out, err
 
 
+def indexes_of_requests(store: Path) -> set[str]:
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%requests'")
+        return {row[0] for row in rows}
+
+
 def answers(store: Path, run: str) -> dict[str, tuple[str | None, str | None]]:
     with Store(store, read_only=True) as opened:
         return {s.question_id: (s.response, s.answered_from) for s in opened.all_samples(run)}
@@ -134,8 +140,15 @@ def test_a_local_models_answers_are_asked_afresh_unless_the_cache_is_asked_for(
     assert kaoshi(capsys, *run)[0] == 0
     code, _, err = kaoshi(capsys, *run, "--run-name", "again")
     assert code == 0 and "from the cache" not in err
+    # a store whose runs never used the cache has no index of requests to write (a twelfth of the rate)
+    assert not indexes_of_requests(store)
+    elsewhere = tmp_path / "other.sqlite"
+    code, _, err = kaoshi(capsys, *run[:-3], "--store", str(elsewhere), "--no-report", "--cache",
+                          "--cache-from", str(store))  # fmt: skip
+    assert code == 0 and "44 from the cache" in err, err  # read from rows of a store without the index
     code, _, err = kaoshi(capsys, *run, "--run-name", "cached", "--cache")
     assert code == 0 and "from the cache" in err
+    assert indexes_of_requests(store) == {"samples_requests", "repeat_samples_requests"}
     with sqlite3.connect(store) as db:
         keys = db.execute("SELECT COUNT(DISTINCT request_key) FROM samples WHERE run = 'again'").fetchone()[0]
         stored = db.execute("SELECT COUNT(*) FROM samples WHERE run = 'again'").fetchone()[0]

@@ -51,7 +51,7 @@ def answer_from_cache(
     then `policy.stores` in order); the samples still to ask, and how many came from the cache."""
     if not policy.on_for(model) or not pending or (spec.temperature > 0 and not policy.sampled):
         return list(pending), 0
-    keyed: dict[str, list[PendingQuestion]] = {}
+    keyed: dict[int, list[PendingQuestion]] = {}
     for item in pending:
         key = request_key(item, spec)
         if key is not None:  # two questions may send the same request (the same stem under two ids)
@@ -69,6 +69,7 @@ def answer_from_cache(
         replace(read_again(answer, item, spec), answered_from=source)
         for key, (source, answer) in found.items()
         for item in keyed[key]
+        if answer.prompt == item.prompt.text  # a key is 64 bits of a hash: check it is this request
     ]
     store.add_samples(name, taken)  # in one transaction
     answered = {(sample.question_id, sample.sample) for sample in taken}

@@ -37,11 +37,13 @@ class PendingQuestion:
         return self.question.id, self.sample
 
 
-def request_key(pending: PendingQuestion, spec: RunSpec) -> str | None:
+def request_key(pending: PendingQuestion, spec: RunSpec) -> int | None:
     """The key of the request a generated answer is asked with: what the backend is sent (model, backend
     settings, chat or not, prompt or messages, budget, decoding and seed) and the sample index, as the
-    first 128 bits of their SHA-256 in hex (a short key keeps the index that finds it cheap to write: a
-    sample a run stores pays for it). None for an answer ranked by log-likelihood (not cached)."""
+    first 64 bits of their SHA-256, a signed integer: the cheapest key for the index that finds it (every
+    sample a run stores writes one); an answer found is checked to have this request's prompt, so a
+    collision is a miss, never another question's answer. None for an answer ranked by log-likelihood
+    (not cached)."""
     question = pending.question
     if ranked(question, spec.method):
         return None
@@ -50,7 +52,7 @@ def request_key(pending: PendingQuestion, spec: RunSpec) -> str | None:
     digest.update(pending.prompt.text.encode())
     budget = spec.new_tokens(question.type.value)
     digest.update(f"\x00{budget}\x00{sampling.seed}\x00{pending.sample}".encode())
-    return digest.hexdigest()[:32]
+    return int.from_bytes(digest.digest()[:8], "big", signed=True)
 
 
 _RUN_PARTS: dict[int, tuple[RunSpec, bytes]] = {}

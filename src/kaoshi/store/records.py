@@ -250,7 +250,7 @@ class SampleRecord:
     tokens_cached: int | None = None
     # the key of the request a generated answer was asked with (kaoshi.runner.cache): a later run with the
     # same request takes the answer instead of paying for it again
-    request_key: str | None = None
+    request_key: int | None = None
     # where an answer taken from another run came from (the cache, --reuse-from): its tokens were paid there
     answered_from: str | None = None
     # Which of the question's k samples this is (--repeats): 0 for a run of one sample a question.

@@ -40,7 +40,7 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     fingerprint TEXT,
     question_group TEXT,
     tokens_cached INTEGER,
-    request_key TEXT,
+    request_key INTEGER,
     answered_from TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
@@ -125,17 +125,22 @@ INDEXES: dict[str, str] = {
         "question_group, status, correct, score, points, truncated, gold, answer, served_model, position, "
         "question_id, fingerprint, extracted_by, tokens_in, tokens_out, tokens_reasoning, latency_s)"
     ),
-    # the answers a later run may take from the cache (runner.cache), by their request's key
+    "repeat_samples_tally": (
+        "CREATE INDEX IF NOT EXISTS repeat_samples_tally "
+        "ON repeat_samples (run, status, correct, score, points)"
+    ),
+}
+# Made the first time a run takes answers from the cache (kaoshi.runner.cache), in a store opened for
+# writing: the answers of the store by their request's key. Not with the other indexes: every answer a
+# run stores writes an entry in each index (this one cost a twelfth of the write rate), and a store whose
+# runs never use the cache (local models, by default) needs none. Without it a lookup reads the rows.
+REQUEST_INDEXES: dict[str, str] = {
     "samples_requests": (
         "CREATE INDEX IF NOT EXISTS samples_requests ON samples (request_key) WHERE request_key IS NOT NULL"
     ),
     "repeat_samples_requests": (
         "CREATE INDEX IF NOT EXISTS repeat_samples_requests ON repeat_samples (request_key) "
         "WHERE request_key IS NOT NULL"
-    ),
-    "repeat_samples_tally": (
-        "CREATE INDEX IF NOT EXISTS repeat_samples_tally "
-        "ON repeat_samples (run, status, correct, score, points)"
     ),
 }
 # Columns that later kaoshi versions added to a table every store has: opening a store for writing adds them
@@ -160,7 +165,7 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("tokens_cached", "INTEGER", "NULL"),
         # the key of the request a generated answer was asked with (runner.cache), by which a later run
         # finds it; where an answer taken from another run came from (runner.cache, runner.reuse)
-        ("request_key", "TEXT", "NULL"),
+        ("request_key", "INTEGER", "NULL"),
         ("answered_from", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1

@@ -47,6 +47,7 @@ from kaoshi.store.rows import (
 )
 from kaoshi.store.run_admin import RemovedRun, RenamedRun, remove_runs, rename_run
 from kaoshi.store.schema import (
+    REQUEST_INDEXES,
     SCHEMA_VERSION,
     add_reading_stand_ins,
     create_missing_tables,
@@ -427,14 +428,18 @@ class Store:
                 yield sample_from_row(tuple(row), self.path, run, sample)
 
     def cached_answers(
-        self, keys: Sequence[str], excluding: str | None = None
-    ) -> dict[str, tuple[str, SampleRecord]]:
+        self, keys: Sequence[int], excluding: str | None = None
+    ) -> dict[int, tuple[str, SampleRecord]]:
         """The stored answers (no errors) to requests of these keys (kaoshi.runner.cache), each with its
         run: the most recent of each key, from any run but `excluding`. A store from before the column
         has none."""
-        found: dict[str, tuple[str, SampleRecord]] = {}
+        found: dict[int, tuple[str, SampleRecord]] = {}
         if not keys or any(c[0] == "request_key" for c in missing_columns(self._db, "samples")):
             return found
+        if self._read_only_reason is None:  # the index a lookup reads, made the first time one is made
+            with naming_the_file(self.path):
+                for ddl in REQUEST_INDEXES.values():
+                    self._db.execute(ddl)
         wanted = "(SELECT value FROM json_each(?))"
         for table, select, extra in (
             ("samples", self._sample_select, "0"),
