@@ -56,8 +56,9 @@ def test_a_repeated_run_is_answered_from_the_cache_with_no_request_and_no_cost(
     store = tmp_path / "s.sqlite"
     replies = {f"第{i}题": f"答案：{LETTERS[(i * 3) % 4]}" for i in range(12)}
     with FakeOpenAI(answers=replies) as server:
+        # a server on this machine: the cache is asked for (a provider's endpoints have it by default)
         run = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
-               "--store", str(store), "--no-report")  # fmt: skip
+               "--store", str(store), "--no-report", "--cache")  # fmt: skip
         assert kaoshi(capsys, *run)[0] == 0
         assert len(server.bodies) == 12
         code, _, err = kaoshi(capsys, *run, "--run-name", "again")
@@ -88,7 +89,7 @@ def test_errors_are_never_answered_from_the_cache(tmp_path: Path, capsys: pytest
     store = tmp_path / "s.sqlite"
     with FakeOpenAI(faults={"第3题": ["400"], "第7题": ["400"]}) as server:
         run = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
-               "--store", str(store), "--no-report", "--max-retries", "0")  # fmt: skip
+               "--store", str(store), "--no-report", "--max-retries", "0", "--cache")  # fmt: skip
         assert kaoshi(capsys, *run)[0] == 0
         code, _, err = kaoshi(capsys, *run, "--run-name", "again")
         assert code == 0 and "10 from the cache" in err, err
@@ -104,7 +105,8 @@ def test_sampled_requests_come_from_the_cache_only_when_asked_and_for_the_same_s
     store = tmp_path / "s.sqlite"
     with FakeOpenAI() as server:
         run = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
-               "--store", str(store), "--no-report", "--temperature", "0.7", "--seed", "1")  # fmt: skip
+               "--store", str(store), "--no-report", "--temperature", "0.7", "--seed", "1",
+               "--cache")  # fmt: skip
         assert kaoshi(capsys, *run, "--run-name", "s1")[0] == 0
         assert kaoshi(capsys, *run, "--run-name", "s2")[0] == 0  # a sampled answer is one draw
         assert len(server.bodies) == 24
@@ -122,7 +124,7 @@ def test_answers_come_from_another_store_named_with_cache_from(
     first, second = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
     with FakeOpenAI() as server:
         run = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
-               "--no-report")  # fmt: skip
+               "--no-report", "--cache")  # fmt: skip
         assert kaoshi(capsys, *run, "--store", str(first), "--limit-total", "5")[0] == 0
         code, _, err = kaoshi(capsys, *run, "--store", str(second), "--cache-from", str(first))
         assert code == 0 and "5 from the cache" in err, err
@@ -153,3 +155,68 @@ def test_a_local_models_answers_are_asked_afresh_unless_the_cache_is_asked_for(
         keys = db.execute("SELECT COUNT(DISTINCT request_key) FROM samples WHERE run = 'again'").fetchone()[0]
         stored = db.execute("SELECT COUNT(*) FROM samples WHERE run = 'again'").fetchone()[0]
     assert keys == stored  # every generated answer keeps its request's key
+
+
+@pytest.mark.parametrize(
+    ("url", "cached"),
+    [
+        ("https://api.openai.com/v1", True),
+        ("https://dashscope.aliyuncs.com/compatible-mode/v1", True),
+        ("http://127.0.0.1:8000/v1", False),
+        ("http://localhost:8000/v1", False),
+        ("http://[::1]:8000/v1", False),
+        ("http://10.0.3.7:8000/v1", False),
+        ("http://192.168.1.20/v1", False),
+        ("http://gpu-box:8000/v1", False),  # a name without a domain: a machine on this network
+        ("http://vllm.internal:8000/v1", False),
+    ],
+)
+def test_a_providers_answers_are_cached_by_default_and_a_servers_on_this_network_are_not(
+    url: str, cached: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A provider's requests are paid for and its model names the model; a server someone runs (vLLM,
+    llama.cpp) may serve a new checkpoint under the same name, so it is asked afresh unless --cache."""
+    from kaoshi.models import ModelOptions, resolve_model
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    model = resolve_model("openai:m", ModelOptions(base_url=url))
+    try:
+        assert model.cached_by_default() is cached
+    finally:
+        model.close()
+    both = resolve_model(
+        "openai:m", ModelOptions(base_url=("https://api.openai.com/v1", "http://10.0.0.2/v1"))
+    )
+    assert not both.cached_by_default()
+    both.close()
+
+
+def test_an_estimate_leaves_out_what_the_cache_answers_and_a_vote_is_never_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--estimate` of a run the cache answers says it would send nothing; a vote of runs (its response
+    is the ballots) is no answer a later run takes; a run with an LLM extractor does not take the answers
+    of a run without one."""
+    store = tmp_path / "s.sqlite"
+    base = ("run", "--benchmark", "sample", "--store", str(store), "--no-report", "--cache")
+    for letter in "ABC":
+        assert kaoshi(capsys, *base, "--model", f"constant:{letter}", "--run-name", letter)[0] == 0
+    code, out, _ = kaoshi(capsys, *base, "--model", "constant:A", "--run-name", "again", "--estimate")
+    assert code == 0 and "would send 0 request(s)" in out and "44 answered already" in out
+    assert kaoshi(capsys, "vote", "A", "B", "C", "--run-name", "v", "--store", str(store))[0] == 0
+    code, _, err = kaoshi(capsys, *base, "--model", "constant:A", "--run-name", "after-vote")
+    assert code == 0 and "44 from the cache" in err
+    assert {source for _, source in answers(store, "after-vote").values()} == {"run A"}
+    code, _, err = kaoshi(capsys, *base, "--model", "constant:A", "--run-name", "extracted",
+                          "--llm-extractor", "constant:A")  # fmt: skip
+    assert code == 0 and "from the cache" not in err, err  # another reading of the answers: asked
+
+
+def test_a_cache_store_that_is_not_there_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "s.sqlite"
+    nowhere = str(tmp_path / "nowhere.sqlite")
+    code, _, err = kaoshi(capsys, "run", "--benchmark", "sample", "--model", "constant:A",
+                          "--store", str(store), "--cache-from", nowhere)  # fmt: skip
+    assert code == 2 and "--cache-from" in err and "no such store" in err and not store.exists()

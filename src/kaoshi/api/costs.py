@@ -16,11 +16,14 @@ from kaoshi.data.model import Exam
 from kaoshi.models.base import Model, ModelOptions
 from kaoshi.models.registry import default_chat_before_load, resolve_model
 from kaoshi.prompts.base import Prompt
+from kaoshi.runner.cache import CachePolicy, cached_for
 from kaoshi.runner.config import RunConfig
-from kaoshi.runner.prepare import prepare_run
+from kaoshi.runner.prepare import PreparedRun, prepare_run
 from kaoshi.runner.run import plan_run
+from kaoshi.runner.samples import PendingQuestion
 from kaoshi.store import Store
 from kaoshi.store.opening import IN_MEMORY
+from kaoshi.store.records import RunSpec
 
 __all__ = [
     "APPROXIMATION",
@@ -83,10 +86,12 @@ def estimate_prepared(
     run_name: str | None = None,
     store: StoreLike = None,
     price: Price | None = None,
+    cache: CachePolicy | None = None,
 ) -> RunEstimate:
     """What `kaoshi run` with these options would send, sending nothing and writing nothing: the run is
     prepared and its prompts rendered as the run renders them (the model is loaded to fit and count them;
-    a provider's model loads no weights), less the answers a stored run of that name already has."""
+    a provider's model loads no weights), less the answers a stored run of that name already has and
+    those the cache holds (`cache`, as the run would take them)."""
     given = as_model(model, model_options)
     spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
     chat = options.chat
@@ -104,8 +109,7 @@ def estimate_prepared(
             if prepared.chat_known
             else replace(prepared.spec, chat=loaded.default_chat_for(options.method))
         )
-        finished = _stored_answers(store, prepared.name)
-        pending, stored = plan_run(prepared.exam, prepared.template, spec, loaded, finished)
+        pending, stored = _still_to_ask(store, prepared.name, prepared, spec, loaded, cache)
         counts = [_count(loaded, p.prompt) for p in pending]
         exact = all(count is not None for count in counts)
         prompt_tokens = sum(
@@ -132,14 +136,25 @@ def _quiet(_: str) -> None:
     """An estimate's preparation says nothing: the run it would make says it when made."""
 
 
-def _stored_answers(store: StoreLike, name: str) -> set[tuple[str, int]]:
-    """The answers a stored run of this name has (none without a store, or without the run)."""
+def _still_to_ask(
+    store: StoreLike,
+    name: str,
+    prepared: PreparedRun,
+    spec: RunSpec,
+    model: Model,
+    cache: CachePolicy | None,
+) -> tuple[list[PendingQuestion], int]:
+    """The requests the run would send, and the answers it would not ask again: those a stored run of
+    this name has, and those it would take from the cache."""
     if store is None or (not isinstance(store, Store) and not Path(store).exists()):
-        return set()
+        return plan_run(prepared.exam, prepared.template, spec, model, set())
     with open_store(store, read_only=True) as opened:
-        if opened.path == Path(IN_MEMORY) or opened.find_run(name) is None:
-            return set()
-        return opened.finished_keys(name)
+        known = opened.path != Path(IN_MEMORY) and opened.find_run(name) is not None
+        finished = opened.finished_keys(name) if known else set()
+        pending, stored = plan_run(prepared.exam, prepared.template, spec, model, finished)
+        taken = cached_for(opened, name, spec, pending, cache or CachePolicy(), model)
+    answered = {item.key for _, _, item in taken}
+    return [item for item in pending if item.key not in answered], stored + len(answered)
 
 
 def _count(model: Model, prompt: Prompt) -> int | None:

@@ -165,8 +165,12 @@ def run_command(args: argparse.Namespace) -> int:
     config.check()
     result = load_from_args(args)
     report_load(result)
+    cache = CachePolicy(args.cache, args.cache_sampled, tuple(args.cache_from))
+    for path in cache.stores:  # before the model loads and the run is written
+        if not path.is_file():
+            raise InputError(f"--cache-from {path}: no such store")
     if args.estimate:
-        return _estimate(args, result, config)
+        return _estimate(args, result, config, cache)
     spending = spending_of(args.price, args.max_cost)
     try:
         with ProgressBar("evaluating", "q") as bar:
@@ -182,7 +186,7 @@ def run_command(args: argparse.Namespace) -> int:
                 on_sample=bar.advance,
                 on_plan=bar.plan,
                 spending=spending,
-                cache=CachePolicy(args.cache, args.cache_sampled, tuple(args.cache_from)),
+                cache=cache,
             )
     except RunCapped as capped:
         eprint(
@@ -233,13 +237,13 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _estimate(args: argparse.Namespace, loaded: LoadResult, config: RunConfig) -> int:
+def _estimate(args: argparse.Namespace, loaded: LoadResult, config: RunConfig, cache: CachePolicy) -> int:
     """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
     estimate = estimate_prepared(
         loaded.exam, args.model, config, config.model_options(), run_name=args.run_name,
-        store=store_path(args), price=args.price,
+        store=store_path(args), price=args.price, cache=cache,
     )  # fmt: skip
-    stored = f" ({estimate.stored} answers already stored are not asked again)" if estimate.stored else ""
+    stored = f" ({estimate.stored} answered already, stored or in the cache)" if estimate.stored else ""
     print(f"run {estimate.run!r} would send {estimate.requests} request(s) to {estimate.model}{stored}")
     print(f"prompt tokens: {estimate.prompt_tokens:,} ({estimate.counted_by})")
     print(f"new tokens allowed: at most {estimate.budget_tokens:,} (each answer's budget)")

@@ -345,10 +345,13 @@ class Model:
     sampling_options: frozenset[str] = frozenset()
     # Whether the backend sends ModelOptions.extra_body (--extra-body) with its requests.
     takes_extra_body = False
-    # Whether a run takes this backend's answers from the cache unless it says otherwise (kaoshi.runner.
-    # cache): a provider's model, whose requests are paid for and whose name is the model. A local model's
-    # weights may change under the same spec (a folder trained again), so its runs ask it afresh.
-    cached_by_default = False
+
+    def cached_by_default(self) -> bool:
+        """Whether a run takes this backend's answers from the cache unless it says otherwise
+        (kaoshi.runner.cache): a provider's model, whose requests are paid for and whose name is the
+        model. A local model's weights may change under the same spec (a folder trained again, a new
+        checkpoint served under the same name), so its runs ask it afresh."""
+        return False
 
     def default_chat_for(self, method: str) -> bool:
         """Whether a run of `method` sends chat messages unless it says otherwise."""

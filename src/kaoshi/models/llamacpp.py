@@ -65,10 +65,11 @@ class LlamaCppModel(Model):
         return bytes(self.llm.detokenize(tokens)).decode("utf-8", errors="replace")
 
     def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = 256) -> bool:
-        return self.count_tokens(prompt_text, messages) + reserve <= self.max_length
+        return len(self._tokens(prompt_text, bos=True)) + reserve <= self.max_length
 
-    def count_tokens(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> int:
-        return len(self._tokens(prompt_text, bos=True))
+    def count_tokens(self, prompt_text: str, messages: tuple[Message, ...] | None = None) -> int | None:
+        # chat messages go through llama.cpp's own chat handler: not counted here (an estimate approximates)
+        return None if messages is not None else len(self._tokens(prompt_text, bos=True))
 
     def generate(self, requests: Sequence[GenerateRequest]) -> Iterator[ModelOutput]:
         for request in requests:

@@ -18,11 +18,13 @@ Log-likelihood of plain prompts scores whole candidates from echoed prompt log-p
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import queue
 import random
 import threading
 import time
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -58,6 +60,21 @@ from kaoshi.models.retry import Backoff, is_retryable_status, parse_retry_after
 from kaoshi.models.secrets import mask_secrets, redact, strip_credentials, url_secrets
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def is_private_host(url: str) -> bool:
+    """Whether a URL names this machine or a private network (localhost, 127.x, 10.x, 192.168.x, ::1,
+    a name without a dot): a server someone runs, not a provider."""
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    if host in ("localhost", "") or ("." not in host and ":" not in host):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host.endswith((".local", ".internal", ".lan"))
+    return address.is_private or address.is_loopback or address.is_link_local
+
+
 TOP_LOGPROBS = 20
 
 Reader = Callable[[ModelOutput, dict[str, Any]], ModelOutput]
@@ -98,7 +115,11 @@ class OpenAIModel(Model):
     # that refuses one answers with its own error (models/openai_body.py)
     sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
     takes_extra_body = True
-    cached_by_default = True  # every request is paid for
+
+    def cached_by_default(self) -> bool:
+        """A provider's endpoints (every request paid for); not a server on this machine or a private
+        network (vLLM, llama.cpp, a gateway), which may serve a new checkpoint under the same name."""
+        return not any(is_private_host(url) for url in self.base_urls)
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

@@ -18,7 +18,8 @@ from pathlib import Path
 from kaoshi.models.base import Model
 from kaoshi.runner.reuse import read_again
 from kaoshi.runner.samples import PendingQuestion, request_key
-from kaoshi.store.records import RunSpec
+from kaoshi.store.leases import Lease
+from kaoshi.store.records import RunSpec, SampleRecord
 from kaoshi.store.sqlite import Store
 
 
@@ -33,24 +34,25 @@ class CachePolicy:
     stores: tuple[Path, ...] = ()
 
     def on_for(self, model: Model) -> bool:
-        return model.cached_by_default if self.enabled is None else self.enabled
+        return model.cached_by_default() if self.enabled is None else self.enabled
 
 
 NO_CACHE = CachePolicy(enabled=False)
 
 
-def answer_from_cache(
+def cached_for(
     store: Store,
     name: str,
     spec: RunSpec,
     pending: Sequence[PendingQuestion],
     policy: CachePolicy,
     model: Model,
-) -> tuple[list[PendingQuestion], int]:
-    """Store, as run `name`'s, the answers the cache holds for `pending` (this store's other runs first,
-    then `policy.stores` in order); the samples still to ask, and how many came from the cache."""
+) -> list[tuple[str, SampleRecord, PendingQuestion]]:
+    """The cached answers to `pending` (this store's other runs first, then `policy.stores` in order), each
+    with where it came from and the sample it answers; nothing is written (kaoshi run --estimate asks
+    this too)."""
     if not policy.on_for(model) or not pending or (spec.temperature > 0 and not policy.sampled):
-        return list(pending), 0
+        return []
     keyed: dict[int, list[PendingQuestion]] = {}
     for item in pending:
         key = request_key(item, spec)
@@ -65,11 +67,32 @@ def answer_from_cache(
         with Store(path, read_only=True) as other:
             elsewhere = other.cached_answers(missing)
         found.update({key: (f"{path}: run {run}", answer) for key, (run, answer) in elsewhere.items()})
-    taken = [
-        replace(read_again(answer, item, spec), answered_from=source)
+    return [
+        (source, answer, item)
         for key, (source, answer) in found.items()
         for item in keyed[key]
         if answer.prompt == item.prompt.text  # a key is 64 bits of a hash: check it is this request
+    ]
+
+
+def answer_from_cache(
+    store: Store,
+    name: str,
+    spec: RunSpec,
+    pending: Sequence[PendingQuestion],
+    policy: CachePolicy,
+    model: Model,
+    lease: Lease,
+) -> tuple[list[PendingQuestion], int]:
+    """Store, as run `name`'s, the answers the cache holds for `pending` (cached_for); the samples still
+    to ask, and how many came from the cache. Each is claimed first, as a question asked is: a process
+    working beside this one on the run (--join) may have claimed it, and its answer is not overwritten."""
+    candidates = cached_for(store, name, spec, pending, policy, model)
+    claimed = lease.claim([item.request_id for _, _, item in candidates]) if candidates else set()
+    taken = [
+        replace(read_again(answer, item, spec), answered_from=source)
+        for source, answer, item in candidates
+        if item.request_id in claimed
     ]
     store.add_samples(name, taken)  # in one transaction
     answered = {(sample.question_id, sample.sample) for sample in taken}

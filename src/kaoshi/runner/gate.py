@@ -25,13 +25,13 @@ class RequestGate:
         """Whether one more request may be sent now (a lease check: cheap while its heartbeat is fresh)."""
         if self.stopped is not None:
             return False
-        if self._spending is not None and not self._spending.admits():
-            self.stopped = self._spending.reached()
-            return False
         try:
             self._lease.confirm()
         except StoreError as exc:
             self.stopped = exc
+            return False
+        if self._spending is not None and not self._spending.admits():  # counts it in flight if not
+            self.stopped = self._spending.reached()
             return False
         return True
 

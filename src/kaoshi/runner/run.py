@@ -113,11 +113,11 @@ def execute_run(
         reused = 0
         if spec.reused_from is not None:
             pending, reused = reuse_answers(store, spec.reused_from, name, spec, pending)
-        pending, cached = answer_from_cache(store, name, spec, pending, cache, model)
+        pending, cached = answer_from_cache(store, name, spec, pending, cache, model, current)
         if on_plan is not None:
             on_plan(done + reused + cached + len(pending), done + reused + cached)
         if spending is not None:
-            spending.add_stored(*store.run_usage(name)[1:4])  # what earlier sessions of the run spent
+            _sync(spending, store, name)  # what earlier sessions of the run spent
         asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor, spending)
         skipped = asker.ask(pending)
         if skipped:
@@ -160,6 +160,8 @@ class _ClaimingAsker:
         """Ask what can be claimed of `pending`; the questions another process had claimed."""
         skipped: list[PendingQuestion] = []
         for chunk in _chunks(pending, self.model.chunk_size(self.spec.method)):
+            if self.spending is not None and self.lease.others_alive():
+                _sync(self.spending, self.store, self.name)  # what the processes beside this one spent
             # a claim per sample: a question's k samples may fall in different chunks
             claimed = self.lease.claim([p.request_id for p in chunk])
             mine = [p for p in chunk if p.request_id in claimed]
@@ -211,6 +213,12 @@ class _ClaimingAsker:
             self.spending.add(sample)
         if self.on_sample is not None:
             self.on_sample(sample)
+
+
+def _sync(spending: Spending, store: Store, name: str) -> None:
+    """The run's spending from its paid answers in the store (those taken from elsewhere cost it nothing)."""
+    answers, prompt, completion, cached, _, _, taken = store.run_usage(name)
+    spending.sync(answers - taken, prompt, completion, cached)
 
 
 def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:

@@ -64,8 +64,11 @@ def _run_request_part(spec: RunSpec) -> bytes:
     kept = _RUN_PARTS.get(id(spec))
     if kept is not None and kept[0] is spec:
         return kept[1]
-    shared = [spec.model, spec.model_settings, spec.chat, spec.temperature, spec.top_p, spec.top_k,
-              spec.thinking]  # fmt: skip
+    # the endpoints are left out (another URL serving the same model answers the same, as --reuse-from
+    # takes it); the LLM extractor and a LoRA adapter are in (they change what an answer reads as)
+    settings = {k: v for k, v in spec.model_settings.items() if k != "base_url"}
+    shared = [spec.model, settings, spec.chat, spec.temperature, spec.top_p, spec.top_k, spec.thinking,
+              spec.llm_extractor, spec.adapter]  # fmt: skip
     part = json.dumps(shared, ensure_ascii=False, sort_keys=True, default=str).encode() + b"\x00"
     if len(_RUN_PARTS) > 16:
         _RUN_PARTS.clear()

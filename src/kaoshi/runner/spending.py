@@ -38,6 +38,7 @@ class Spending:
         self._answers = 0  # stored this session, and what they cost: the mean cost of one
         self._session = 0.0
         self._in_flight = 0  # let out, not stored yet
+        self._stored_mean = 0.0  # of the answers in the store when last synced
 
     def add(self, sample: SampleRecord) -> None:
         """An answer stored: its tokens, as its server counted them, at the price."""
@@ -48,16 +49,19 @@ class Spending:
             self._answers += 1
             self._in_flight = max(0, self._in_flight - 1)
 
-    def add_stored(self, prompt: int, completion: int, cached: int) -> None:
-        """What the run's answers stored before this session spent (their summed tokens)."""
+    def sync(self, answers: int, prompt: int, completion: int, cached: int) -> None:
+        """What the run's paid answers in the store cost (theirs and other processes' working beside this
+        one, --join): the run's spending from now on, and the mean cost of an answer until this session
+        has its own."""
         with self._lock:
-            self.spent += self.price.cost(prompt, completion, cached)
+            self.spent = self.price.cost(prompt, completion, cached)
+            self._stored_mean = self.spent / answers if answers else 0.0
 
     def admits(self) -> bool:
         """Whether one more request may be sent: the run, with what it has let out and not yet stored,
         stays under its cap. A request admitted is counted as in flight."""
         with self._lock:
-            expected = self._session / self._answers if self._answers else 0.0
+            expected = self._session / self._answers if self._answers else self._stored_mean
             if self.spent + self._in_flight * expected >= self.cap:
                 return False
             self._in_flight += 1

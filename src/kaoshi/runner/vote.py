@@ -160,6 +160,7 @@ def vote_runs(
             status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
             extracted_by="vote",
             extractor_response=None,
+            request_key=None,  # a vote is no model's answer to a request: never taken from the cache
             response=json.dumps(response, ensure_ascii=False),
             logprobs=None,
             answer=answer,

@@ -447,7 +447,9 @@ class Store:
         ):
             query = (
                 f"SELECT run, {extra}, {select} FROM {table} WHERE request_key IN {wanted} "
-                f"AND status != '{SampleStatus.ERROR.value}' AND run IS NOT ? ORDER BY rowid"
+                f"AND status != '{SampleStatus.ERROR.value}' AND run IS NOT ? "
+                # a vote (its response is the ballots) is no model's answer: kept out where it held a key
+                "AND extracted_by != 'vote' AND prompt != '' ORDER BY rowid"
             )
             with naming_the_file(self.path):
                 for run, sample, *row in self._db.execute(query, (dumps(list(keys)), excluding)):
