@@ -169,6 +169,10 @@ def run_command(args: argparse.Namespace) -> int:
     for path in cache.stores:  # before the model loads and the run is written
         if not path.is_file():
             raise InputError(f"--cache-from {path}: no such store")
+    if cache.stores and args.cache is None:
+        eprint("note: --cache-from is read where the cache is on: for a provider's model, or with --cache")
+    if args.cache_sampled and config.temperature == 0:
+        eprint("note: --cache-sampled: this run is greedy (--temperature 0), its requests are not sampled")
     if args.estimate:
         return _estimate(args, result, config, cache)
     spending = spending_of(args.price, args.max_cost)
@@ -261,11 +265,13 @@ def _estimate(args: argparse.Namespace, loaded: LoadResult, config: RunConfig, c
 
 def _usage_line(usage: Usage, price: Price) -> str:
     """A run's cost in one line, with the tokens it is made of."""
-    unsaid = (
-        f"; {usage.uncounted} came without usage from their server, not counted" if usage.uncounted else ""
-    )
+    notes = ""
+    if usage.uncounted:
+        notes += f"; {usage.uncounted} came without usage from their server, not counted"
+    if usage.taken:
+        notes += f"; {usage.taken} taken from other runs or the cache, paid for there"
     return (
         f"{usage.cost(price):,.4f} for {usage.prompt:,} prompt tokens ({usage.cached:,} cached) and "
-        f"{usage.completion:,} completion tokens ({usage.reasoning:,} reasoning) of {usage.answers} "
-        f"answer(s), at {price.describe()}{unsaid}"
+        f"{usage.completion:,} completion tokens ({usage.reasoning:,} reasoning) of "
+        f"{usage.answers - usage.taken} answer(s), at {price.describe()}{notes}"
     )

@@ -179,6 +179,9 @@ def usage_table(usages: Sequence[tuple[str, Usage]], price: Price | None) -> Tex
     notes = [f"priced at {price.describe()}"] if price is not None else []
     if unsaid:
         notes.append(f"{unsaid} answer(s) came without usage from their server: not counted")
+    taken = sum(usage.taken for _, usage in usages)
+    if taken:
+        notes.append(f"{taken} answer(s) taken from other runs or the cache: paid for there, not counted")
     return TextTable(
         "tokens" + (" and cost" if price is not None else ""),
         ("run", "answers", "prompt", "of them cached", "completion", "of them reasoning",
