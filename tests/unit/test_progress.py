@@ -128,3 +128,30 @@ def test_answers_before_a_plan_are_ignored() -> None:
     with ProgressBar("evaluating", "q", console=Console(file=out, force_terminal=True)) as bar:
         bar.advance()  # a callback may come before any plan: nothing to count it on
     assert "evaluating" not in out.getvalue()
+
+
+def test_a_priced_run_shows_what_its_answers_cost_and_projects_the_rest_at_their_mean() -> None:
+    clock = Clock()
+    meter = Throughput(total=100, stored_before=20, started=clock(), clock=clock)
+    clock.now += 10
+    for cost in (0.01, 0.03):
+        meter.count(cost)
+    # 2 answers cost 0.04: the 78 still to come at 0.02 each
+    assert (
+        meter.describe("q") == "5.0 s/q  elapsed 0:00:10  ETA 0:06:30  cost 0.0400, about 1.6000 at the end"
+    )
+    for _ in range(78):
+        meter.count(0.02)
+    assert meter.describe("q").endswith("cost 1.6000")  # done: what it cost, nothing projected
+    unpriced = Throughput(total=10, stored_before=0, started=clock(), clock=clock)
+    unpriced.count()
+    assert "cost" not in unpriced.describe("q")
+
+
+def test_the_bar_reads_each_answers_cost_where_the_run_has_a_price() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=200)
+    with ProgressBar("evaluating", "q", console=console, clock=Clock(), cost_of=lambda s: s["cost"]) as bar:
+        bar.plan(3, 0)
+        bar.advance({"cost": 0.5})
+        bar.advance({"cost": 0.25})
+        assert bar._throughput is not None and bar._throughput.spent == 0.75

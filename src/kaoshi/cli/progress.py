@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
@@ -30,10 +31,13 @@ class Throughput:
     clock: Clock = field(default=time.monotonic, repr=False)
     got: int = 0
     ended: float | None = None  # when its last answer came, or another bar took over: its clock stops
+    spent: float | None = None  # what this process's answers cost (None: no price given)
 
-    def count(self) -> None:
-        """One more answer."""
+    def count(self, cost: float | None = None) -> None:
+        """One more answer, and what it cost where the run has a price."""
         self.got += 1
+        if cost is not None:
+            self.spent = (self.spent or 0.0) + cost
         if not self.remaining:
             self.stop()
 
@@ -71,6 +75,11 @@ class Throughput:
         parts.append(f"elapsed {format_seconds(self.elapsed)}")
         if self.remaining:
             parts.append("ETA " + ("-:--:--" if eta is None else format_seconds(eta)))
+        if self.spent is not None:
+            cost = f"cost {self.spent:,.4f}"
+            if self.remaining and self.got:  # the answers to come at the mean cost of those so far
+                cost += f", about {self.spent + self.spent / self.got * self.remaining:,.4f} at the end"
+            parts.append(cost)
         return "  ".join(parts)
 
 
@@ -108,9 +117,12 @@ class ProgressBar:
         *,
         console: Console | None = None,
         clock: Clock = time.monotonic,
+        cost_of: Callable[[Any], float] | None = None,
     ) -> None:
+        """`cost_of`: what an answer (the item `advance` is given) cost, for a run with a price: the bar
+        then shows what the answers so far cost and projects the run's cost at their mean."""
         console = console or Console(file=sys.stderr)
-        self.description, self.clock = description, clock
+        self.description, self.clock, self.cost_of = description, clock, cost_of
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -142,9 +154,9 @@ class ProgressBar:
             description or self.description, total=total, completed=done, throughput=self._throughput
         )
 
-    def advance(self, _item: object = None) -> None:
-        """Count one answer (the item itself is not read)."""
+    def advance(self, item: object = None) -> None:
+        """Count one answer (the item is read only for its cost, with `cost_of`)."""
         if self._task is None or self._throughput is None:
             return
-        self._throughput.count()
+        self._throughput.count(self.cost_of(item) if self.cost_of is not None else None)
         self._progress.advance(self._task)

@@ -177,7 +177,13 @@ def run_command(args: argparse.Namespace) -> int:
         return _estimate(args, result, config, cache)
     spending = spending_of(args.price, args.max_cost)
     try:
-        with ProgressBar("evaluating", "q") as bar:
+        price = args.price
+        cost_of = (
+            None
+            if price is None
+            else lambda s: price.cost(s.tokens_in or 0, s.tokens_out or 0, s.tokens_cached or 0)
+        )
+        with ProgressBar("evaluating", "q", cost_of=cost_of) as bar:
             evaluated = evaluate_prepared(
                 result.exam,
                 args.model,
