@@ -148,3 +148,31 @@ def test_a_cost_cap_needs_a_price(tmp_path: Path, capsys: pytest.CaptureFixture[
         "--max-cost", "1",
     )  # fmt: skip
     assert code == 2 and "--max-cost) needs the price of the tokens (--price IN,OUT[,CACHED])" in err
+
+
+def test_runs_of_two_models_are_priced_each_at_its_models_price_from_a_prices_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = exam_file(tmp_path / "exam.jsonl", n=6)
+    store = tmp_path / "s.sqlite"
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"cheap": "1,1", "openai:dear": [10, 10]}))
+    with FakeOpenAI() as server:
+        for model in ("cheap", "dear"):
+            code, _, err = kaoshi(
+                capsys, "run", "--data", str(exam), "--model", f"openai:{model}", "--base-url",
+                server.base_url, "--store", str(store), "--no-report", "--price", str(prices),
+            )  # fmt: skip
+            assert code == 0, err
+    names = ["paid-openai_cheap-generate", "paid-openai_dear-generate"]
+    code, out, _ = kaoshi(
+        capsys, "report", *names, "--price", str(prices), "--format", "json", "--store", str(store)
+    )
+    usage = json.loads(out)["usage"]
+    for name, rate in zip(names, (1.0, 10.0), strict=True):
+        tokens = run_usage(name, store=store)
+        assert usage[name]["cost"] == pytest.approx((tokens.prompt + tokens.completion) * rate / 1e6)
+    with pytest.raises(SystemExit) as stopped:  # argparse's own: the option's value says what is wrong
+        main(["report", names[0], "--price", str(tmp_path / "none.json"), "--store", str(store)])
+    assert stopped.value.code == 2
+    assert "argument --price: give IN,OUT or IN,OUT,CACHED" in capsys.readouterr().err

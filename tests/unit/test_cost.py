@@ -3,9 +3,13 @@ and the token count an estimate uses where kaoshi has no tokenizer for the model
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
-from kaoshi.analysis.cost import Price, Usage, approximate_tokens, parse_price
+from kaoshi.analysis.cost import Price, Usage, approximate_tokens, parse_price, parse_prices
 from kaoshi.errors import InputError
 
 
@@ -50,3 +54,36 @@ def test_cached_prompt_tokens_cost_their_own_price_and_the_rest_the_prompts() ->
 )
 def test_an_estimate_without_the_models_tokenizer_counts_errs_high(text: str, tokens: int) -> None:
     assert approximate_tokens(text) == tokens
+
+
+def test_a_prices_file_prices_each_model_by_its_spec_or_its_name(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(
+        json.dumps({"gpt-4o-mini": "0.15,0.6,0.075", "openai:deepseek-chat": [0.27, 1.1, 0.07]})
+    )
+    listed = parse_prices(str(prices))
+    assert listed.for_model("openai:gpt-4o-mini") == Price(0.15, 0.6, 0.075)  # by its name
+    assert listed.for_model("openai:deepseek-chat") == Price(0.27, 1.1, 0.07)  # by its spec
+    with pytest.raises(InputError, match=r"no price for model 'openai:qwen-max' \(priced: gpt-4o-mini, "):
+        listed.for_model("openai:qwen-max")
+    one = parse_prices("2,8")
+    assert one.for_model("openai:anything") == Price(2.0, 8.0)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not a prices file kaoshi reads"),
+        ("[1, 2]", "a prices file is a JSON object of model -> price"),
+        ('{"m": {"in": 1}}', "model 'm': give"),
+        ('{"m": "1"}', "model 'm': --price '1': give IN,OUT"),
+        ('{"m": [1, -2]}', "model 'm': --price '1,-2': give IN,OUT"),
+    ],
+)
+def test_a_prices_file_kaoshi_cannot_read_names_the_file_and_the_model(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(content)
+    with pytest.raises(InputError, match=re.escape(f"--price {prices}: ") + ".*" + re.escape(message)):
+        parse_prices(str(prices))

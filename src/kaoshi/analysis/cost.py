@@ -9,9 +9,12 @@ Alibaba Model Studio's) charges about half: give its price as the price.
 
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from kaoshi.errors import InputError
 
@@ -52,6 +55,51 @@ def parse_price(text: str) -> Price:
             "cached prompt tokens (e.g. 0.15,0.6,0.075)"
         )
     return Price(values[0], values[1], values[2] if len(values) == 3 else None)
+
+
+@dataclass(frozen=True)
+class PriceList:
+    """What `--price` was given: one price for every model, or a prices file a user keeps, which prices
+    each model by its spec (`openai:gpt-4o-mini`) or its name (`gpt-4o-mini`), e.g.
+    `{"gpt-4o-mini": "0.15,0.6,0.075", "openai:deepseek-chat": [0.27, 1.1, 0.07]}`."""
+
+    prices: Mapping[str, Price]
+    default: Price | None = None
+    source: str = ""
+
+    def for_model(self, spec: str) -> Price:
+        """The price of a model given by its spec; InputError naming the file where it has none."""
+        name = spec.partition(":")[2] or spec
+        found = self.prices.get(spec) or self.prices.get(name) or self.default
+        if found is None:
+            known = ", ".join(sorted(self.prices)) or "none"
+            raise InputError(f"--price {self.source}: no price for model {spec!r} (priced: {known})")
+        return found
+
+
+def parse_prices(text: str) -> PriceList:
+    """`--price IN,OUT[,CACHED]`, or the path of a prices file (JSON: model -> "IN,OUT[,CACHED]" or a
+    list of two or three numbers)."""
+    path = Path(text)
+    if not path.is_file():
+        return PriceList({}, parse_price(text), text)
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"--price {path}: not a prices file kaoshi reads ({exc})") from None
+    if not isinstance(entries, dict):
+        raise InputError(f"--price {path}: a prices file is a JSON object of model -> price")
+    prices = {}
+    for model, value in entries.items():
+        if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
+            value = ",".join(str(v) for v in value)
+        if not isinstance(value, str):
+            raise InputError(f'--price {path}: model {model!r}: give "IN,OUT[,CACHED]" or [IN, OUT, CACHED]')
+        try:
+            prices[str(model)] = parse_price(value)
+        except InputError as exc:
+            raise InputError(f"--price {path}: model {model!r}: {exc}") from None
+    return PriceList(prices, None, str(path))
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,20 @@ report --price`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kaoshi.analysis.cost import APPROXIMATION, Price, Usage, approximate_tokens, parse_price
+from kaoshi.analysis.cost import (
+    APPROXIMATION,
+    Price,
+    PriceList,
+    Usage,
+    approximate_tokens,
+    parse_price,
+    parse_prices,
+)
 from kaoshi.api.evaluation import ModelLike, as_model
 from kaoshi.api.summary import StoreLike, open_store
 from kaoshi.data.model import Exam
@@ -28,10 +37,13 @@ from kaoshi.store.records import RunSpec
 __all__ = [
     "APPROXIMATION",
     "Price",
+    "PriceList",
     "RunEstimate",
     "Usage",
     "estimate_prepared",
     "parse_price",
+    "parse_prices",
+    "priced_usage",
     "read_usage",
     "run_usage",
     "usage_json",
@@ -177,6 +189,17 @@ def run_usage(run: str, *, store: StoreLike = None) -> Usage:
     """read_usage on a store given as for kaoshi.load_run."""
     with open_store(store, read_only=True) as opened:
         return read_usage(opened, run)
+
+
+def priced_usage(
+    names: Sequence[str], prices: PriceList, *, store: StoreLike = None
+) -> list[tuple[str, Usage, Price]]:
+    """Each named run's usage with its model's price from `prices` (`kaoshi report --price`)."""
+    with open_store(store, read_only=True) as opened:
+        return [
+            (name, read_usage(opened, name), prices.for_model(opened.get_run(name).spec.model))
+            for name in names
+        ]
 
 
 def usage_json(usage: Usage, price: Price | None) -> dict[str, Any]:

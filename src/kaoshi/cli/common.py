@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from kaoshi.api import DataError, InputError, ModelError, StoreError, default_store_path, require_store_file
+from kaoshi.api.costs import PriceList, parse_prices
 from kaoshi.cli.store_option import add_store_option as add_store_option  # every command takes it here
 
 EXIT_OK = 0
@@ -37,3 +38,11 @@ def existing_store_path(args: argparse.Namespace) -> Path:
 
 def eprint(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def price_option(text: str) -> PriceList:
+    """`--price IN,OUT[,CACHED]` or a prices file, for argparse: an error says what to write."""
+    try:
+        return parse_prices(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--price {text!r}: ")) from None

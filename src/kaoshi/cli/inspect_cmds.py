@@ -12,7 +12,7 @@ from rich.table import Table
 
 from kaoshi.api import RunStatus, SampleRecord
 from kaoshi.api.comparing import compare_stored
-from kaoshi.api.costs import parse_price, run_usage, usage_json
+from kaoshi.api.costs import priced_usage, usage_json
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
@@ -21,7 +21,7 @@ from kaoshi.api.summary import (
     stored_samples,
     summarize,
 )
-from kaoshi.cli.common import add_store_option, eprint, existing_store_path
+from kaoshi.cli.common import add_store_option, eprint, existing_store_path, price_option
 from kaoshi.cli.run_cmd import add_standard_score_option
 from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
@@ -63,10 +63,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     report.add_argument(
         "--price",
-        type=parse_price,
-        metavar="IN,OUT[,CACHED]",
+        type=price_option,
+        metavar="IN,OUT[,CACHED]|FILE",
         help="also each run's tokens and what they cost (prices per million prompt, completion and cached "
-        "prompt tokens)",
+        'prompt tokens, or a prices file: JSON model -> "IN,OUT[,CACHED]", each run at its model\'s)',
     )
     add_standard_score_option(report)
     add_store_option(report)
@@ -163,13 +163,13 @@ def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
     (per run, for several)."""
     if args.price is None:
         return rendered
-    usages = [(name, run_usage(name, store=store)) for name in args.runs]
+    usages = priced_usage(args.runs, args.price, store=store)
     if args.format == "json":
         document = json.loads(rendered)
-        found = {name: usage_json(usage, args.price) for name, usage in usages}
+        found = {name: usage_json(usage, price) for name, usage, price in usages}
         document["usage"] = found[args.runs[0]] if len(args.runs) == 1 else found
         return json.dumps(document, ensure_ascii=False, indent=2)
-    return rendered + "\n" + render_tables([usage_table(usages, args.price)], args.format)
+    return rendered + "\n" + render_tables([usage_table(usages)], args.format)
 
 
 def _show_samples(args: argparse.Namespace, store: Path) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
-from kaoshi.api.costs import Price, Usage, estimate_prepared, parse_price, run_usage
+from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage
 from kaoshi.api.evaluation import CachePolicy, RunCapped, RunInterrupted, evaluate_prepared, spending_of
 from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
-from kaoshi.cli.common import add_store_option, eprint, store_path
+from kaoshi.cli.common import add_store_option, eprint, price_option, store_path
 from kaoshi.cli.config_options import add_config_options, config_values, read_config
 from kaoshi.cli.progress import ProgressBar
 from kaoshi.errors import InputError
@@ -117,10 +117,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--price",
-        type=parse_price,
-        metavar="IN,OUT[,CACHED]",
-        help="prices per million prompt, completion and cached prompt tokens (a batch endpoint's, for one): "
-        "the cost of --estimate, and of the run's answers when it ends",
+        type=price_option,
+        metavar="IN,OUT[,CACHED]|FILE",
+        help="prices per million prompt, completion and cached prompt tokens (a batch endpoint's, for "
+        'one), or a prices file (JSON: model -> "IN,OUT[,CACHED]"): the cost of --estimate, and of the '
+        "run's answers",
     )
     parser.add_argument(
         "--max-cost",
@@ -175,9 +176,9 @@ def run_command(args: argparse.Namespace) -> int:
         eprint("note: --cache-sampled: this run is greedy (--temperature 0), its requests are not sampled")
     if args.estimate:
         return _estimate(args, result, config, cache)
-    spending = spending_of(args.price, args.max_cost)
+    price = args.price.for_model(args.model) if args.price is not None else None
+    spending = spending_of(price, args.max_cost)
     try:
-        price = args.price
         cost_of = (
             None
             if price is None
@@ -237,9 +238,9 @@ def run_command(args: argparse.Namespace) -> int:
             f"--max-new-tokens 8192 --reuse-from {evaluated.name} --run-name {evaluated.name}-8k asks only "
             "those again"
         )
-    if args.price is not None and evaluated.store is not None:
+    if price is not None and evaluated.store is not None:
         usage = run_usage(evaluated.name, store=evaluated.store)
-        eprint(f"cost: {_usage_line(usage, args.price)}")
+        eprint(f"cost: {_usage_line(usage, price)}")
     if args.report:
         # the run's summary (its benchmark's statistics, its settings), grouped by question type only
         by_type = replace(evaluated.summary, groups={"type": evaluated.summary.groups.get("type", {})})
@@ -249,20 +250,21 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _estimate(args: argparse.Namespace, loaded: LoadResult, config: RunConfig, cache: CachePolicy) -> int:
     """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
+    price = args.price.for_model(args.model) if args.price is not None else None
     estimate = estimate_prepared(
         loaded.exam, args.model, config, config.model_options(), run_name=args.run_name,
-        store=store_path(args), price=args.price, cache=cache,
+        store=store_path(args), price=price, cache=cache,
     )  # fmt: skip
     stored = f" ({estimate.stored} answered already, stored or in the cache)" if estimate.stored else ""
     print(f"run {estimate.run!r} would send {estimate.requests} request(s) to {estimate.model}{stored}")
     print(f"prompt tokens: {estimate.prompt_tokens:,} ({estimate.counted_by})")
     print(f"new tokens allowed: at most {estimate.budget_tokens:,} (each answer's budget)")
     costs = estimate.cost_range
-    if costs is not None and args.price is not None:
+    if costs is not None and price is not None:
         low, high = costs
         print(
             f"cost: {low:,.4f} for the prompts, up to {high:,.4f} if every answer used its whole budget "
-            f"({args.price.describe()}; no prompt token cached)"
+            f"({price.describe()}; no prompt token cached)"
         )
     else:
         print("cost: give --price IN,OUT[,CACHED] (per million tokens) to price it")

@@ -168,24 +168,27 @@ def served_note(summary: RunSummary) -> str:
     return f"{served} of {summary.overall.n} replies {verb} served by another model than {asked}: {names}"
 
 
-def usage_table(usages: Sequence[tuple[str, Usage]], price: Price | None) -> TextTable:
-    """Each run's tokens as its servers counted them, and with a price what they cost."""
+def usage_table(usages: Sequence[tuple[str, Usage, Price | None]]) -> TextTable:
+    """Each run's tokens as its servers counted them, and what they cost at its model's price (where one
+    is given)."""
+    priced = any(price is not None for _, _, price in usages)
     rows = []
-    for run, usage in usages:
-        cost = [f"{usage.cost(price):,.4f}"] if price is not None else []
+    for run, usage, price in usages:
+        cost = [f"{usage.cost(price):,.4f}" if price is not None else "—"] if priced else []
         counts = (usage.answers, usage.prompt, usage.cached, usage.completion, usage.reasoning)
         rows.append([run, *(f"{count:,}" for count in counts), *cost])
-    unsaid = sum(usage.uncounted for _, usage in usages)
-    notes = [f"priced at {price.describe()}"] if price is not None else []
+    described = sorted({price.describe() for _, _, price in usages if price is not None})
+    notes = [f"priced at {'; '.join(described)}"] if described else []
+    unsaid = sum(usage.uncounted for _, usage, _ in usages)
     if unsaid:
         notes.append(f"{unsaid} answer(s) came without usage from their server: not counted")
-    taken = sum(usage.taken for _, usage in usages)
+    taken = sum(usage.taken for _, usage, _ in usages)
     if taken:
         notes.append(f"{taken} answer(s) taken from other runs or the cache: paid for there, not counted")
     return TextTable(
-        "tokens" + (" and cost" if price is not None else ""),
+        "tokens" + (" and cost" if priced else ""),
         ("run", "answers", "prompt", "of them cached", "completion", "of them reasoning",
-         *(["cost"] if price is not None else [])),
+         *(["cost"] if priced else [])),
         rows,
         note="; ".join(notes),
     )  # fmt: skip
