@@ -103,6 +103,10 @@ class FakeOpenAI:
     # prompt_cache_hit_tokens / prompt_cache_miss_tokens
     prefix_cache: int | None = None
     cache_style: str = "openai"
+    cache_min: int = 0  # no prefix shorter than this is cached (OpenAI caches prompts of 1,024 tokens up)
+    # count a chat request's tokens over all its messages (role and content), as a provider does; by
+    # default the last message's content alone, which the tests that count tokens read
+    whole_conversation: bool = False
     _cached_prompts: list[str] = field(default_factory=list)
     _last_echo: dict[str, Any] | None = None
     max_requests: int | None = 100_000
@@ -344,9 +348,12 @@ class FakeOpenAI:
         text = self.answer_for(prompt, body) if self.answer_for is not None else None
         if text is None:
             text = next((v for k, v in self.answers.items() if k in prompt), self.default_answer)
-        usage: dict[str, Any] = {"prompt_tokens": len(prompt), "completion_tokens": len(text)}
+        counted = prompt
+        if self.whole_conversation and "messages" in body:
+            counted = "".join(f"{m['role']}\n{m['content']}\n" for m in body["messages"])
+        usage: dict[str, Any] = {"prompt_tokens": len(counted), "completion_tokens": len(text)}
         if self.prefix_cache is not None:
-            hit = self._cache_hit(prompt)
+            hit = self._cache_hit(counted)
             if self.cache_style == "deepseek":
                 usage.update(prompt_cache_hit_tokens=hit, prompt_cache_miss_tokens=len(prompt) - hit)
             else:
@@ -382,7 +389,7 @@ class FakeOpenAI:
             (_shared_prefix(prompt, served[i]) for i in (at - 1, at) if 0 <= i < len(served)), default=0
         )
         served.insert(at, prompt)
-        return longest // self.prefix_cache * self.prefix_cache
+        return longest // self.prefix_cache * self.prefix_cache if longest >= self.cache_min else 0
 
     def logprobs_for(self, prompt: str) -> dict[str, float]:
         """The top log-probabilities a log-likelihood request for this prompt gets."""
