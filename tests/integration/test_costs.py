@@ -176,3 +176,37 @@ def test_runs_of_two_models_are_priced_each_at_its_models_price_from_a_prices_fi
         main(["report", names[0], "--price", str(tmp_path / "none.json"), "--store", str(store)])
     assert stopped.value.code == 2
     assert "argument --price: give IN,OUT or IN,OUT,CACHED" in capsys.readouterr().err
+
+
+def test_the_judges_calls_are_the_ledgers_judge_role(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kaoshi judge` with a provider's model keeps each call's usage with its round; `kaoshi report
+    --price` shows the judge's tokens and cost beside the run's, each at its model's price."""
+    store = tmp_path / "s.sqlite"
+    assert kaoshi(capsys, "run", "--benchmark", "sample", "--model", "constant:A", "--store", str(store),
+                  "--no-report")[0] == 0  # fmt: skip
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"judge-m": "2,4"}))
+    with FakeOpenAI(default_answer="评分：7分") as server:
+        code, _, err = kaoshi(capsys, "judge", "sample-constant_A-generate", "--judge", "openai:judge-m",
+                              "--base-url", server.base_url, "--store", str(store))  # fmt: skip
+        assert code == 0, err
+    calls = server.usages
+    assert calls
+    code, out, _ = kaoshi(capsys, "report", "sample-constant_A-generate", "--price", str(prices),
+                          "--format", "json", "--store", str(store))  # fmt: skip
+    assert code == 0
+    document = json.loads(out)
+    assert "cost" not in document["usage"]  # the run's model has no price in the file: not priced
+    judged = document["judge_usage"]["sample-constant_A-generate"]["openai:judge-m"]
+    prompt, completion = sum(u["prompt_tokens"] for u in calls), sum(u["completion_tokens"] for u in calls)
+    assert (judged["answers"], judged["prompt_tokens"], judged["completion_tokens"]) == (
+        len(calls),
+        prompt,
+        completion,
+    )
+    assert judged["cost"] == pytest.approx((prompt * 2 + completion * 4) / 1e6)
+    code, out, _ = kaoshi(capsys, "report", "sample-constant_A-generate", "--price", str(prices),
+                          "--store", str(store))  # fmt: skip
+    assert "sample-constant_A-generate · judge openai:judge-m" in out

@@ -67,10 +67,14 @@ class PriceList:
     default: Price | None = None
     source: str = ""
 
+    def get(self, spec: str) -> Price | None:
+        """The price of a model given by its spec, None where the list has none."""
+        name = spec.partition(":")[2] or spec
+        return self.prices.get(spec) or self.prices.get(name) or self.default
+
     def for_model(self, spec: str) -> Price:
         """The price of a model given by its spec; InputError naming the file where it has none."""
-        name = spec.partition(":")[2] or spec
-        found = self.prices.get(spec) or self.prices.get(name) or self.default
+        found = self.get(spec)
         if found is None:
             known = ", ".join(sorted(self.prices)) or "none"
             raise InputError(f"--price {self.source}: no price for model {spec!r} (priced: {known})")

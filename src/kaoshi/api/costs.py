@@ -43,7 +43,9 @@ __all__ = [
     "estimate_prepared",
     "parse_price",
     "parse_prices",
+    "priced_judge_usage",
     "priced_usage",
+    "read_judge_usage",
     "read_usage",
     "run_usage",
     "usage_json",
@@ -193,12 +195,43 @@ def run_usage(run: str, *, store: StoreLike = None) -> Usage:
 
 def priced_usage(
     names: Sequence[str], prices: PriceList, *, store: StoreLike = None
-) -> list[tuple[str, Usage, Price]]:
-    """Each named run's usage with its model's price from `prices` (`kaoshi report --price`)."""
+) -> list[tuple[str, Usage, Price | None]]:
+    """Each named run's usage with its model's price from `prices`, where the list has one (`kaoshi
+    report --price`)."""
     with open_store(store, read_only=True) as opened:
         return [
-            (name, read_usage(opened, name), prices.for_model(opened.get_run(name).spec.model))
+            (name, read_usage(opened, name), prices.get(opened.get_run(name).spec.model)) for name in names
+        ]
+
+
+def read_judge_usage(store: Store, run: str) -> dict[str, Usage]:
+    """The tokens the judges of a run's open answers used (the grades of every grader of the run), by
+    judge model: each call's usage as its server said it (kaoshi.runner.judge keeps it with the round)."""
+    found: dict[str, list[int]] = {}
+    for grader in store.graders(run):
+        for grade in store.grades(run, grader).values():
+            for judged in grade.rounds:
+                counts = found.setdefault(str(judged.get("judge")), [0, 0, 0, 0, 0])
+                said = [judged.get(name) for name in ("tokens_in", "tokens_out", "tokens_cached")]
+                counts[0] += 1
+                counts[1:4] = [total + (value or 0) for total, value in zip(counts[1:4], said, strict=True)]
+                counts[4] += said[0] is None and said[1] is None
+    return {
+        judge: Usage(answers=calls, prompt=prompt, completion=completion, cached=cached, uncounted=unsaid)
+        for judge, (calls, prompt, completion, cached, unsaid) in found.items()
+    }
+
+
+def priced_judge_usage(
+    names: Sequence[str], prices: PriceList, *, store: StoreLike = None
+) -> list[tuple[str, str, Usage, Price | None]]:
+    """Each named run's judges' usage (run, judge model, usage, its price where the list has one): the
+    judge role of the ledger (`kaoshi report --price`)."""
+    with open_store(store, read_only=True) as opened:
+        return [
+            (name, judge, usage, prices.get(judge))
             for name in names
+            for judge, usage in read_judge_usage(opened, name).items()
         ]
 
 

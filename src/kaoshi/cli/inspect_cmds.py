@@ -12,7 +12,7 @@ from rich.table import Table
 
 from kaoshi.api import RunStatus, SampleRecord
 from kaoshi.api.comparing import compare_stored
-from kaoshi.api.costs import priced_usage, usage_json
+from kaoshi.api.costs import priced_judge_usage, priced_usage, usage_json
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
@@ -164,12 +164,19 @@ def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
     if args.price is None:
         return rendered
     usages = priced_usage(args.runs, args.price, store=store)
+    judged = priced_judge_usage(args.runs, args.price, store=store)  # the judge role of the ledger
     if args.format == "json":
         document = json.loads(rendered)
         found = {name: usage_json(usage, price) for name, usage, price in usages}
         document["usage"] = found[args.runs[0]] if len(args.runs) == 1 else found
+        if judged:
+            document["judge_usage"] = {
+                name: {judge: usage_json(usage, price) for run, judge, usage, price in judged if run == name}
+                for name in args.runs
+            }
         return json.dumps(document, ensure_ascii=False, indent=2)
-    return rendered + "\n" + render_tables([usage_table(usages)], args.format)
+    rows = [*usages, *((f"{run} · judge {judge}", usage, price) for run, judge, usage, price in judged)]
+    return rendered + "\n" + render_tables([usage_table(rows)], args.format)
 
 
 def _show_samples(args: argparse.Namespace, store: Path) -> None:

@@ -125,6 +125,11 @@ def _round(judge: str, prompt: str, output: ModelOutput, item_points: float | No
         "score": parsed.score if parsed else None,
         "status": GradeStatus.ERROR.value if parsed is None else parsed.status,
     }
+    # what the call cost, where its server said (the ledger's judge role: kaoshi.api.costs.judge_usage)
+    for name, count in (("tokens_in", output.tokens_in), ("tokens_out", output.tokens_out),
+                        ("tokens_cached", output.cached_tokens)):  # fmt: skip
+        if count is not None:
+            record[name] = count
     if item_points is not None and record["score"] is not None:
         awarded = float(record["score"])
         given = min(awarded, item_points)
