@@ -16,27 +16,13 @@ from kaoshi.api.costs import run_usage
 from kaoshi.cli.main import main
 from kaoshi.store import Store
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.files import write_jsonl
+from tests.support.paid import kaoshi, paid_exam
 
-LETTERS = "ABCD"
 PRICE = "0.15,0.6,0.075"
 
 
 def exam_file(path: Path, n: int = 24) -> Path:
-    rows: list[object] = [{"exam": {"name": "paid"}}]
-    for i in range(n):
-        rows.append(
-            {"id": f"q{i}", "type": "single", "question": f"第{i}题：下列哪一项是正确的（）。",
-             "answer": LETTERS[i % 4], "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"},
-             "subject": ["法学", "会计"][i % 2]}
-        )  # fmt: skip
-    return write_jsonl(path, rows)
-
-
-def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+    return paid_exam(path, n)
 
 
 def test_an_estimate_sends_nothing_writes_nothing_and_counts_the_prompts_a_run_sends(

@@ -13,29 +13,15 @@ import pytest
 pytest.importorskip("aiohttp")
 
 from kaoshi.api.costs import run_usage
-from kaoshi.cli.main import main
 from kaoshi.store import Store
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.files import write_jsonl
+from tests.support.paid import LETTERS, kaoshi, paid_exam
 
-LETTERS = "ABCD"
 FIRST = "paid-openai_m-generate"
 
 
 def exam_file(path: Path, n: int = 12) -> Path:
-    rows: list[object] = [{"exam": {"name": "paid"}}]
-    for i in range(n):
-        rows.append(
-            {"id": f"q{i}", "type": "single", "question": f"第{i}题：下列哪一项是正确的（）。",
-             "answer": LETTERS[i % 4], "options": {"A": "甲", "B": "乙", "C": "丙", "D": "丁"}}
-        )  # fmt: skip
-    return write_jsonl(path, rows)
-
-
-def kaoshi(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+    return paid_exam(path, n)
 
 
 def indexes_of_requests(store: Path) -> set[str]:
