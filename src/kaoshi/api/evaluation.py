@@ -282,47 +282,35 @@ def evaluate_prepared(
     prepared = prepare_run(
         exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
     )
+    session = _Session(join, notify, on_sample, on_plan, spending, cache or CachePolicy())
     if isinstance(store, Store):
-        return _evaluate_in(
-            store, prepared, given, model_options, run_name, join, notify, on_sample, on_plan, spending, cache
-        )
+        return _evaluate_in(store, prepared, given, model_options, run_name, session)
     path = Path(IN_MEMORY if store is None else store)
     if store is not None and not path.exists():
         # A new store file is made once the model has loaded: a bad model spec leaves no empty store.
         model_loaded = given or resolve_model(prepared.spec.model, model_options)
         try:
             with Store(path) as opened:
-                return _evaluate_in(
-                    opened,
-                    prepared,
-                    model_loaded,
-                    model_options,
-                    run_name,
-                    join,
-                    notify,
-                    on_sample,
-                    on_plan,
-                    spending,
-                    cache,
-                )
+                return _evaluate_in(opened, prepared, model_loaded, model_options, run_name, session)
         finally:
             if given is None:
                 model_loaded.close()
     with Store(path) as opened:
-        result = _evaluate_in(
-            opened,
-            prepared,
-            given,
-            model_options,
-            run_name,
-            join,
-            notify,
-            on_sample,
-            on_plan,
-            spending,
-            cache,
-        )
+        result = _evaluate_in(opened, prepared, given, model_options, run_name, session)
     return replace(result, store=None) if store is None else result
+
+
+@dataclass(frozen=True)
+class _Session:
+    """How a run is executed, whatever store and model it has: joined or not, where its notes, answers and
+    plans go, its cost cap and which answers it takes from the cache."""
+
+    join: bool
+    notify: Callable[[str], None]
+    on_sample: ProgressCallback | None
+    on_plan: Callable[[int, int], None] | None
+    spending: Spending | None
+    cache: CachePolicy
 
 
 def _evaluate_in(
@@ -331,23 +319,18 @@ def _evaluate_in(
     given: Model | None,
     model_options: ModelOptions,
     run_name: str | None,
-    join: bool,
-    notify: Callable[[str], None],
-    on_sample: ProgressCallback | None,
-    on_plan: Callable[[int, int], None] | None,
-    spending: Spending | None = None,
-    cache: CachePolicy | None = None,
+    session: _Session,
 ) -> EvalResult:
     """Check the spec and take the run's lease before the model loads (minutes for a 7B model), run, read
     back."""
-    prepared = check_before_load(store, prepared, default_name=run_name is None, notify=notify)
-    with store.hold(prepared.name, join=join) as lease:
+    prepared = check_before_load(store, prepared, default_name=run_name is None, notify=session.notify)
+    with store.hold(prepared.name, join=session.join) as lease:
         for dead in lease.taken_over:
-            notify(
+            session.notify(
                 f"note: took over run {prepared.name!r} from {dead.describe(time.time())}, which is gone; "
                 "the questions it had claimed are asked again"
             )
-        outcome = _run(prepared, given, model_options, store, lease, on_sample, on_plan, spending, cache)
+        outcome = _run(prepared, given, model_options, store, lease, session)
     # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
     # a store in memory, gone with it.
     in_memory = store.path == Path(IN_MEMORY)
@@ -386,10 +369,7 @@ def _run(
     model_options: ModelOptions,
     store: Store,
     lease: Lease,
-    on_sample: ProgressCallback | None,
-    on_plan: Callable[[int, int], None] | None,
-    spending: Spending | None = None,
-    cache: CachePolicy | None = None,
+    session: _Session,
 ) -> RunOutcome:
     model = given if given is not None else resolve_model(prepared.spec.model, model_options)
     spec = (
@@ -410,28 +390,29 @@ def _run(
             model=model,
             template=prepared.template,
             store=store,
-            on_sample=on_sample,
-            on_plan=on_plan,
+            on_sample=session.on_sample,
+            on_plan=session.on_plan,
             extractor=extractor,
             lease=lease,
-            spending=spending,
-            cache=cache or CachePolicy(),
+            spending=session.spending,
+            cache=session.cache,
         )
     except CostCapReached as capped:
-        if not lease.others_alive():
-            store.interrupt_run(prepared.name)
-        saved = len(store.finished_ids(prepared.name))
-        where = None if store.path == Path(IN_MEMORY) else store.path
+        saved, where = _stopped(store, lease, prepared.name)
         raise RunCapped(prepared.name, saved, capped.spent, capped.cap, where) from None
     except KeyboardInterrupt:
-        if not lease.others_alive():  # a process joined on the run still answers it
-            store.interrupt_run(prepared.name)
-        saved = len(store.finished_ids(prepared.name))
-        raise RunInterrupted(
-            prepared.name, saved, None if store.path == Path(IN_MEMORY) else store.path
-        ) from None
+        saved, where = _stopped(store, lease, prepared.name)
+        raise RunInterrupted(prepared.name, saved, where) from None
     finally:
         if given is None:
             model.close()
         if extractor is not None:
             extractor.close()
+
+
+def _stopped(store: Store, lease: Lease, name: str) -> tuple[int, Path | None]:
+    """A run stopped before its end (Ctrl-C, its cost cap): marked interrupted unless a process joined on
+    it still answers it; how many of its samples are saved, and where (None: a store in memory)."""
+    if not lease.others_alive():
+        store.interrupt_run(name)
+    return len(store.finished_ids(name)), None if store.path == Path(IN_MEMORY) else store.path

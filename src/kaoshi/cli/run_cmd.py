@@ -174,9 +174,9 @@ def run_command(args: argparse.Namespace) -> int:
         eprint("note: --cache-from is read where the cache is on: for a provider's model, or with --cache")
     if args.cache_sampled and config.temperature == 0:
         eprint("note: --cache-sampled: this run is greedy (--temperature 0), its requests are not sampled")
-    if args.estimate:
-        return _estimate(args, result, config, cache)
     price = args.price.for_model(args.model) if args.price is not None else None
+    if args.estimate:
+        return _estimate(args, result, config, cache, price)
     spending = spending_of(price, args.max_cost)
     try:
         cost_of = (
@@ -248,9 +248,10 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _estimate(args: argparse.Namespace, loaded: LoadResult, config: RunConfig, cache: CachePolicy) -> int:
+def _estimate(
+    args: argparse.Namespace, loaded: LoadResult, config: RunConfig, cache: CachePolicy, price: Price | None
+) -> int:
     """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
-    price = args.price.for_model(args.model) if args.price is not None else None
     estimate = estimate_prepared(
         loaded.exam, args.model, config, config.model_options(), run_name=args.run_name,
         store=store_path(args), price=price, cache=cache,

@@ -405,7 +405,6 @@ def score_kinds(
 
 def pair_keys(
     db: sqlite3.Connection,
-    path: Path,
     run: str,
     grader: str | None,
     open_types: Collection[str],

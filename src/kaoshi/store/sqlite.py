@@ -396,7 +396,7 @@ class Store:
     ) -> list[KeyRow] | None:
         """The run's first samples as pairing reads them (kaoshi.store.columns.pair_keys)."""
         with naming_the_file(self.path):
-            return pair_keys(self._db, self.path, run, grader, open_types, ordered=ordered)
+            return pair_keys(self._db, run, grader, open_types, ordered=ordered)
 
     def answer_keys(
         self, run: str, grader: str | None, open_types: Collection[str], *, ordered: bool = True
