@@ -47,6 +47,9 @@ sends them: a client that counts the context's tokens with the same tokenizer re
 (`tokenizer_echo`) as one that places tokens by their text. `openai_fields` (`--openai-fields`) adds
 what OpenAI's replies always hold and the toy's leave out (`model`, `object`, usage.total_tokens), which
 EvalScope's reader requires.
+
+`batch` (a FakeBatches, tests/support/fake_batches.py) answers the Batch API's /files and /batches routes;
+those requests are not in `bodies`, `headers` or `paths`.
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from tests.support.fake_batches import FakeBatches
 
 DEEP_BODY = b"[" * 100_000 + b"]" * 100_000
 BIG_NUMBER = "9" * 5_000  # over Python's 4,300-digit limit on int(), so json.loads raises ValueError
@@ -120,6 +125,8 @@ class FakeOpenAI:
     stream_bytes_sent: int = 0  # what "stream:N" faults wrote before the client hung up
     max_in_flight: int = 0
     _in_flight: int = 0
+    # the Batch API (files and batches routes) with its own faults and observations (fake_batches.py)
+    batch: FakeBatches = field(default_factory=FakeBatches)
 
     def __enter__(self) -> FakeOpenAI:
         self._ready = threading.Event()
@@ -180,9 +187,9 @@ class FakeOpenAI:
                 if isinstance(payload, Drop):
                     break
                 if isinstance(payload, Cut):  # a Content-Length the body never reaches, then closed
-                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                    head += f"Content-Length: {2 * len(payload.body)}\r\n\r\n"
-                    writer.write(head.encode() + payload.body)
+                    announced = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    announced += f"Content-Length: {2 * len(payload.body)}\r\n\r\n"
+                    writer.write(announced.encode() + payload.body)
                     await writer.drain()
                     break
                 content_type = extra.pop("Content-Type", "application/json")
@@ -215,6 +222,12 @@ class FakeOpenAI:
     async def _respond(
         self, request_line: str, headers: dict[str, str], raw: bytes
     ) -> tuple[int, Extra, Payload]:
+        method, target = request_line.split()[:2]
+        if FakeBatches.serves(target):  # before json.loads: uploads are multipart, GETs have no body
+            if self.max_requests is not None and len(self.batch.requests) >= self.max_requests:
+                self._stop.set()
+                return 200, {}, Drop()
+            return self.batch.respond(method, target, raw, headers.get("content-type", ""), self)
         body = json.loads(raw)
         self.bodies.append(body)
         if self.die_after is not None and len(self.bodies) >= self.die_after:
@@ -223,31 +236,15 @@ class FakeOpenAI:
             self._stop.set()
             return 200, {}, Drop()
         self.headers.append(headers)
-        target = request_line.split()[1]
         self.paths.append(target)
         path, _, query = target.partition("?")
         if not path.endswith("/completions"):
             return 404, {}, json.dumps({"error": {"message": f"no route {path}"}}).encode()
-        prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
-        if self.tokenizer is not None and "messages" not in body:
-            prompt = [_as_text(p, self.tokenizer) for p in _prompt_list(prompt)]
-        if isinstance(prompt, list):  # several prompts in one request
-            if len(prompt) > 1 and self.list_status is not None:
-                return (
-                    self.list_status,
-                    {},
-                    json.dumps({"error": {"message": "prompt must be a string"}}).encode(),
-                )
-            prompt = "\n".join(prompt)
-        if body.get("echo") and self.echo_support == "zero-refused" and body.get("logprobs") == 0:
-            message = "logprobs must be at least 1 when echo is set"
-            return 400, {}, json.dumps({"error": {"message": message}}).encode()
-        if body.get("echo") and self.echo_support == "refused":
-            return (
-                400,
-                {},
-                json.dumps({"error": {"message": ECHO_REFUSAL, "type": "invalid_request_error"}}).encode(),
-            )
+        prompts = self._prompt(body)
+        refusal = self._refusal(body, prompts)
+        if refusal is not None:
+            return refusal[0], {}, json.dumps(refusal[1]).encode()
+        prompt = prompts if isinstance(prompts, str) else "\n".join(prompts)
         if time.monotonic() - self._started < self.outage_s:
             return 500, {"Retry-After": "0.3"}, b'{"error": {"message": "down for a moment"}}'
         self._in_flight += 1
@@ -259,14 +256,43 @@ class FakeOpenAI:
             if fault is not None:
                 key = next((k for k in self.faults if k in prompt), "")
                 return await self._fault(fault, self._completion(body, prompt), headers, query, key)
-            reply = self._completion(body, prompt)
-            if self.openai_fields:
-                _add_openai_fields(reply, body)
-            if self.reply_model is not None:
-                reply["model"] = self.reply_model
-            return 200, {}, json.dumps(reply, ensure_ascii=False).encode()
+            return 200, {}, json.dumps(self._reply(body, prompt), ensure_ascii=False).encode()
         finally:
             self._in_flight -= 1
+
+    def _prompt(self, body: dict[str, Any]) -> str | list[str]:
+        """A request's prompt: the last message's content, or the completions prompt (a list: several)."""
+        prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
+        if self.tokenizer is not None and "messages" not in body:
+            return [_as_text(p, self.tokenizer) for p in _prompt_list(prompt)]
+        return prompt  # type: ignore[no-any-return]
+
+    def _refusal(self, body: dict[str, Any], prompts: str | list[str]) -> tuple[int, dict[str, Any]] | None:
+        """The status and error a request gets before any answer (lists of prompts or echo refused)."""
+        if isinstance(prompts, list) and len(prompts) > 1 and self.list_status is not None:
+            return self.list_status, {"error": {"message": "prompt must be a string"}}
+        if body.get("echo") and self.echo_support == "zero-refused" and body.get("logprobs") == 0:
+            return 400, {"error": {"message": "logprobs must be at least 1 when echo is set"}}
+        if body.get("echo") and self.echo_support == "refused":
+            return 400, {"error": {"message": ECHO_REFUSAL, "type": "invalid_request_error"}}
+        return None
+
+    def _reply(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+        reply = self._completion(body, prompt)
+        if self.openai_fields:
+            _add_openai_fields(reply, body)
+        if self.reply_model is not None:
+            reply["model"] = self.reply_model
+        return reply
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The status and reply a real-time request with this body gets when no fault, outage or latency is
+        scripted (how the batch fake answers each line)."""
+        prompts = self._prompt(body)
+        refusal = self._refusal(body, prompts)
+        if refusal is not None:
+            return refusal
+        return 200, self._reply(body, prompts if isinstance(prompts, str) else "\n".join(prompts))
 
     def next_fault(self, prompt: str, body: dict[str, Any]) -> str | None:
         """The fault for this attempt: the next one in the script of the first key the prompt contains."""

@@ -36,6 +36,11 @@ CLI_ONLY = {
     "cache",  # which answers are asked, not what they are (kaoshi.runner.cache.CachePolicy)
     "cache_sampled",
     "cache_from",
+    # how the requests travel (a provider's batch endpoint), not what they are (kaoshi.runner.batching)
+    "batch",
+    "batch_fallback",
+    "batch_rounds",
+    "batch_poll",
     "store",
 }
 

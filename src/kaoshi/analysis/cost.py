@@ -4,7 +4,8 @@ price per million tokens, and before a run is sent, an estimate from its exact p
 
 Providers price completion tokens, reasoning included, at one rate, prompt tokens at another and cached
 prompt tokens (a prefix the provider kept from an earlier request) lower. A batch endpoint (OpenAI's,
-Alibaba Model Studio's) charges about half: give its price as the price.
+Alibaba Model Studio's, Together's) charges half: an answer a batch gave (kaoshi run --batch) is priced at
+`Price.batch` of the real-time price.
 """
 
 from __future__ import annotations
@@ -22,17 +23,20 @@ from kaoshi.errors import InputError
 @dataclass(frozen=True)
 class Price:
     """US dollars (or any currency, the same in all three) per million tokens: prompt, completion
-    (reasoning included) and cached prompt tokens (None: priced as other prompt tokens)."""
+    (reasoning included) and cached prompt tokens (None: priced as other prompt tokens); `batch`: the share
+    of it a batch request costs (OpenAI, Alibaba Model Studio and Together charge half)."""
 
     prompt: float
     completion: float
     cached: float | None = None
+    batch: float = 0.5
 
-    def cost(self, prompt: int, completion: int, cached: int = 0) -> float:
+    def cost(self, prompt: int, completion: int, cached: int = 0, *, batch: bool = False) -> float:
         """The price of `prompt` prompt tokens (`cached` of them read from the provider's cache) and
-        `completion` completion tokens."""
+        `completion` completion tokens; `batch`: sent in a batch."""
         cached_rate = self.prompt if self.cached is None else self.cached
-        return ((prompt - cached) * self.prompt + cached * cached_rate + completion * self.completion) / 1e6
+        full = ((prompt - cached) * self.prompt + cached * cached_rate + completion * self.completion) / 1e6
+        return full * self.batch if batch else full
 
     def describe(self) -> str:
         cached = f", cached prompt {self.cached:g}" if self.cached is not None else ""
@@ -120,9 +124,22 @@ class Usage:
     reasoning: int = 0
     uncounted: int = 0
     taken: int = 0
+    # of the above, the answers a provider's batch gave (kaoshi run --batch) and their tokens
+    batched: int = 0
+    batch_prompt: int = 0
+    batch_completion: int = 0
+    batch_cached: int = 0
 
     def cost(self, price: Price) -> float:
-        return price.cost(self.prompt, self.completion, self.cached)
+        """What the answers cost: those a batch gave at the batch share of the price."""
+        prompt, completion = self.prompt - self.batch_prompt, self.completion - self.batch_completion
+        realtime = price.cost(prompt, completion, self.cached - self.batch_cached)
+        return realtime + price.cost(self.batch_prompt, self.batch_completion, self.batch_cached, batch=True)
+
+    @property
+    def paid(self) -> int:
+        """Answers this run paid for (not taken from another run or the cache)."""
+        return self.answers - self.taken
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -133,6 +150,16 @@ class Usage:
             "reasoning_tokens": self.reasoning,
             "answers_without_usage": self.uncounted,
             "answers_taken_from_other_runs": self.taken,
+            **(
+                {
+                    "batch_answers": self.batched,
+                    "batch_prompt_tokens": self.batch_prompt,
+                    "batch_cached_prompt_tokens": self.batch_cached,
+                    "batch_completion_tokens": self.batch_completion,
+                }
+                if self.batched
+                else {}
+            ),
         }
 
 

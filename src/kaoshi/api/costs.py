@@ -30,6 +30,7 @@ from kaoshi.runner.config import RunConfig
 from kaoshi.runner.prepare import PreparedRun, prepare_run
 from kaoshi.runner.run import plan_run
 from kaoshi.runner.samples import PendingQuestion
+from kaoshi.runner.spending import sample_cost
 from kaoshi.store import Store
 from kaoshi.store.opening import IN_MEMORY
 from kaoshi.store.records import RunSpec
@@ -48,6 +49,7 @@ __all__ = [
     "read_judge_usage",
     "read_usage",
     "run_usage",
+    "sample_cost",
     "usage_json",
 ]
 # Tokens a chat message adds around its text (its role and separators), as an estimate counts them.
@@ -68,6 +70,7 @@ class RunEstimate:
     budget_tokens: int
     counted_by: str  # "the model's tokenizer", or APPROXIMATION
     price: Price | None = None
+    batch: bool = False  # sent in batches (--batch): at the price's batch share
 
     @property
     def cost_range(self) -> tuple[float, float] | None:
@@ -75,7 +78,8 @@ class RunEstimate:
         provider's cache; None without a price."""
         if self.price is None:
             return None
-        return self.price.cost(self.prompt_tokens, 0), self.price.cost(self.prompt_tokens, self.budget_tokens)
+        low = self.price.cost(self.prompt_tokens, 0, batch=self.batch)
+        return low, self.price.cost(self.prompt_tokens, self.budget_tokens, batch=self.batch)
 
     def to_json(self) -> dict[str, Any]:
         costs = self.cost_range
@@ -87,6 +91,7 @@ class RunEstimate:
             "prompt_tokens": self.prompt_tokens,
             "budget_tokens": self.budget_tokens,
             "counted_by": self.counted_by,
+            **({"batch": True} if self.batch else {}),
             **({"price": self.price.to_json(), "cost": list(costs)} if self.price and costs else {}),
         }
 
@@ -101,11 +106,12 @@ def estimate_prepared(
     store: StoreLike = None,
     price: Price | None = None,
     cache: CachePolicy | None = None,
+    batch: bool = False,
 ) -> RunEstimate:
     """What `kaoshi run` with these options would send, sending nothing and writing nothing: the run is
     prepared and its prompts rendered as the run renders them (the model is loaded to fit and count them;
     a provider's model loads no weights), less the answers a stored run of that name already has and
-    those the cache holds (`cache`, as the run would take them)."""
+    those the cache holds (`cache`, as the run would take them). `batch`: priced as batch requests."""
     given = as_model(model, model_options)
     spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
     chat = options.chat
@@ -143,6 +149,7 @@ def estimate_prepared(
         budget,
         "the model's tokenizer" if exact and pending else APPROXIMATION,
         price,
+        batch,
     )
 
 

@@ -22,6 +22,10 @@ from kaoshi.models.base import Model, ModelOptions
 from kaoshi.models.function import FunctionModel
 from kaoshi.models.registry import default_chat_before_load, resolve_model
 from kaoshi.results.aggregate import RunSummary
+from kaoshi.runner.batching import FALLBACKS
+from kaoshi.runner.batching import BatchesUnanswered as BatchesUnanswered  # re-exported
+from kaoshi.runner.batching import BatchPolicy as BatchPolicy  # re-exported: kaoshi.evaluate(batch=...)
+from kaoshi.runner.batching import BatchWait as BatchWait  # re-exported: BatchPolicy.on_wait's argument
 from kaoshi.runner.cache import CachePolicy as CachePolicy  # re-exported: kaoshi.evaluate(cache=...)
 from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig
 from kaoshi.runner.prepare import PreparedRun, check_before_load, prepare_run
@@ -41,6 +45,8 @@ _log = logging.getLogger("kaoshi")
 _CARRIER = re.compile(
     r"^(?:a list of \d+ prompts failed: |not sent: the server failed an earlier question of this request: )+"
 )
+
+BATCH_FALLBACKS = FALLBACKS  # what kaoshi run --batch-fallback takes
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -154,6 +160,7 @@ def evaluate(
     price: Price | None = None,
     max_cost: float | None = None,
     cache: CachePolicy | None = None,
+    batch: BatchPolicy | None = None,
     **overrides: Any,
 ) -> EvalResult:
     """Evaluate `model` on `exam` into a store, resuming a run of the same name; the options are those of
@@ -181,6 +188,10 @@ def evaluate(
         in flight is stored, and RunCapped is raised; the same call without it (or a higher one) goes on.
     cache: which answers are taken from the cache instead of asked (kaoshi.runner.cache.CachePolicy; default:
         greedy answers of a provider's model, from this store's other runs).
+    batch: send the generation requests through the provider's batch endpoint at its batch price
+        (kaoshi.runner.batching.BatchPolicy: poll interval, rounds, fallback), waiting for the batches; an
+        interrupted call resumes the same batches. BatchesUnanswered when requests stay unanswered after
+        its rounds (they are not stored; the same call sends them again).
     Ctrl-C raises RunInterrupted once the answers so far are saved.
     """
     options = (config or RunConfig()).override(**overrides)
@@ -221,6 +232,7 @@ def evaluate(
         notify=notify or _log.warning,
         spending=spending_of(price, max_cost),
         cache=cache,
+        batch=batch,
     )
 
 
@@ -268,6 +280,7 @@ def evaluate_prepared(
     on_plan: Callable[[int, int], None] | None = None,
     spending: Spending | None = None,
     cache: CachePolicy | None = None,
+    batch: BatchPolicy | None = None,
 ) -> EvalResult:
     """evaluate with its options already gathered (the `kaoshi run` command calls this); `spending`: its
     cost cap (spending_of)."""
@@ -282,7 +295,7 @@ def evaluate_prepared(
     prepared = prepare_run(
         exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
     )
-    session = _Session(join, notify, on_sample, on_plan, spending, cache or CachePolicy())
+    session = _Session(join, notify, on_sample, on_plan, spending, cache or CachePolicy(), batch)
     if isinstance(store, Store):
         return _evaluate_in(store, prepared, given, model_options, run_name, session)
     path = Path(IN_MEMORY if store is None else store)
@@ -303,7 +316,7 @@ def evaluate_prepared(
 @dataclass(frozen=True)
 class _Session:
     """How a run is executed, whatever store and model it has: joined or not, where its notes, answers and
-    plans go, its cost cap and which answers it takes from the cache."""
+    plans go, its cost cap, which answers it takes from the cache and whether it sends batches."""
 
     join: bool
     notify: Callable[[str], None]
@@ -311,6 +324,7 @@ class _Session:
     on_plan: Callable[[int, int], None] | None
     spending: Spending | None
     cache: CachePolicy
+    batch: BatchPolicy | None = None  # send through the provider's batch endpoint (--batch)
 
 
 def _evaluate_in(
@@ -396,6 +410,7 @@ def _run(
             lease=lease,
             spending=session.spending,
             cache=session.cache,
+            batch=session.batch,
         )
     except CostCapReached as capped:
         saved, where = _stopped(store, lease, prepared.name)
@@ -403,6 +418,9 @@ def _run(
     except KeyboardInterrupt:
         saved, where = _stopped(store, lease, prepared.name)
         raise RunInterrupted(prepared.name, saved, where) from None
+    except BatchesUnanswered:
+        _stopped(store, lease, prepared.name)
+        raise
     finally:
         if given is None:
             model.close()

@@ -307,6 +307,8 @@ class RunInfo:
     # objective answers checked against the gold answer (None: none yet); over every sample (avg@k) for a
     # run of k samples a question
     accuracy: float | None
+    # provider batches it waits on (kaoshi run --batch), and the requests in them; None: none
+    waiting: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         spec = self.run.spec
@@ -327,6 +329,11 @@ class RunInfo:
             "created": dt.datetime.fromtimestamp(self.run.created_at).isoformat(timespec="seconds"),
             "settings": compact_settings(spec),
             "spec": spec.to_json(),
+            **(
+                {"waiting_batches": self.waiting[0], "waiting_requests": self.waiting[1]}
+                if self.waiting is not None
+                else {}
+            ),
         }
 
 
@@ -336,6 +343,7 @@ def runs(*, store: StoreLike = None) -> list[RunInfo]:
     with open_store(store, read_only=True) as opened:
         # counted by SQLite: no sample is read into Python (a million-sample store lists in a blink)
         counts = opened.run_counts()
+        waiting = opened.batches.waiting()
         for record in opened.runs():
             firsts, others = counts.get(record.name, (RunCounts(), RunCounts()))
             spec = record.spec
@@ -351,7 +359,8 @@ def runs(*, store: StoreLike = None) -> list[RunInfo]:
             # a run of k samples a question: its accuracy is over every sample (avg@k)
             checked = firsts.checked + (others.checked if spec.repeats > 1 else 0)
             correct = firsts.correct + (others.correct if spec.repeats > 1 else 0)
-            listed.append(RunInfo(record, coverage, correct / checked if checked else None))
+            accuracy = correct / checked if checked else None
+            listed.append(RunInfo(record, coverage, accuracy, waiting.get(record.name)))
     return listed
 
 

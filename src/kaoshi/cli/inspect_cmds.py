@@ -114,12 +114,21 @@ def runs_command(args: argparse.Namespace) -> int:
 
 def _shown_status(row: dict[str, Any]) -> str:
     """`finished`, `running`, `interrupted 12/40` (answered of asked: how far it got), or `held 12/40 by pid
-    4242 on host h, no heartbeat for 75 s (paused or unresponsive)`."""
+    4242 on host h, no heartbeat for 75 s (paused or unresponsive)`; with `, waiting on 1 provider batch
+    (1,000 requests)` after it for a run whose batches are out (--batch)."""
+    waiting = ""
+    if "waiting_batches" in row:  # kaoshi run --batch: the same command collects them
+        batches = (
+            "1 provider batch"
+            if row["waiting_batches"] == 1
+            else f"{row['waiting_batches']} provider batches"
+        )
+        waiting = f", waiting on {batches} ({row['waiting_requests']:,} requests)"
     if row["status"] == RunStatus.INTERRUPTED:
-        return f"{row['status']} {row['answered']}/{row['questions']}"
+        return f"{row['status']} {row['answered']}/{row['questions']}{waiting}"
     if row["status"] == RunStatus.HELD:
-        return f"{row['status']} {row['answered']}/{row['questions']} by {row['holder']}"
-    return str(row["status"])
+        return f"{row['status']} {row['answered']}/{row['questions']} by {row['holder']}{waiting}"
+    return str(row["status"]) + waiting
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -154,6 +154,14 @@ class ProgressBar:
             description or self.description, total=total, completed=done, throughput=self._throughput
         )
 
+    def status(self, text: str) -> bool:
+        """Show `text` as the bar's description (e.g. what the run waits on); False off a terminal, where
+        the bar shows nothing."""
+        if self._progress.disable or self._task is None:
+            return False
+        self._progress.update(self._task, description=text)
+        return True
+
     def advance(self, item: object = None) -> None:
         """Count one answer (the item is read only for its cost, with `cost_of`)."""
         if self._task is None or self._throughput is None:

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
-from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage
-from kaoshi.api.evaluation import CachePolicy, RunCapped, RunInterrupted, evaluate_prepared, spending_of
+from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage, sample_cost
+from kaoshi.api.evaluation import (
+    BATCH_FALLBACKS,
+    BatchesUnanswered,
+    BatchPolicy,
+    BatchWait,
+    CachePolicy,
+    RunCapped,
+    RunInterrupted,
+    evaluate_prepared,
+    spending_of,
+)
 from kaoshi.api.exams import load_notes
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, price_option, store_path
@@ -152,6 +163,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also take cached answers from this store (repeatable), after the run's own store",
     )
     parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the requests through the provider's batch endpoint (openai:, e.g. OpenAI, Alibaba "
+        "Model Studio) at its batch price (half), and wait for the batches (up to 24 h); killed while it "
+        "waits, the same command polls the same batches again",
+    )
+    parser.add_argument(
+        "--batch-fallback",
+        choices=BATCH_FALLBACKS,
+        default="batch",
+        help="requests no batch answered in --batch-rounds batches: left unasked (batch: the run stays "
+        "unfinished, the same command sends them again) or asked in real time (realtime)",
+    )
+    parser.add_argument(
+        "--batch-rounds",
+        type=int,
+        default=3,
+        metavar="N",
+        help="batches a request may be sent in before --batch-fallback decides (a line a batch failed, or "
+        "left undone when it expired or was cancelled, is sent again in a new batch)",
+    )
+    parser.add_argument(
+        "--batch-poll",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds between two polls of the batches",
+    )
+    parser.add_argument(
         "--report",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -179,12 +219,9 @@ def run_command(args: argparse.Namespace) -> int:
         return _estimate(args, result, config, cache, price)
     spending = spending_of(price, args.max_cost)
     try:
-        cost_of = (
-            None
-            if price is None
-            else lambda s: price.cost(s.tokens_in or 0, s.tokens_out or 0, s.tokens_cached or 0)
-        )
+        cost_of = None if price is None else partial(sample_cost, price)
         with ProgressBar("evaluating", "q", cost_of=cost_of) as bar:
+            batch = _batch_policy(args, bar) if args.batch else None
             evaluated = evaluate_prepared(
                 result.exam,
                 args.model,
@@ -198,6 +235,7 @@ def run_command(args: argparse.Namespace) -> int:
                 on_plan=bar.plan,
                 spending=spending,
                 cache=cache,
+                batch=batch,
             )
     except RunCapped as capped:
         eprint(
@@ -206,6 +244,9 @@ def run_command(args: argparse.Namespace) -> int:
             "--max-cost, or with a higher one, goes on"
         )
         return EXIT_CAPPED
+    except BatchesUnanswered as unanswered:
+        eprint(f"error: {unanswered}")
+        return 1
     except RunInterrupted as stopped:
         eprint(
             f"interrupted: {stopped.saved} sample(s) of run {stopped.name!r} are saved; "
@@ -254,7 +295,7 @@ def _estimate(
     """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
     estimate = estimate_prepared(
         loaded.exam, args.model, config, config.model_options(), run_name=args.run_name,
-        store=store_path(args), price=price, cache=cache,
+        store=store_path(args), price=price, cache=cache, batch=args.batch,
     )  # fmt: skip
     stored = f" ({estimate.stored} answered already, stored or in the cache)" if estimate.stored else ""
     print(f"run {estimate.run!r} would send {estimate.requests} request(s) to {estimate.model}{stored}")
@@ -263,13 +304,35 @@ def _estimate(
     costs = estimate.cost_range
     if costs is not None and price is not None:
         low, high = costs
+        batched = f", in batches at {price.batch:g} of it" if args.batch else ""
         print(
             f"cost: {low:,.4f} for the prompts, up to {high:,.4f} if every answer used its whole budget "
-            f"({price.describe()}; no prompt token cached)"
+            f"({price.describe()}{batched}; no prompt token cached)"
         )
     else:
         print("cost: give --price IN,OUT[,CACHED] (per million tokens) to price it")
     return 0
+
+
+def _batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
+    """--batch's settings; while the run waits, each poll's state on the progress line (a terminal), or a
+    line on stderr each time the batches' statuses change (a log)."""
+    if args.batch_rounds < 1:
+        raise InputError("--batch-rounds must be at least 1")
+    if args.batch_poll < 0:
+        raise InputError("--batch-poll must be >= 0 seconds")
+    shown: list[tuple[tuple[str, int], ...]] = []
+
+    def on_wait(wait: BatchWait) -> None:
+        if bar.status("waiting on " + wait.describe()):
+            return
+        if not shown or shown[-1] != wait.statuses:
+            shown.append(wait.statuses)
+            eprint("waiting on " + wait.describe())
+
+    return BatchPolicy(
+        poll_s=args.batch_poll, rounds=args.batch_rounds, fallback=args.batch_fallback, on_wait=on_wait
+    )
 
 
 def _usage_line(usage: Usage, price: Price) -> str:
@@ -279,6 +342,8 @@ def _usage_line(usage: Usage, price: Price) -> str:
         notes += f"; {usage.uncounted} came without usage from their server, not counted"
     if usage.taken:
         notes += f"; {usage.taken} taken from other runs or the cache, paid for there"
+    if usage.batched:
+        notes += f"; {usage.batched} answered by batches, at {price.batch:g} of the price"
     return (
         f"{usage.cost(price):,.4f} for {usage.prompt:,} prompt tokens ({usage.cached:,} cached) and "
         f"{usage.completion:,} completion tokens ({usage.reasoning:,} reasoning) of "

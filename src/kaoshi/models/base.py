@@ -6,9 +6,12 @@ import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kaoshi.option_fields import cli
+
+if TYPE_CHECKING:
+    from kaoshi.models.batches import BatchEndpoint
 
 Message = tuple[str, str]  # (role, content)
 # The help sections of the backend options (kaoshi run, kaoshi judge).
@@ -131,6 +134,8 @@ class ModelOutput:
     # Prompt tokens a server read from its prompt cache (usage.prompt_tokens_details.cached_tokens; DeepSeek's
     # prompt_cache_hit_tokens), part of tokens_in and priced lower by providers that cache; None: not said.
     cached_tokens: int | None = None
+    # The provider batch that answered it (kaoshi run --batch; None: a real-time request).
+    batch_id: str | None = None
 
 
 # Field names that hold credentials: --extra-body is recorded in the run spec, so it refuses them.
@@ -389,6 +394,11 @@ class Model:
     @property
     def batch_size(self) -> int:
         return self.options.batch_size or self.default_batch_size
+
+    def batch_endpoint(self) -> BatchEndpoint | None:
+        """The provider batch endpoint this model's generation requests can go through (kaoshi run
+        --batch; kaoshi.models.batches); None: the model has none."""
+        return None
 
     def close(self) -> None:
         """Release resources (weights, connections)."""

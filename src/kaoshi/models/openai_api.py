@@ -32,6 +32,7 @@ from typing import Any
 from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.endpoints import EndpointPool
+from kaoshi.models.openai_batch import OpenAIBatches
 from kaoshi.models.openai_body import decoding_fields, merged
 from kaoshi.models.openai_loglik import ECHO_BYTES_PER_CHAR, EchoLoglik
 from kaoshi.models.openai_replies import (
@@ -161,6 +162,15 @@ class OpenAIModel(Model):
         )
 
     @property
+    def secrets(self) -> list[str | None]:
+        """What is masked in every text the backend returns: the API key and the base URLs' credentials."""
+        return self._secrets
+
+    def batch_endpoint(self) -> OpenAIBatches:
+        """The Batch API of the first base URL (kaoshi run --batch)."""
+        return OpenAIBatches(self)
+
+    @property
     def max_wait_s(self) -> float:
         """The longest single wait a Retry-After may impose: --max-wait (which also caps a request's
         retrying in all), else the timeout x retries."""
@@ -244,13 +254,21 @@ class OpenAIModel(Model):
 
     async def _generate_one(self, client: Any, requests: list[GenerateRequest]) -> list[ModelOutput]:
         (request,) = requests
+        path, body = self.generation_body(request)
+        return [await self._reply(client, request.id, path, body, self.generation_reader(request))]
+
+    def generation_body(self, request: GenerateRequest) -> tuple[str, dict[str, Any]]:
+        """The endpoint path and body of a generation request (sent at once, or as a batch's line)."""
         decoding = decoding_fields(request.sampling, self.options.seed, chat=request.messages is not None)
         path, body = self._body(
             request.prompt, request.messages, max_tokens=request.max_new_tokens, **decoding
         )
         if request.stop:
             body["stop"] = list(request.stop[:4])
-        body = merged(body, self.options.extra_body)
+        return path, merged(body, self.options.extra_body)
+
+    def generation_reader(self, request: GenerateRequest) -> Reader:
+        """What reads a generation request's reply into its output."""
 
         def read(output: ModelOutput, data: dict[str, Any]) -> ModelOutput:
             parts = reply_parts(first_choice(data), self.options.max_reply_chars)
@@ -267,7 +285,7 @@ class OpenAIModel(Model):
                 reasoning_tokens=reasoning_tokens(data),
             )
 
-        return [await self._reply(client, request.id, path, body, read)]
+        return read
 
     async def _loglik_pack(self, client: Any, requests: list[LoglikRequest]) -> list[ModelOutput]:
         if requests[0].messages is None:
@@ -297,12 +315,19 @@ class OpenAIModel(Model):
         keeps what the request cost (tokens, latency)."""
         started = time.perf_counter()
         data = await self._post(client, path, body)
+        return self.read_reply(request_id, data, read, time.perf_counter() - started)
+
+    def read_reply(
+        self, request_id: str, data: dict[str, Any], read: Reader, latency_s: float
+    ) -> ModelOutput:
+        """A reply's output, or an error that keeps what the request cost (tokens, latency); credentials
+        are masked by the caller (redacted)."""
         tokens_in, tokens_out = token_counts(data)
         output = ModelOutput(
             request_id,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            latency_s=time.perf_counter() - started,
+            latency_s=latency_s,
             served_model=served_model(data, self.model_name),
             cached_tokens=cached_tokens(data),
         )
@@ -455,7 +480,7 @@ class OpenAIModel(Model):
                             outputs = await call(client, unit)
                         except FinalFailure as exc:
                             outputs = [ModelOutput(request.id, error=str(exc)) for request in unit]
-                        outputs = [self._redacted(output) for output in outputs]
+                        outputs = [self.redacted(output) for output in outputs]
                         self.stats.failures += sum(output.error is not None for output in outputs)
                         results.put(outputs)
                     except Exception:
@@ -494,7 +519,7 @@ class OpenAIModel(Model):
             yield from item
         thread.join()
 
-    def _redacted(self, output: ModelOutput) -> ModelOutput:
+    def redacted(self, output: ModelOutput) -> ModelOutput:
         """The output with every credential it was sent masked: a server may echo them in an error body,
         or a model in its answer. Answer text loses only the exact credentials; error text also any
         `Bearer …` or `api_key=…` (a pattern that would mask ordinary words in an answer)."""

@@ -10,12 +10,14 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from itertools import islice
 
+from kaoshi.analysis.cost import Usage
 from kaoshi.data.model import Exam
 from kaoshi.models.base import CapabilityError, GenerateRequest, LoglikRequest, Model, ModelOutput
 from kaoshi.prompts import RenderOptions, Template, answer_candidates, render_fitting
 from kaoshi.prompts.base import Fits
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.asked import asked_by
+from kaoshi.runner.batching import BatchAsker, BatchPolicy, check_batchable
 from kaoshi.runner.cache import NO_CACHE, CachePolicy, answer_from_cache
 from kaoshi.runner.gate import RequestGate
 from kaoshi.runner.grouping import INSTANT_S, AnswerGroup
@@ -89,11 +91,13 @@ def execute_run(
     lease: Lease | None = None,
     spending: Spending | None = None,
     cache: CachePolicy = NO_CACHE,
+    batch: BatchPolicy | None = None,
 ) -> RunOutcome:
     """Run the exam. `extractor`, when given, reads answers the rules left unparsed (spec.llm_extractor).
     `spending`: the run's cost cap (--max-cost), counting what its stored answers already cost; reached,
     nothing more is sent, what is in flight is stored, and CostCapReached is raised. `cache`: which
-    answers are taken from the cache (kaoshi.runner.cache) instead of asked.
+    answers are taken from the cache (kaoshi.runner.cache) instead of asked. `batch`: send the generation
+    requests through the provider's batch endpoint (kaoshi.runner.batching) instead of in real time.
 
     lease: this process's lease of the run (Store.hold), taken by the caller before the model loads; without
     one the run takes its own, refusing a run another live process executes. Each chunk's questions are
@@ -104,6 +108,8 @@ def execute_run(
         raise CapabilityError(f"unknown method {spec.method.value!r} (known: {', '.join(METHODS)})")
     _check_capabilities(model, exam, spec.method)
     _check_sampling(model, spec)
+    if batch is not None:
+        check_batchable(model, spec)
     held: AbstractContextManager[Lease] = store.hold(name) if lease is None else nullcontext(lease)
     with held as current:
         # Every prompt is rendered before the run is written, so a run refused for a reason known before
@@ -119,12 +125,26 @@ def execute_run(
         if spending is not None:
             _sync(spending, store, name)  # what earlier sessions of the run spent
         asker = _ClaimingAsker(name, spec, model, template, store, current, on_sample, extractor, spending)
-        skipped = asker.ask(pending)
+        ask: Callable[[Sequence[PendingQuestion]], list[PendingQuestion]] = asker.ask
+        if batch is not None:
+            batcher = BatchAsker(
+                name, spec, model, store, current, batch, lambda p: _generate_request(p, spec),
+                asker.stored, extractor, spending,
+            )  # fmt: skip
+
+            def batched(items: Sequence[PendingQuestion]) -> list[PendingQuestion]:
+                outcome = batcher.ask(items)
+                return outcome.skipped + asker.ask(outcome.realtime)
+
+            ask = batched
+        else:
+            _check_no_batches_open(store, name)
+        skipped = ask(pending)
         if skipped:
             # questions another process claimed: free again if it died meanwhile, else its to answer
             current.reap()
             finished = store.finished_keys(name)
-            asker.ask([p for p in skipped if p.key not in finished])
+            ask([p for p in skipped if p.key not in finished])
         # a process joined on a run leaves it running while another still answers its part
         asked = asked_by(spec, exam)  # a shard or a sample is done when its part is
         wanted = {(q.id, k) for q in exam.questions if asked(q.id) for k in range(spec.repeats)}
@@ -176,7 +196,7 @@ class _ClaimingAsker:
         already in flight still come back and are kept with it, so that the error counts every answer paid
         for and not written. A lease taken over stops it the same way."""
         gate = RequestGate(self.lease, self.spending)
-        group = AnswerGroup(self.store, self.name, self._stored)
+        group = AnswerGroup(self.store, self.name, self.stored)
         refused: StoreError | None = None
         answers = _ask(self.model, chunk, self.spec, self.template, gate)
         try:
@@ -205,7 +225,7 @@ class _ClaimingAsker:
         if gate.stopped is not None:
             raise gate.stopped
 
-    def _stored(self, sample: SampleRecord) -> None:
+    def stored(self, sample: SampleRecord) -> None:
         """An answer is committed: count it and report it."""
         self.asked += 1
         self.errors += sample.status == SampleStatus.ERROR
@@ -217,8 +237,20 @@ class _ClaimingAsker:
 
 def _sync(spending: Spending, store: Store, name: str) -> None:
     """The run's spending from its paid answers in the store (those taken from elsewhere cost it nothing)."""
-    answers, prompt, completion, cached, _, _, taken = store.run_usage(name)
-    spending.sync(answers - taken, prompt, completion, cached)
+    spending.sync(Usage(*store.run_usage(name)))
+
+
+def _check_no_batches_open(store: Store, name: str) -> None:
+    """A run with provider batches still open is resumed with --batch: asking their questions in real time
+    would pay for them twice."""
+    waiting = store.batches.waiting().get(name)
+    if waiting is not None:
+        batches, requests = waiting
+        raise CapabilityError(
+            f"run {name!r} has {requests} request(s) waiting in {batches} provider batch(es): the same "
+            "command with --batch collects them (and --batch-fallback realtime asks what they leave "
+            "unanswered in real time)"
+        )
 
 
 def _check_capabilities(model: Model, exam: Exam, method: Method) -> None:

@@ -110,6 +110,7 @@ def build_sample(pending: PendingQuestion, output: ModelOutput, spec: RunSpec) -
         tokens_reasoning=output.reasoning_tokens,
         tokens_cached=output.cached_tokens,
         request_key=None if error is not None else request_key(pending, spec),
+        batch_id=output.batch_id,
         sample=pending.sample,
         **scored,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from kaoshi.analysis.cost import Price
+from kaoshi.analysis.cost import Price, Usage
 from kaoshi.store.records import SampleRecord
 
 
@@ -42,20 +42,20 @@ class Spending:
 
     def add(self, sample: SampleRecord) -> None:
         """An answer stored: its tokens, as its server counted them, at the price."""
-        cost = self.price.cost(sample.tokens_in or 0, sample.tokens_out or 0, sample.tokens_cached or 0)
+        cost = sample_cost(self.price, sample)
         with self._lock:
             self.spent += cost
             self._session += cost
             self._answers += 1
             self._in_flight = max(0, self._in_flight - 1)
 
-    def sync(self, answers: int, prompt: int, completion: int, cached: int) -> None:
+    def sync(self, usage: Usage) -> None:
         """What the run's paid answers in the store cost (theirs and other processes' working beside this
         one, --join): the run's spending from now on, and the mean cost of an answer until this session
         has its own."""
         with self._lock:
-            self.spent = self.price.cost(prompt, completion, cached)
-            self._stored_mean = self.spent / answers if answers else 0.0
+            self.spent = usage.cost(self.price)
+            self._stored_mean = self.spent / usage.paid if usage.paid else 0.0
 
     def admits(self) -> bool:
         """Whether one more request may be sent: the run, with what it has let out and not yet stored,
@@ -70,3 +70,10 @@ class Spending:
     def reached(self) -> CostCapReached:
         with self._lock:
             return CostCapReached(self.spent, self.cap)
+
+
+def sample_cost(price: Price, sample: SampleRecord) -> float:
+    """What one stored answer cost at `price`: its tokens as its server counted them, at the batch share
+    of the price where a provider's batch gave it."""
+    tokens = (sample.tokens_in or 0, sample.tokens_out or 0, sample.tokens_cached or 0)
+    return price.cost(*tokens, batch=sample.batch_id is not None)

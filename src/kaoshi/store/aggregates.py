@@ -57,13 +57,14 @@ def run_counts(db: sqlite3.Connection, run: str | None = None) -> dict[str, tupl
     return found
 
 
-def run_usage(db: sqlite3.Connection, run: str) -> tuple[int, int, int, int, int, int, int]:
+def run_usage(db: sqlite3.Connection, run: str) -> tuple[int, ...]:
     """The tokens of the run's samples (every sample of k): (samples, prompt, completion, cached prompt,
-    reasoning tokens, answers whose server gave no usage, answers taken from another run or the cache).
-    An error keeps what its request cost where the server said (a reply with no usable answer), and costs
-    nothing where no reply came; an answer taken from elsewhere was paid for there, and its tokens are not
-    this run's."""
-    totals = [0] * 7
+    reasoning tokens, answers whose server gave no usage, answers taken from another run or the cache,
+    then of the paid answers those a provider's batch gave: answers, prompt, completion, cached prompt),
+    as kaoshi.analysis.cost.Usage takes them. An error keeps what its request cost where the server said
+    (a reply with no usable answer), and costs nothing where no reply came; an answer taken from elsewhere
+    was paid for there, and its tokens are not this run's."""
+    totals = [0] * 11
     for table in ("samples", "repeat_samples"):
         lacking = {name for name, _, _ in missing_columns(db, table)}
 
@@ -71,14 +72,19 @@ def run_usage(db: sqlite3.Connection, run: str) -> tuple[int, int, int, int, int
             return "NULL" if name in lacking else name
 
         paid = f"{column('answered_from')} IS NULL"
+        batched = f"{paid} AND {column('batch_id')} IS NOT NULL"
         row = db.execute(
             f"SELECT COUNT(*), TOTAL(CASE WHEN {paid} THEN tokens_in END), "
             f"TOTAL(CASE WHEN {paid} THEN tokens_out END), "
             f"TOTAL(CASE WHEN {paid} THEN {column('tokens_cached')} END), "
             f"TOTAL(CASE WHEN {paid} THEN {column('tokens_reasoning')} END), "
             f"TOTAL({paid} AND status != '{_ERROR}' AND tokens_in IS NULL AND tokens_out IS NULL), "
-            f"TOTAL(NOT ({paid})) FROM {table} WHERE run = ?",
+            f"TOTAL(NOT ({paid})), "
+            f"TOTAL({batched}), TOTAL(CASE WHEN {batched} THEN tokens_in END), "
+            f"TOTAL(CASE WHEN {batched} THEN tokens_out END), "
+            f"TOTAL(CASE WHEN {batched} THEN {column('tokens_cached')} END) "
+            f"FROM {table} WHERE run = ?",
             (run,),
         ).fetchone()
         totals = [total + int(value or 0) for total, value in zip(totals, row, strict=True)]
-    return (totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6])
+    return tuple(totals)

@@ -82,7 +82,8 @@ class Lease:
     taken_over: tuple[LeaseHolder, ...] = ()
 
     def claim(self, question_ids: Sequence[str]) -> set[str]:
-        """Claim the questions nobody has claimed; the ones now this process's to ask."""
+        """Claim the questions nobody else has claimed; the ones now this process's to ask (those it
+        claimed before among them)."""
         return set(question_ids)
 
     def confirm(self) -> None:
@@ -214,9 +215,17 @@ class SharedLease(Lease):
                 "INSERT OR IGNORE INTO claims (run, question_id, holder, claimed_at) VALUES (?, ?, ?, ?)",
                 (self.run, question_id, self.holder, now),
             )
-            if cursor.rowcount == 1:
+            if cursor.rowcount == 1 or self._holds(question_id):
                 claimed.add(question_id)
         return claimed
+
+    def _holds(self, question_id: str) -> bool:
+        """Whether this process claimed the question before (its claim stands: it is still its own)."""
+        row = self._db.execute(
+            "SELECT 1 FROM claims WHERE run=? AND question_id=? AND holder=?",
+            (self.run, question_id, self.holder),
+        ).fetchone()
+        return row is not None
 
     def _taken_over(self) -> StoreError:
         return StoreError(

@@ -253,6 +253,8 @@ class SampleRecord:
     request_key: int | None = None
     # where an answer taken from another run came from (the cache, --reuse-from): its tokens were paid there
     answered_from: str | None = None
+    # the provider batch that answered it (kaoshi run --batch): priced at the batch price
+    batch_id: str | None = None
     # Which of the question's k samples this is (--repeats): 0 for a run of one sample a question.
     sample: int = 0
 
@@ -293,6 +295,8 @@ class SampleRecord:
             record["tokens_cached"] = self.tokens_cached
         if self.answered_from is not None:
             record["answered_from"] = self.answered_from
+        if self.batch_id is not None:
+            record["batch_id"] = self.batch_id
         return record
 
 

@@ -57,6 +57,7 @@ SAMPLE_COLUMNS = (
     "tokens_cached",
     "request_key",
     "answered_from",
+    "batch_id",
 )
 # What a sample is written with: its columns, its question's content fingerprint (store.pairing) and group,
 # which the summaries read instead of decoding each question (store.columns); never read into a
@@ -189,6 +190,7 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.tokens_cached,
         sample.request_key,
         sample.answered_from,
+        sample.batch_id,
     )
 
 

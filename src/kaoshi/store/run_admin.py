@@ -26,6 +26,7 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
     ("run_owners", "run"),
     ("leases", "run"),
     ("claims", "run"),
+    ("batches", "run"),
     ("runs", "name"),
 )
 

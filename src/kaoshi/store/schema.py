@@ -42,6 +42,7 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     tokens_cached INTEGER,
     request_key INTEGER,
     answered_from TEXT,
+    batch_id TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -91,6 +92,19 @@ TABLES: dict[str, str] = {
     "repeat_samples": _SAMPLES_DDL.replace(
         "samples (", "repeat_samples (\n    sample INTEGER NOT NULL,", 1
     ).replace("PRIMARY KEY (run, question_id)", "PRIMARY KEY (run, question_id, sample)"),
+    # The provider batches a run sent (kaoshi run --batch; kaoshi.store.batches): no foreign key, like the
+    # leases, and a table of its own, so that stores from before it open unchanged.
+    "batches": """CREATE TABLE IF NOT EXISTS batches (
+    run TEXT NOT NULL,
+    input_file TEXT NOT NULL,
+    batch_id TEXT,
+    endpoint TEXT NOT NULL,
+    requests TEXT NOT NULL,
+    status TEXT NOT NULL,
+    submitted_at REAL NOT NULL,
+    collected_at REAL,
+    PRIMARY KEY (run, input_file)
+)""",
     "grades": """CREATE TABLE IF NOT EXISTS grades (
     run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
     question_id TEXT NOT NULL,
@@ -167,6 +181,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         # finds it; where an answer taken from another run came from (runner.cache, runner.reuse)
         ("request_key", "INTEGER", "NULL"),
         ("answered_from", "TEXT", "NULL"),
+        # the provider batch that answered it (kaoshi run --batch), priced at the batch price
+        ("batch_id", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.store.aggregates import RunCounts, run_counts, run_usage
+from kaoshi.store.batches import BatchBook
 from kaoshi.store.columns import (
     Kind,
     OutputRow,
@@ -312,6 +313,11 @@ class Store:
         """Answers kept in memory because the store refused them (written by the next write or on close)."""
         return self._writes.unwritten_answers
 
+    @property
+    def batches(self) -> BatchBook:
+        """The provider batches the store's runs sent (kaoshi run --batch; kaoshi.store.batches)."""
+        return BatchBook(self)
+
     # -- grades of open answers ------------------------------------------------------------------------
     def add_grade(self, run: str, grade: GradeRecord) -> None:
         """Write one grade and commit it (kept in memory, like a sample, while the store is locked); a later
@@ -352,7 +358,7 @@ class Store:
         with naming_the_file(self.path):
             return run_counts(self._db)
 
-    def run_usage(self, run: str) -> tuple[int, int, int, int, int, int, int]:
+    def run_usage(self, run: str) -> tuple[int, ...]:
         """The tokens of the run's samples, summed by SQLite (kaoshi.store.aggregates.run_usage)."""
         with naming_the_file(self.path):
             return run_usage(self._db, run)

@@ -1,0 +1,302 @@
+"""kaoshi run --batch: a run's generation requests sent through the provider's batch endpoint at about half
+the real-time price (kaoshi.models.batches), and each answer stored as a real-time one is.
+
+The batches live in the store with the run (kaoshi.store.batches): a process killed while it waits resumes
+polling the same batches with the same command, and a batch made just before a kill is found again among
+the provider's by the input file its metadata names. So a question is never sent in two batches that both
+answer it. A line the provider failed, or one a batch left undone (expired, cancelled), is sent again in
+a new batch, up to `rounds` batches in all; past that it is left unasked (the run stays unfinished and
+says why) or, with `fallback="realtime"`, asked in real time. The run's cost cap is checked as the lines
+are written: a batch holds only what the cap admits."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from kaoshi.models.base import CapabilityError, GenerateRequest, Model, ModelError
+from kaoshi.models.batches import MAX_BYTES, MAX_LINES, BatchEndpoint, BatchState, parts
+from kaoshi.runner.gate import RequestGate
+from kaoshi.runner.grouping import AnswerGroup
+from kaoshi.runner.llm_extract import rescue_unparsed
+from kaoshi.runner.samples import PendingQuestion, build_sample
+from kaoshi.runner.spending import Spending
+from kaoshi.store.batches import BatchRecord
+from kaoshi.store.leases import Lease
+from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
+from kaoshi.store.sqlite import Store
+
+FALLBACKS = ("batch", "realtime")
+
+
+@dataclass(frozen=True)
+class BatchWait:
+    """Where a run's batches stand while it waits on them: shown on the progress line."""
+
+    batches: int  # being waited on
+    statuses: tuple[tuple[str, int], ...]  # the provider's statuses, with how many batches have each
+    requests: int
+    completed: int
+    failed: int
+    waited_s: float
+
+    def describe(self) -> str:
+        """'2 batches (in_progress 2): 412 of 1,000 done, 3 failed; waited 0:05:12'."""
+        statuses = ", ".join(f"{status} {count}" for status, count in self.statuses)
+        failed = f", {self.failed:,} failed" if self.failed else ""
+        waited = int(self.waited_s)
+        clock = f"{waited // 3600}:{waited % 3600 // 60:02d}:{waited % 60:02d}"
+        plural = "batch" if self.batches == 1 else "batches"
+        return (
+            f"{self.batches} {plural} ({statuses}): {self.completed:,} of {self.requests:,} done{failed}; "
+            f"waited {clock}"
+        )
+
+
+@dataclass(frozen=True)
+class BatchPolicy:
+    """How --batch sends a run: `poll_s` between polls; a request is sent in at most `rounds` batches;
+    `fallback`: what becomes of one still unanswered then ("batch": left unasked, "realtime": asked in real
+    time); the provider's limits on one input file (lines, bytes); `on_wait`: each poll's state."""
+
+    poll_s: float = 30.0
+    rounds: int = 3
+    fallback: str = "batch"
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
+    on_wait: Callable[[BatchWait], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.fallback not in FALLBACKS:
+            raise ValueError(f"--batch-fallback must be one of {', '.join(FALLBACKS)}, not {self.fallback!r}")
+        if self.rounds < 1 or self.poll_s < 0 or self.max_lines < 1 or self.max_bytes < 1:
+            raise ValueError("a batch policy needs rounds >= 1, poll_s >= 0 and positive limits")
+
+
+class BatchesUnanswered(Exception):
+    """Requests no batch answered in `rounds` tries: the run is left unfinished (the same command tries
+    again; --batch-fallback realtime asks them in real time)."""
+
+    def __init__(self, count: int, rounds: int, why: str) -> None:
+        super().__init__(
+            f"{count} request(s) got no answer in {rounds} batch(es) (last: {why}); they are not stored: the "
+            "same command sends them again, --batch-fallback realtime asks them in real time"
+        )
+        self.count, self.why = count, why
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """What the batches left: questions another process claimed, and those to ask in real time."""
+
+    skipped: list[PendingQuestion]
+    realtime: list[PendingQuestion]
+
+
+def check_batchable(model: Model, spec: RunSpec) -> BatchEndpoint:
+    """The model's batch endpoint; CapabilityError, before anything is sent, where --batch cannot be."""
+    endpoint = model.batch_endpoint()
+    if endpoint is None:
+        raise CapabilityError(f"model {model.spec!r} has no batch endpoint: --batch is for openai:MODEL")
+    if spec.method.value != "generate":
+        raise CapabilityError("--batch sends generation requests: use it with --method generate")
+    return endpoint
+
+
+class BatchAsker:
+    """Sends the questions this process claims in batches, waits, and stores each answer."""
+
+    def __init__(
+        self,
+        name: str,
+        spec: RunSpec,
+        model: Model,
+        store: Store,
+        lease: Lease,
+        policy: BatchPolicy,
+        request_of: Callable[[PendingQuestion], GenerateRequest],
+        stored: Callable[[SampleRecord], None],
+        extractor: Model | None = None,
+        spending: Spending | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.name, self.spec, self.store, self.lease, self.policy = name, spec, store, lease, policy
+        self.endpoint = check_batchable(model, spec)
+        self.request_of, self.stored, self.extractor, self.spending = request_of, stored, extractor, spending
+        self.clock, self.sleep = clock, sleep
+        self.book = store.batches
+        self._store_id = self.book.store_id()
+        self._by_id: dict[str, PendingQuestion] = {}
+        self._requests: dict[str, GenerateRequest] = {}
+        self._gate = RequestGate(lease, spending)
+        self._why: dict[str, str] = {}  # why a request's last batch gave it no answer
+
+    def ask(self, pending: Sequence[PendingQuestion]) -> BatchOutcome:
+        self._by_id = {p.request_id: p for p in pending}
+        self._requests = {p.request_id: self.request_of(p) for p in pending}
+        self._found_again()
+        opened = self.book.of_run(self.name, open_only=True)
+        in_batches = {request_id for record in opened for request_id in record.requests}
+        mine = [record for record in opened if self._take(record)]
+        fresh = [p for p in pending if p.request_id not in in_batches]
+        claimed = self.lease.claim([p.request_id for p in fresh])
+        skipped = [p for p in fresh if p.request_id not in claimed]
+        to_send = [p.request_id for p in fresh if p.request_id in claimed]
+        realtime: list[str] = []
+        started = self.clock()
+        while True:
+            sent, given_up = self._rounds_left(to_send)
+            realtime += given_up
+            mine += self._send(sent)
+            if not mine:
+                break
+            retry = self._wait(mine, started)
+            mine, to_send = [], retry
+        if self._gate.stopped is not None:
+            raise self._gate.stopped
+        return BatchOutcome(skipped, [self._by_id[request_id] for request_id in realtime])
+
+    # -- sending ----------------------------------------------------------------------------------------
+    def _rounds_left(self, request_ids: list[str]) -> tuple[list[str], list[str]]:
+        """The requests that may go in one more batch, and those sent in `rounds` already (asked in real
+        time with that fallback; otherwise BatchesUnanswered)."""
+        if not request_ids:
+            return [], []
+        rounds = self.book.rounds(self.name)
+        spent = [r for r in request_ids if rounds[r] >= self.policy.rounds]
+        if spent and self.policy.fallback != "realtime":
+            raise BatchesUnanswered(len(spent), self.policy.rounds, self._why.get(spent[0], "unknown"))
+        spent_set = set(spent)
+        return [r for r in request_ids if r not in spent_set], spent
+
+    def _send(self, request_ids: list[str]) -> list[BatchRecord]:
+        """Write the requests the run's gate admits as input files within the provider's limits, and make a
+        batch of each: recorded before and after the call that makes it."""
+        if not request_ids:
+            return []
+        admitted = list(self._gate.requests([self._requests[r] for r in request_ids]))
+        lines = [self.endpoint.line(request) for request in admitted]
+        made: list[BatchRecord] = []
+        start = 0
+        for end in parts(lines, self.policy.max_lines, self.policy.max_bytes):
+            part = admitted[start:end]
+            content = b"".join(lines[start:end])
+            start = end
+            endpoint = self.endpoint.endpoint_of(part[0])
+            input_file = self.endpoint.upload(content, f"kaoshi-{self.name[:80]}.jsonl")
+            ids = tuple(request.id for request in part)
+            self.book.creating(self.name, input_file, self.endpoint.where, ids)
+            self.lease.claim([_batch_claim(input_file)])
+            metadata = {
+                "kaoshi_run": self.name[:512],
+                "kaoshi_store": self._store_id,
+                "kaoshi_input": input_file,
+            }
+            # Should this fail, whether the provider made the batch is unknown: the row stays `creating`, and
+            # the next session looks the batch up before sending anything again (_found_again).
+            state = self.endpoint.create(input_file, endpoint, metadata)
+            self.book.created(self.name, input_file, state.id, state.status)
+            made.append(replace(self._record(input_file), batch_id=state.id, status=state.status))
+        return made
+
+    # -- waiting ----------------------------------------------------------------------------------------
+    def _wait(self, records: list[BatchRecord], started: float) -> list[str]:
+        """Poll the batches until each is final and read: the requests to send again."""
+        waiting = {record.input_file: record for record in records}
+        states: dict[str, BatchState] = {}
+        retry: list[str] = []
+        unreadable: dict[str, int] = {}
+        first = True
+        while waiting:
+            if not first:
+                self.sleep(self.policy.poll_s)
+            first = False
+            for input_file, record in list(waiting.items()):
+                assert record.batch_id is not None
+                state = self.endpoint.get(record.batch_id)
+                states[input_file] = state
+                if state.status != record.status:
+                    self.book.status(self.name, input_file, state.status)
+                    waiting[input_file] = record = replace(record, status=state.status)
+                if not state.final:
+                    continue
+                try:
+                    retry += self._collect(record, state)
+                except ModelError:
+                    unreadable[input_file] = unreadable.get(input_file, 0) + 1
+                    if unreadable[input_file] > self.policy.rounds:
+                        raise
+                    continue  # read again at the next poll
+                del waiting[input_file]
+            self._report(list(states.values()), started, waiting)
+        return retry
+
+    def _collect(self, record: BatchRecord, state: BatchState) -> list[str]:
+        """Store what a final batch answered; the requests it left unanswered (to send again)."""
+        asked = {r: self._requests[r] for r in record.requests if r in self._requests and r in self._by_id}
+        results = self.endpoint.results(state, asked)
+        group = AnswerGroup(self.store, self.name, self.stored)
+        for request_id, output in results.outputs.items():
+            pending = self._by_id[request_id]
+            sample = build_sample(pending, replace(output, batch_id=state.id), self.spec)
+            if self.extractor is not None and sample.status == SampleStatus.UNPARSED:
+                sample = rescue_unparsed(self.extractor, [(pending.question, sample)], self.spec)[0]
+            group.add(sample, 0.0)
+        group.commit()
+        self.book.collected(self.name, record.input_file, state.status)
+        for request_id, why in results.failed.items():
+            self._why[request_id] = why
+        return [r for r in record.requests if r in results.failed]
+
+    def _report(self, states: list[BatchState], started: float, waiting: Mapping[str, BatchRecord]) -> None:
+        if self.policy.on_wait is None:
+            return
+        counts: dict[str, int] = {}
+        for state in states:
+            counts[state.status] = counts.get(state.status, 0) + 1
+        self.policy.on_wait(
+            BatchWait(
+                batches=len(waiting),
+                statuses=tuple(sorted(counts.items())),
+                requests=sum(s.total for s in states),
+                completed=sum(s.completed for s in states),
+                failed=sum(s.failed for s in states),
+                waited_s=self.clock() - started,
+            )
+        )
+
+    # -- finding batches again ---------------------------------------------------------------------------
+    def _found_again(self) -> None:
+        """Batches recorded as `creating` (the process died around the call that makes them): recorded
+        with their id where the provider made them, forgotten where it did not (their requests are sent
+        again)."""
+        creating = [r for r in self.book.of_run(self.name, open_only=True) if r.creating]
+        if not creating:
+            return
+        wanted = {record.input_file: record for record in creating}
+        since = min(record.submitted_at for record in creating)
+        for state in self.endpoint.listed(since):
+            metadata = state.metadata
+            input_file = metadata.get("kaoshi_input") or state.input_file
+            if input_file in wanted and metadata.get("kaoshi_store", self._store_id) == self._store_id:
+                self.book.created(self.name, input_file, state.id, state.status)
+                del wanted[input_file]
+                if not wanted:
+                    return
+        for input_file in wanted:
+            self.book.never_made(self.name, input_file)
+
+    def _take(self, record: BatchRecord) -> bool:
+        """Whether this process polls a batch: one a process alive beside it has taken is that one's."""
+        return bool(self.lease.claim([_batch_claim(record.input_file)]))
+
+    def _record(self, input_file: str) -> BatchRecord:
+        found = [r for r in self.book.of_run(self.name, open_only=True) if r.input_file == input_file]
+        return found[0]
+
+
+def _batch_claim(input_file: str) -> str:
+    """The claim (kaoshi.store.leases) of polling a batch, beside the questions' claims."""
+    return f"batch:{input_file}"

@@ -1,0 +1,273 @@
+"""kaoshi run --batch (issue 43): a run's requests sent through a provider's batch endpoint (the fake's
+Batch API), answered as in real time, priced at half, and never sent twice: not after a kill while
+waiting, not after a kill around the call that makes a batch, not when a line fails or a batch expires."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("aiohttp")
+
+import kaoshi
+from kaoshi.api import ModelOptions, RunConfig
+from kaoshi.api.costs import estimate_prepared, parse_price, run_usage
+from kaoshi.api.evaluation import BatchPolicy, CachePolicy, RunInterrupted
+from kaoshi.store import Store
+from kaoshi.store.batches import BatchBook
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.paid import LETTERS, paid_exam
+from tests.support.paid import kaoshi as kaoshi_cli
+
+RUN = "paid-openai_m-generate"
+
+
+def replies(n: int) -> dict[str, str]:
+    """Each question's answer, some right and some wrong, as the fake gives them."""
+    return {f"第{i}题：": f"答案：{LETTERS[(i * 3) % 4]}" for i in range(n)}
+
+
+def run_args(exam: Path, store: Path, server: FakeOpenAI, *more: str) -> tuple[str, ...]:
+    return (
+        "run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
+        "--store", str(store), "--no-report", "--no-cache", *more,
+    )  # fmt: skip
+
+
+def stored(store: Path, run: str = RUN) -> dict[str, tuple[str | None, bool | None, str | None]]:
+    with Store(store, read_only=True) as opened:
+        return {s.question_id: (s.response, s.correct, s.batch_id) for s in opened.all_samples(run)}
+
+
+def evaluate(exam: Path, store: Path, server: FakeOpenAI, policy: BatchPolicy) -> kaoshi.EvalResult:
+    """The run through the Python API, with the cache off (a server on this machine)."""
+    return kaoshi.evaluate(
+        kaoshi.load_exam(data=exam),
+        "openai:m",
+        base_url=server.base_url,
+        store=store,
+        batch=policy,
+        cache=CachePolicy(enabled=False),
+    )
+
+
+def test_a_batch_run_gives_the_real_time_answers_with_no_real_time_request_at_half_the_price(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    n = 1000
+    exam = paid_exam(tmp_path / "exam.jsonl", n)
+    with FakeOpenAI(answers=replies(n)) as server:
+        batched_run = run_args(
+            exam, tmp_path / "b.sqlite", server, "--batch", "--batch-poll", "0", "--price", "1,2"
+        )
+        code, _, batch_err = kaoshi_cli(capsys, *batched_run)
+        assert code == 0, batch_err
+        assert server.bodies == []  # not one real-time request
+        assert len(server.batch.created) == 1 and server.batch.uploads == 1
+        assert set(server.batch.succeeded.values()) == {1} and len(server.batch.succeeded) == n
+        usage_sent = dict(server.batch.batch_usage)
+        code, _, err = kaoshi_cli(capsys, *run_args(exam, tmp_path / "r.sqlite", server))
+        assert code == 0, err
+        assert len(server.bodies) == n
+    batched, realtime = stored(tmp_path / "b.sqlite"), stored(tmp_path / "r.sqlite")
+    assert {q: v[:2] for q, v in batched.items()} == {q: v[:2] for q, v in realtime.items()}
+    batch_id = server.batch.created[0]["id"]
+    assert {v[2] for v in batched.values()} == {batch_id} and {v[2] for v in realtime.values()} == {None}
+    # the ledger holds the tokens the server reported, and prices them at half
+    usage = run_usage(RUN, store=tmp_path / "b.sqlite")
+    assert (usage.prompt, usage.completion) == (usage_sent["prompt_tokens"], usage_sent["completion_tokens"])
+    assert usage.batched == n and usage.batch_prompt == usage.prompt
+    full = run_usage(RUN, store=tmp_path / "r.sqlite")
+    price = parse_price("1,2")
+    assert usage.cost(price) == pytest.approx(full.cost(price) / 2)
+    assert f"{n} answered by batches, at 0.5 of the price" in batch_err
+    # the batch carries the run, the store and its input file, by which it is found again
+    metadata = server.batch.created[0]["metadata"]
+    assert (
+        metadata["kaoshi_run"] == RUN and metadata["kaoshi_input"] == server.batch.created[0]["input_file_id"]
+    )
+    with Store(tmp_path / "b.sqlite", read_only=True) as opened:
+        assert metadata["kaoshi_store"] == opened.batches.store_id()
+        (record,) = opened.batches.of_run(RUN)
+        assert record.collected_at is not None and record.status == "completed"
+
+
+def test_the_provider_limits_split_a_run_into_several_batches(tmp_path: Path) -> None:
+    exam = paid_exam(tmp_path / "exam.jsonl", 12)
+    with FakeOpenAI(answers=replies(12)) as server:
+        server.batch.max_lines = 5
+        result = evaluate(exam, tmp_path / "s.sqlite", server, BatchPolicy(poll_s=0, max_lines=5))
+        assert [len(b["custom_ids"]) for b in server.batch.created] == [5, 5, 2]
+        assert all(b.get("status", "ok") != "failed" for b in server.batch.created)
+        assert server.bodies == []
+    assert result.new_samples == 12
+    assert len({v[2] for v in stored(tmp_path / "s.sqlite").values()}) == 3
+
+
+@pytest.mark.parametrize(
+    "fault",
+    ["fail_lines", "expire_batches", "cancel_batches", "unreadable_output", "content_errors", "fail_batches"],
+)
+def test_what_a_batch_leaves_unanswered_is_sent_again_and_each_question_is_answered_once(
+    tmp_path: Path, fault: str
+) -> None:
+    n = 10
+    exam = paid_exam(tmp_path / "exam.jsonl", n)
+    with FakeOpenAI(answers=replies(n)) as server:
+        server.batch.polls_to_finish = 1
+        if fault == "fail_lines":
+            server.batch.fail_lines = {"第3题：": 1, "第7题：": 2}
+        else:
+            setattr(server.batch, fault, 1)
+        evaluate(exam, tmp_path / "s.sqlite", server, BatchPolicy(poll_s=0))
+        assert server.bodies == []
+        # each question in exactly one successful batch line
+        assert dict(server.batch.succeeded) == {f"q{i}": 1 for i in range(n)}
+    answers = stored(tmp_path / "s.sqlite")
+    assert len(answers) == n and all(text is not None for text, _, _ in answers.values())
+    rounds = {"fail_lines": 3, "expire_batches": 2, "cancel_batches": 2, "fail_batches": 2}
+    assert len(server.batch.created) == rounds.get(fault, 1)
+
+
+def test_a_request_no_batch_answers_is_left_unasked_or_asked_in_real_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = paid_exam(tmp_path / "exam.jsonl", 4)
+    store = tmp_path / "s.sqlite"
+    with FakeOpenAI(answers=replies(4)) as server:
+        server.batch.polls_to_finish = 0
+        server.batch.fail_lines = {"第2题：": 9}
+        args = run_args(exam, store, server, "--batch", "--batch-poll", "0", "--batch-rounds", "2")
+        code, _, err = kaoshi_cli(capsys, *args)
+        assert code == 1 and "1 request(s) got no answer in 2 batch(es)" in err, err
+        assert "HTTP 500" in err
+        assert server.bodies == [] and len(server.batch.created) == 2
+        assert len(stored(store)) == 3  # the others are kept; the failed one is not stored as an answer
+        code, _, err = kaoshi_cli(capsys, *args, "--batch-fallback", "realtime")
+        assert code == 0, err
+        assert len(server.bodies) == 1 and "第2题" in server.bodies[0]["messages"][-1]["content"]
+        assert len(server.batch.created) == 2  # rounds spent: straight to real time
+    assert len(stored(store)) == 4
+
+
+def test_a_run_killed_while_it_waits_polls_the_same_batch_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    n = 30
+    exam = paid_exam(tmp_path / "exam.jsonl", n)
+    store = tmp_path / "s.sqlite"
+    with FakeOpenAI(answers=replies(n)) as server:
+        server.batch.polls_to_finish = 100_000
+        env = {**os.environ, "OPENAI_API_KEY": "k", "PYTHONPATH": os.pathsep.join(sys.path)}
+        args = [
+            sys.executable,
+            "-m",
+            "kaoshi.cli.main",
+            *run_args(exam, store, server, "--batch", "--batch-poll", "0.02"),
+        ]
+        process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while server.batch.polls < 5 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+        assert len(server.batch.created) == 1
+        with Store(store, read_only=True) as opened:
+            assert opened.batches.waiting() == {RUN: (1, n)}
+        code, out, _ = kaoshi_cli(capsys, "runs", "--store", str(store))
+        assert code == 0 and "waiting on 1 provider batch (30 requests)" in " ".join(out.split()), out
+        # the run cannot be asked in real time while its batch is out
+        result = subprocess.run(args[:-3], env=env, capture_output=True, text=True)
+        assert result.returncode != 0 and "waiting in 1 provider batch" in result.stderr, result.stderr
+        server.batch.polls_to_finish = 0
+        for batch in server.batch._batches.values():
+            batch.polls_left = 0
+        result = subprocess.run(args, env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert len(server.batch.created) == 1  # polled again, never sent again
+        assert set(server.batch.succeeded.values()) == {1} and len(server.batch.succeeded) == n
+    assert len(stored(store)) == n
+
+
+def test_a_batch_made_just_before_a_kill_is_found_again_among_the_providers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exam = paid_exam(tmp_path / "exam.jsonl", 6)
+    store = tmp_path / "s.sqlite"
+    recorded = BatchBook.created
+
+    def killed(self: BatchBook, *args: object) -> None:
+        raise KeyboardInterrupt  # the process dies after the provider made the batch, before it is recorded
+
+    with FakeOpenAI(answers=replies(6)) as server:
+        server.batch.polls_to_finish = 1
+        monkeypatch.setattr(BatchBook, "created", killed)
+        with pytest.raises(RunInterrupted):
+            evaluate(exam, store, server, BatchPolicy(poll_s=0))
+        with Store(store, read_only=True) as opened:
+            (record,) = opened.batches.of_run(RUN)
+            assert record.creating
+        monkeypatch.setattr(BatchBook, "created", recorded)
+        evaluate(exam, store, server, BatchPolicy(poll_s=0))
+        assert len(server.batch.created) == 1 and len(server.batch.succeeded) == 6
+    assert len(stored(store)) == 6
+
+
+def test_an_upload_whose_batch_was_never_made_is_sent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kaoshi.models.openai_batch import OpenAIBatches
+
+    exam = paid_exam(tmp_path / "exam.jsonl", 6)
+    store = tmp_path / "s.sqlite"
+    create = OpenAIBatches.create
+
+    def dies(self: OpenAIBatches, *args: object) -> object:
+        raise KeyboardInterrupt  # killed after the upload, before the batch was made
+
+    with FakeOpenAI(answers=replies(6)) as server:
+        server.batch.polls_to_finish = 1
+        monkeypatch.setattr(OpenAIBatches, "create", dies)
+        with pytest.raises(RunInterrupted):
+            evaluate(exam, store, server, BatchPolicy(poll_s=0))
+        monkeypatch.setattr(OpenAIBatches, "create", create)
+        evaluate(exam, store, server, BatchPolicy(poll_s=0))
+        assert len(server.batch.created) == 1 and server.batch.uploads == 2
+        assert len(server.batch.succeeded) == 6
+    with Store(store, read_only=True) as opened:
+        assert [r.collected_at is not None for r in opened.batches.of_run(RUN)] == [True]
+
+
+def test_estimate_prices_a_batch_run_at_half(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    exam = paid_exam(tmp_path / "exam.jsonl", 8)
+    with FakeOpenAI() as server:
+        args = run_args(exam, tmp_path / "s.sqlite", server, "--estimate", "--price", "1,2")
+        batched = kaoshi_cli(capsys, *args, "--batch")[1]
+        price = parse_price("1,2")
+        estimates = [
+            estimate_prepared(kaoshi.load_exam(data=exam), "openai:m", RunConfig(), ModelOptions(
+                base_url=server.base_url), store=tmp_path / "s.sqlite", price=price, batch=batch)
+            for batch in (False, True)
+        ]  # fmt: skip
+        assert server.bodies == [] and server.batch.created == [] and server.batch.uploads == 0
+    assert "in batches at 0.5 of it" in batched
+    realtime_costs, batch_costs = (estimate.cost_range for estimate in estimates)
+    assert realtime_costs is not None and batch_costs is not None
+    assert batch_costs == pytest.approx((realtime_costs[0] / 2, realtime_costs[1] / 2))
+    assert estimates[1].to_json()["batch"] is True
+
+
+def test_batch_needs_a_backend_with_a_batch_endpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exam = paid_exam(tmp_path / "exam.jsonl", 4)
+    code, _, err = kaoshi_cli(capsys, "run", "--data", str(exam), "--model", "random", "--batch",
+                              "--store", str(tmp_path / "s.sqlite"))  # fmt: skip
+    assert code != 0 and "has no batch endpoint" in err, err
