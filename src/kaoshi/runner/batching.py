@@ -177,6 +177,10 @@ class BatchAsker:
         if not request_ids:
             return []
         admitted = list(self._gate.requests([self._requests[r] for r in request_ids]))
+        # Requests that share a prompt prefix (a subject's exemplars, the system prompt) side by side, in
+        # the same input file: a provider that caches prompt prefixes within a batch reads them once. The
+        # order of a batch's lines changes no answer.
+        admitted.sort(key=lambda request: (request.messages or (), request.prompt))
         lines = [self.endpoint.line(request) for request in admitted]
         made: list[BatchRecord] = []
         start = 0
