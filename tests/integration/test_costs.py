@@ -54,6 +54,21 @@ def test_an_estimate_sends_nothing_writes_nothing_and_counts_the_prompts_a_run_s
     assert f"cost: {low:,.4f} for the prompts, up to {high:,.4f} if every answer used its whole budget" in out
 
 
+def test_an_estimate_of_a_large_run_suggests_a_sample_and_what_it_buys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeOpenAI() as server:
+        run = ("run", "--model", "openai:m", "--base-url", server.base_url,
+               "--store", str(tmp_path / "s.sqlite"), "--estimate", "--price", PRICE)  # fmt: skip
+        small = kaoshi(capsys, *run, "--data", str(exam_file(tmp_path / "small.jsonl")))[1]
+        large = kaoshi(capsys, *run, "--data", str(paid_exam(tmp_path / "large.jsonl", 4000)))[1]
+        sampled = kaoshi(capsys, *run, "--data", str(tmp_path / "large.jsonl"), "--sample", "400")[1]
+        assert server.bodies == []
+    assert "--sample" not in small and "--sample" not in sampled  # a small run, or one sampled already
+    # 400 of 4,000: 1.96 * sqrt(0.25 / 400 * 3600 / 3999) = 4.65 points
+    assert "for 10% of that" in large and "--sample 400 --seed 0" in large and "±4.6 points at 95%" in large
+
+
 def test_the_ledger_is_the_servers_usage_and_the_price_makes_it_money(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -108,3 +108,15 @@ def _wilson(accuracy: float, adjusted: float, variance: float, z: float) -> tupl
     centre = (accuracy + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(accuracy * (1 - accuracy) / n + z * z / (4 * n * n))
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def worst_margin(sample: int, population: int, confidence: float = 0.95) -> float:
+    """The half-width of the interval a simple random sample of `sample` questions out of `population`
+    gives at worst (an accuracy of 50%), with the finite-population correction: what `--sample N` buys
+    before any answer is known (a stratified sample does as well or better)."""
+    if sample <= 0 or population <= 0:
+        raise InputError("a sample and its exam need at least one question each")
+    if sample >= population:
+        return 0.0
+    correction = (population - sample) / max(population - 1, 1)
+    return _Z[confidence] * math.sqrt(0.25 / sample * correction)

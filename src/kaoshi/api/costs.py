@@ -19,6 +19,7 @@ from kaoshi.analysis.cost import (
     parse_price,
     parse_prices,
 )
+from kaoshi.analysis.estimate import worst_margin
 from kaoshi.api.evaluation import ModelLike, as_model
 from kaoshi.api.summary import StoreLike, open_store
 from kaoshi.data.model import Exam
@@ -51,6 +52,7 @@ __all__ = [
     "run_usage",
     "sample_cost",
     "usage_json",
+    "worst_margin",
 ]
 # Tokens a chat message adds around its text (its role and separators), as an estimate counts them.
 _PER_MESSAGE = 4

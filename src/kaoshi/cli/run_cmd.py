@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
-from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage, sample_cost
+from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage, sample_cost, worst_margin
 from kaoshi.api.evaluation import (
     BATCH_FALLBACKS,
     BatchesUnanswered,
@@ -311,7 +311,21 @@ def _estimate(
         )
     else:
         print("cost: give --price IN,OUT[,CACHED] (per million tokens) to price it")
+    if config.sample is None and estimate.requests >= SUGGEST_SAMPLE_FROM:
+        share = SUGGESTED_SAMPLE / estimate.requests
+        cost = f", about {costs[1] * share:,.4f} at most" if costs is not None else ""
+        margin = worst_margin(SUGGESTED_SAMPLE, estimate.requests)
+        print(
+            f"to estimate the exam's accuracy for {share:.0%} of that{cost}: --sample {SUGGESTED_SAMPLE} "
+            "--seed 0 (a stratified random sample; the report gives the estimate within about "
+            f"±{100 * margin:.1f} points at 95%)"
+        )
     return 0
+
+
+# --estimate suggests --sample for runs of this many requests and up, and this size of sample.
+SUGGEST_SAMPLE_FROM = 2_000
+SUGGESTED_SAMPLE = 400
 
 
 def _batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
