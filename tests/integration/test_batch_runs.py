@@ -17,7 +17,7 @@ pytest.importorskip("aiohttp")
 
 import kaoshi
 from kaoshi.api import ModelOptions, RunConfig
-from kaoshi.api.costs import estimate_prepared, parse_price, run_usage
+from kaoshi.api.costs import estimate_prepared, parse_price, read_judge_usage, run_usage
 from kaoshi.api.evaluation import BatchPolicy, CachePolicy, RunInterrupted
 from kaoshi.store import Store
 from kaoshi.store.batches import BatchBook
@@ -152,7 +152,8 @@ def test_a_request_no_batch_answers_is_left_unasked_or_asked_in_real_time(
         code, _, err = kaoshi_cli(capsys, *args, "--batch-fallback", "realtime")
         assert code == 0, err
         assert len(server.bodies) == 1 and "第2题" in server.bodies[0]["messages"][-1]["content"]
-        assert len(server.batch.created) == 2  # rounds spent: straight to real time
+        # the same command gave it its rounds again (in batches of its one line), then asked in real time
+        assert [len(b["custom_ids"]) for b in server.batch.created] == [4, 1, 1, 1]
     assert len(stored(store)) == 4
 
 
@@ -271,3 +272,44 @@ def test_batch_needs_a_backend_with_a_batch_endpoint(
     code, _, err = kaoshi_cli(capsys, "run", "--data", str(exam), "--model", "random", "--batch",
                               "--store", str(tmp_path / "s.sqlite"))  # fmt: skip
     assert code != 0 and "has no batch endpoint" in err, err
+
+
+@pytest.mark.parametrize("mode", ["careful", "debate"])
+def test_a_judge_in_batches_grades_as_in_real_time_and_its_calls_cost_half(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str
+) -> None:
+    """`kaoshi judge --batch`: the judge's calls go through the Batch API (a debate's two rounds, a batch
+    round each), the grades equal real-time grades, and the ledger's judge role prices them at half."""
+    stores = {kind: tmp_path / f"{kind}.sqlite" for kind in ("batch", "realtime")}
+    run = "sample-constant_A-generate"
+    for store in stores.values():
+        assert kaoshi_cli(capsys, "run", "--benchmark", "sample", "--model", "constant:A",
+                          "--store", str(store), "--no-report")[0] == 0  # fmt: skip
+    grades = {}
+    with FakeOpenAI(default_answer="评分：7分") as server:
+        server.batch.polls_to_finish = 1
+        judge = ("judge", run, "--judge", "openai:judge-m", "--base-url", server.base_url, "--mode", mode)
+        code, _, err = kaoshi_cli(
+            capsys, *judge, "--store", str(stores["batch"]), "--batch", "--batch-poll", "0"
+        )
+        assert code == 0, err
+        assert server.bodies == [] and len(server.batch.created) == (2 if mode == "debate" else 1)
+        lines = sum(len(b["custom_ids"]) for b in server.batch.created)
+        assert kaoshi_cli(capsys, *judge, "--store", str(stores["realtime"]))[0] == 0
+        assert len(server.bodies) == lines
+        # judged again: nothing left to grade, nothing sent
+        assert kaoshi_cli(capsys, *judge, "--store", str(stores["batch"]), "--batch")[0] == 0
+        assert len(server.batch.created) == (2 if mode == "debate" else 1)
+    for kind, store in stores.items():
+        with Store(store, read_only=True) as opened:
+            (grader,) = opened.graders(run)
+            grades[kind] = {q: (g.status, g.score) for q, g in opened.grades(run, grader).items()}
+            judged = read_judge_usage(opened, run)["openai:judge-m"]
+        price = parse_price("2,4")
+        if kind == "batch":
+            assert judged.batched == judged.answers == lines
+            batch_cost = judged.cost(price)
+        else:
+            assert judged.batched == 0
+            assert batch_cost == pytest.approx(judged.cost(price) / 2)
+    assert grades["batch"] == grades["realtime"] and grades["batch"]

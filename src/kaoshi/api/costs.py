@@ -213,6 +213,9 @@ def priced_usage(
         ]
 
 
+_BATCH_FIELDS = ("batched", "batch_prompt", "batch_completion", "batch_cached")
+
+
 def read_judge_usage(store: Store, run: str) -> dict[str, Usage]:
     """The tokens the judges of a run's open answers used (the grades of every grader of the run), by
     judge model: each call's usage as its server said it (kaoshi.runner.judge keeps it with the round)."""
@@ -220,15 +223,16 @@ def read_judge_usage(store: Store, run: str) -> dict[str, Usage]:
     for grader in store.graders(run):
         for grade in store.grades(run, grader).values():
             for judged in grade.rounds:
-                counts = found.setdefault(str(judged.get("judge")), [0, 0, 0, 0, 0])
-                said = [judged.get(name) for name in ("tokens_in", "tokens_out", "tokens_cached")]
+                counts = found.setdefault(str(judged.get("judge")), [0] * 9)
+                said = [judged.get(name) or 0 for name in ("tokens_in", "tokens_out", "tokens_cached")]
                 counts[0] += 1
-                counts[1:4] = [total + (value or 0) for total, value in zip(counts[1:4], said, strict=True)]
-                counts[4] += said[0] is None and said[1] is None
-    return {
-        judge: Usage(answers=calls, prompt=prompt, completion=completion, cached=cached, uncounted=unsaid)
-        for judge, (calls, prompt, completion, cached, unsaid) in found.items()
-    }
+                counts[1:4] = [total + value for total, value in zip(counts[1:4], said, strict=True)]
+                counts[4] += judged.get("tokens_in") is None and judged.get("tokens_out") is None
+                if judged.get("batch_id") is not None:  # a call a batch answered (kaoshi judge --batch)
+                    counts[5] += 1
+                    counts[6:9] = [total + value for total, value in zip(counts[6:9], said, strict=True)]
+    fields = ("answers", "prompt", "completion", "cached", "uncounted", *_BATCH_FIELDS)
+    return {judge: Usage(**dict(zip(fields, counts, strict=True))) for judge, counts in found.items()}
 
 
 def priced_judge_usage(

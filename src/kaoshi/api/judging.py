@@ -11,6 +11,7 @@ from kaoshi.errors import InputError
 from kaoshi.models.base import Model
 from kaoshi.models.registry import resolve_model
 from kaoshi.prompts.judge import JUDGE_MODES
+from kaoshi.runner.batching import BatchPolicy
 from kaoshi.runner.judge import JudgeOutcome, JudgeSetup, judge_run, pending
 from kaoshi.store import GradeRecord
 
@@ -27,6 +28,7 @@ def judge(
     batch_size: int | None = None,
     on_grade: Callable[[GradeRecord], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
+    batch: BatchPolicy | None = None,
     **backend: Any,
 ) -> JudgeOutcome:
     """Grade the run's open answers not yet graded by this judge setup; every judge call is stored, so
@@ -37,7 +39,9 @@ def judge(
     spec is closed at the end). **backend: `kaoshi.models.ModelOptions` fields (base_url, ...).
     on_plan(total, done): before each round of judge calls (a debate has two), once the judges are loaded:
     the open answers the round covers and how many have its grade already. on_grade: each grade as it is
-    stored, one per judge call (a debate's first round gives a PARTIAL grade)."""
+    stored, one per judge call (a debate's first round gives a PARTIAL grade). batch: the judge calls go
+    through the judges' batch endpoint at its batch price (kaoshi.api.evaluation.BatchPolicy), waiting for
+    the batches; interrupted, the same call polls them again."""
     if mode not in JUDGE_MODES:
         raise InputError(f"unknown judge mode {mode!r} (known: {', '.join(JUDGE_MODES)})")
     if second_judge is not None and mode != "debate":
@@ -61,7 +65,7 @@ def judge(
             second = None
             if setup.second_judge is not None:
                 second = second_given or _load(setup.second_judge, options, loaded)
-            return judge_run(opened, run, setup, first, second, on_grade, on_plan)
+            return judge_run(opened, run, setup, first, second, on_grade, on_plan, batch)
         finally:
             for model in loaded:
                 model.close()

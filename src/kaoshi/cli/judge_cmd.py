@@ -10,7 +10,7 @@ from kaoshi.api.vocabulary import JUDGE_MODES
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.config_options import add_config_options
 from kaoshi.cli.progress import ProgressBar
-from kaoshi.cli.run_cmd import add_backend_options, backend_keywords
+from kaoshi.cli.run_cmd import add_backend_options, add_batch_options, backend_keywords, batch_policy
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-new-tokens", type=int, default=512, help="judge reply budget")
     add_config_options(parser, RunConfig, only=("seed", "batch_size"))  # the judges' load, as a run's model's
     add_backend_options(parser)
+    add_batch_options(parser, fallback=False)
     add_store_option(parser)
     parser.set_defaults(handler=judge_command)
 
@@ -48,6 +49,7 @@ def judge_command(args: argparse.Namespace) -> int:
             batch_size=args.batch_size,
             on_grade=bar.advance,
             on_plan=lambda total, done: bar.plan(total, done, next(labels, None)),
+            batch=batch_policy(args, bar) if args.batch else None,
             **backend_keywords(args),
         )
     if outcome.asked == 0:  # nothing to ask: no judge model was even loaded

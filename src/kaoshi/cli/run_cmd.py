@@ -162,35 +162,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="STORE",
         help="also take cached answers from this store (repeatable), after the run's own store",
     )
-    parser.add_argument(
-        "--batch",
-        action="store_true",
-        help="send the requests through the provider's batch endpoint (openai:, e.g. OpenAI, Alibaba "
-        "Model Studio) at its batch price (half), and wait for the batches (up to 24 h); killed while it "
-        "waits, the same command polls the same batches again",
-    )
-    parser.add_argument(
-        "--batch-fallback",
-        choices=BATCH_FALLBACKS,
-        default="batch",
-        help="requests no batch answered in --batch-rounds batches: left unasked (batch: the run stays "
-        "unfinished, the same command sends them again) or asked in real time (realtime)",
-    )
-    parser.add_argument(
-        "--batch-rounds",
-        type=int,
-        default=3,
-        metavar="N",
-        help="batches a request may be sent in before --batch-fallback decides (a line a batch failed, or "
-        "left undone when it expired or was cancelled, is sent again in a new batch)",
-    )
-    parser.add_argument(
-        "--batch-poll",
-        type=float,
-        default=30.0,
-        metavar="S",
-        help="seconds between two polls of the batches",
-    )
+    add_batch_options(parser)
     parser.add_argument(
         "--report",
         action=argparse.BooleanOptionalAction,
@@ -221,7 +193,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         cost_of = None if price is None else partial(sample_cost, price)
         with ProgressBar("evaluating", "q", cost_of=cost_of) as bar:
-            batch = _batch_policy(args, bar) if args.batch else None
+            batch = batch_policy(args, bar) if args.batch else None
             evaluated = evaluate_prepared(
                 result.exam,
                 args.model,
@@ -328,7 +300,41 @@ SUGGEST_SAMPLE_FROM = 2_000
 SUGGESTED_SAMPLE = 400
 
 
-def _batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
+def add_batch_options(parser: argparse.ArgumentParser, *, fallback: bool = True) -> None:
+    """--batch and its settings (kaoshi run, kaoshi judge: `fallback` is the run's alone)."""
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the requests through the provider's batch endpoint (openai:, e.g. OpenAI, Alibaba "
+        "Model Studio) at its batch price (half), and wait for the batches (up to 24 h); killed while it "
+        "waits, the same command polls the same batches again",
+    )
+    if fallback:
+        parser.add_argument(
+            "--batch-fallback",
+            choices=BATCH_FALLBACKS,
+            default="batch",
+            help="requests no batch answered in --batch-rounds batches: left unasked (batch: the run stays "
+            "unfinished, the same command sends them again) or asked in real time (realtime)",
+        )
+    parser.add_argument(
+        "--batch-rounds",
+        type=int,
+        default=3,
+        metavar="N",
+        help="batches a request may be sent in, this command, before it is given up (a line a batch failed, "
+        "or left undone when it expired or was cancelled, is sent again in a new batch)",
+    )
+    parser.add_argument(
+        "--batch-poll",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds between two polls of the batches",
+    )
+
+
+def batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
     """--batch's settings; while the run waits, each poll's state on the progress line (a terminal), or a
     line on stderr each time the batches' statuses change (a log)."""
     if args.batch_rounds < 1:
@@ -344,9 +350,9 @@ def _batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
             shown.append(wait.statuses)
             eprint("waiting on " + wait.describe())
 
-    return BatchPolicy(
-        poll_s=args.batch_poll, rounds=args.batch_rounds, fallback=args.batch_fallback, on_wait=on_wait
-    )
+    # kaoshi judge has no fallback: a call no batch answered is an error grade, asked again next time
+    fallback = getattr(args, "batch_fallback", "batch")
+    return BatchPolicy(poll_s=args.batch_poll, rounds=args.batch_rounds, fallback=fallback, on_wait=on_wait)
 
 
 def _usage_line(usage: Usage, price: Price) -> str:

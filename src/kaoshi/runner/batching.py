@@ -12,17 +12,18 @@ are written: a batch holds only what the cap admits."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from kaoshi.models.base import CapabilityError, GenerateRequest, Model, ModelError
+from kaoshi.models.base import CapabilityError, GenerateRequest, Model, ModelError, ModelOutput
 from kaoshi.models.batches import MAX_BYTES, MAX_LINES, BatchEndpoint, BatchState, parts
 from kaoshi.runner.gate import RequestGate
 from kaoshi.runner.grouping import AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import PendingQuestion, build_sample
 from kaoshi.runner.spending import Spending
-from kaoshi.store.batches import BatchRecord
+from kaoshi.store.batches import MODEL, BatchRecord
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
@@ -104,79 +105,90 @@ def check_batchable(model: Model, spec: RunSpec) -> BatchEndpoint:
     return endpoint
 
 
-class BatchAsker:
-    """Sends the questions this process claims in batches, waits, and stores each answer."""
+class BatchSession:
+    """The batch mechanics for one owner (a run) and role (its questions, or a judge's calls on its answers):
+    batches found again after a kill, requests written as input files and sent, polled until final, and
+    each answer handed over with its batch id. A batch is marked collected only once its answers have been
+    handed over and `settle` has run (the caller's commit), so a kill in between reads it again."""
 
     def __init__(
         self,
-        name: str,
-        spec: RunSpec,
-        model: Model,
         store: Store,
-        lease: Lease,
+        owner: str,
+        role: str,
+        endpoint: BatchEndpoint,
         policy: BatchPolicy,
-        request_of: Callable[[PendingQuestion], GenerateRequest],
-        stored: Callable[[SampleRecord], None],
-        extractor: Model | None = None,
-        spending: Spending | None = None,
+        *,
+        take: Callable[[str], bool] = lambda _: True,
+        admit: Callable[[list[GenerateRequest]], list[GenerateRequest]] = list,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.name, self.spec, self.store, self.lease, self.policy = name, spec, store, lease, policy
-        self.endpoint = check_batchable(model, spec)
-        self.request_of, self.stored, self.extractor, self.spending = request_of, stored, extractor, spending
-        self.clock, self.sleep = clock, sleep
+        self.store, self.owner, self.role, self.endpoint, self.policy = store, owner, role, endpoint, policy
+        self.take, self.admit, self.clock, self.sleep = take, admit, clock, sleep
         self.book = store.batches
         self._store_id = self.book.store_id()
-        self._by_id: dict[str, PendingQuestion] = {}
-        self._requests: dict[str, GenerateRequest] = {}
-        self._gate = RequestGate(lease, spending)
         self._why: dict[str, str] = {}  # why a request's last batch gave it no answer
+        # the batches each request was in this session (a later session gives each its rounds again)
+        self._sent: Counter[str] = Counter()
+        self.given_up: list[str] = []  # sent in `rounds` batches with no answer
 
-    def ask(self, pending: Sequence[PendingQuestion]) -> BatchOutcome:
-        self._by_id = {p.request_id: p for p in pending}
-        self._requests = {p.request_id: self.request_of(p) for p in pending}
+    def open_batches(self) -> list[BatchRecord]:
+        """The owner's batches of this role not yet collected, those made around a kill found again."""
         self._found_again()
-        opened = self.book.of_run(self.name, open_only=True)
-        in_batches = {request_id for record in opened for request_id in record.requests}
-        mine = [record for record in opened if self._take(record)]
-        fresh = [p for p in pending if p.request_id not in in_batches]
-        claimed = self.lease.claim([p.request_id for p in fresh])
-        skipped = [p for p in fresh if p.request_id not in claimed]
-        to_send = [p.request_id for p in fresh if p.request_id in claimed]
-        realtime: list[str] = []
+        return self.book.of_run(self.owner, self.role, open_only=True)
+
+    def answers(
+        self,
+        requests: Mapping[str, GenerateRequest],
+        polled: list[BatchRecord],
+        to_send: list[str],
+        settle: Callable[[], None] = lambda: None,
+    ) -> Iterator[tuple[str, ModelOutput]]:
+        """Poll `polled`, send `to_send` (request ids of `requests`), and send again what a batch leaves
+        unanswered, until every request is answered or has had its rounds: each answer as (request id,
+        output). Requests of a polled batch missing from `requests` (answered meanwhile) are not read."""
         started = self.clock()
+        mine = list(polled)
+        for record in mine:
+            self._sent.update(record.requests)
         while True:
-            sent, given_up = self._rounds_left(to_send)
-            realtime += given_up
-            mine += self._send(sent)
+            sendable = self._rounds_left(to_send)
+            mine += self._send(requests, sendable)
             if not mine:
-                break
-            retry = self._wait(mine, started)
+                return
+            retry: list[str] = []
+            yield from self._wait(mine, requests, started, retry, settle)
             mine, to_send = [], retry
-        if self._gate.stopped is not None:
-            raise self._gate.stopped
-        return BatchOutcome(skipped, [self._by_id[request_id] for request_id in realtime])
+
+    def why(self, request_id: str) -> str:
+        """Why the request's last batch gave it no answer."""
+        return self._why.get(request_id, "unknown")
+
+    def unanswered(self) -> BatchesUnanswered | None:
+        """The requests given up, as an error to raise; None when there are none."""
+        if not self.given_up:
+            return None
+        return BatchesUnanswered(
+            len(self.given_up), self.policy.rounds, self._why.get(self.given_up[0], "unknown")
+        )
 
     # -- sending ----------------------------------------------------------------------------------------
-    def _rounds_left(self, request_ids: list[str]) -> tuple[list[str], list[str]]:
-        """The requests that may go in one more batch, and those sent in `rounds` already (asked in real
-        time with that fallback; otherwise BatchesUnanswered)."""
-        if not request_ids:
-            return [], []
-        rounds = self.book.rounds(self.name)
-        spent = [r for r in request_ids if rounds[r] >= self.policy.rounds]
-        if spent and self.policy.fallback != "realtime":
-            raise BatchesUnanswered(len(spent), self.policy.rounds, self._why.get(spent[0], "unknown"))
-        spent_set = set(spent)
-        return [r for r in request_ids if r not in spent_set], spent
-
-    def _send(self, request_ids: list[str]) -> list[BatchRecord]:
-        """Write the requests the run's gate admits as input files within the provider's limits, and make a
-        batch of each: recorded before and after the call that makes it."""
+    def _rounds_left(self, request_ids: list[str]) -> list[str]:
+        """The requests that may go in one more batch; those sent in `rounds` batches this session are given
+        up (the next session gives them their rounds again)."""
         if not request_ids:
             return []
-        admitted = list(self._gate.requests([self._requests[r] for r in request_ids]))
+        spent = {r for r in request_ids if self._sent[r] >= self.policy.rounds}
+        self.given_up += [r for r in request_ids if r in spent]
+        return [r for r in request_ids if r not in spent]
+
+    def _send(self, requests: Mapping[str, GenerateRequest], request_ids: list[str]) -> list[BatchRecord]:
+        """Write the requests admitted as input files within the provider's limits, and make a batch of
+        each: recorded before and after the call that makes it."""
+        if not request_ids:
+            return []
+        admitted = self.admit([requests[r] for r in request_ids])
         # Requests that share a prompt prefix (a subject's exemplars, the system prompt) side by side, in
         # the same input file: a provider that caches prompt prefixes within a batch reads them once. The
         # order of a batch's lines changes no answer.
@@ -189,28 +201,37 @@ class BatchAsker:
             content = b"".join(lines[start:end])
             start = end
             endpoint = self.endpoint.endpoint_of(part[0])
-            input_file = self.endpoint.upload(content, f"kaoshi-{self.name[:80]}.jsonl")
+            input_file = self.endpoint.upload(content, f"kaoshi-{self.role}-{self.owner[:80]}.jsonl")
             ids = tuple(request.id for request in part)
-            self.book.creating(self.name, input_file, self.endpoint.where, ids)
-            self.lease.claim([_batch_claim(input_file)])
+            self._sent.update(ids)
+            self.book.creating(self.owner, self.role, input_file, self.endpoint.where, ids)
+            self.take(input_file)
             metadata = {
-                "kaoshi_run": self.name[:512],
+                "kaoshi_run": self.owner[:512],
+                "kaoshi_role": self.role[:512],
                 "kaoshi_store": self._store_id,
                 "kaoshi_input": input_file,
             }
             # Should this fail, whether the provider made the batch is unknown: the row stays `creating`, and
             # the next session looks the batch up before sending anything again (_found_again).
             state = self.endpoint.create(input_file, endpoint, metadata)
-            self.book.created(self.name, input_file, state.id, state.status)
-            made.append(replace(self._record(input_file), batch_id=state.id, status=state.status))
+            self.book.created(self.owner, input_file, state.id, state.status)
+            made.append(self._record(input_file))
         return made
 
     # -- waiting ----------------------------------------------------------------------------------------
-    def _wait(self, records: list[BatchRecord], started: float) -> list[str]:
-        """Poll the batches until each is final and read: the requests to send again."""
+    def _wait(
+        self,
+        records: list[BatchRecord],
+        requests: Mapping[str, GenerateRequest],
+        started: float,
+        retry: list[str],
+        settle: Callable[[], None],
+    ) -> Iterator[tuple[str, ModelOutput]]:
+        """Poll the batches until each is final and read, handing over each answer; what they left
+        unanswered goes into `retry`."""
         waiting = {record.input_file: record for record in records}
         states: dict[str, BatchState] = {}
-        retry: list[str] = []
         unreadable: dict[str, int] = {}
         first = True
         while waiting:
@@ -222,37 +243,26 @@ class BatchAsker:
                 state = self.endpoint.get(record.batch_id)
                 states[input_file] = state
                 if state.status != record.status:
-                    self.book.status(self.name, input_file, state.status)
+                    self.book.status(self.owner, input_file, state.status)
                     waiting[input_file] = record = replace(record, status=state.status)
                 if not state.final:
                     continue
+                asked = {r: requests[r] for r in record.requests if r in requests}
                 try:
-                    retry += self._collect(record, state)
+                    results = self.endpoint.results(state, asked)
                 except ModelError:
                     unreadable[input_file] = unreadable.get(input_file, 0) + 1
                     if unreadable[input_file] > self.policy.rounds:
                         raise
                     continue  # read again at the next poll
+                for request_id, output in results.outputs.items():
+                    yield request_id, replace(output, batch_id=state.id)
+                settle()
+                self.book.collected(self.owner, input_file, state.status)
+                self._why.update(results.failed)
+                retry += [r for r in record.requests if r in results.failed]
                 del waiting[input_file]
             self._report(list(states.values()), started, waiting)
-        return retry
-
-    def _collect(self, record: BatchRecord, state: BatchState) -> list[str]:
-        """Store what a final batch answered; the requests it left unanswered (to send again)."""
-        asked = {r: self._requests[r] for r in record.requests if r in self._requests and r in self._by_id}
-        results = self.endpoint.results(state, asked)
-        group = AnswerGroup(self.store, self.name, self.stored)
-        for request_id, output in results.outputs.items():
-            pending = self._by_id[request_id]
-            sample = build_sample(pending, replace(output, batch_id=state.id), self.spec)
-            if self.extractor is not None and sample.status == SampleStatus.UNPARSED:
-                sample = rescue_unparsed(self.extractor, [(pending.question, sample)], self.spec)[0]
-            group.add(sample, 0.0)
-        group.commit()
-        self.book.collected(self.name, record.input_file, state.status)
-        for request_id, why in results.failed.items():
-            self._why[request_id] = why
-        return [r for r in record.requests if r in results.failed]
 
     def _report(self, states: list[BatchState], started: float, waiting: Mapping[str, BatchRecord]) -> None:
         if self.policy.on_wait is None:
@@ -276,7 +286,7 @@ class BatchAsker:
         """Batches recorded as `creating` (the process died around the call that makes them): recorded
         with their id where the provider made them, forgotten where it did not (their requests are sent
         again)."""
-        creating = [r for r in self.book.of_run(self.name, open_only=True) if r.creating]
+        creating = [r for r in self.book.of_run(self.owner, self.role, open_only=True) if r.creating]
         if not creating:
             return
         wanted = {record.input_file: record for record in creating}
@@ -285,20 +295,107 @@ class BatchAsker:
             metadata = state.metadata
             input_file = metadata.get("kaoshi_input") or state.input_file
             if input_file in wanted and metadata.get("kaoshi_store", self._store_id) == self._store_id:
-                self.book.created(self.name, input_file, state.id, state.status)
+                self.book.created(self.owner, input_file, state.id, state.status)
                 del wanted[input_file]
                 if not wanted:
                     return
         for input_file in wanted:
-            self.book.never_made(self.name, input_file)
-
-    def _take(self, record: BatchRecord) -> bool:
-        """Whether this process polls a batch: one a process alive beside it has taken is that one's."""
-        return bool(self.lease.claim([_batch_claim(record.input_file)]))
+            self.book.never_made(self.owner, input_file)
 
     def _record(self, input_file: str) -> BatchRecord:
-        found = [r for r in self.book.of_run(self.name, open_only=True) if r.input_file == input_file]
-        return found[0]
+        found = self.book.of_run(self.owner, self.role, open_only=True)
+        return next(r for r in found if r.input_file == input_file)
+
+
+class BatchAsker:
+    """Sends the questions this process claims in batches, waits, and stores each answer."""
+
+    def __init__(
+        self,
+        name: str,
+        spec: RunSpec,
+        model: Model,
+        store: Store,
+        lease: Lease,
+        policy: BatchPolicy,
+        request_of: Callable[[PendingQuestion], GenerateRequest],
+        stored: Callable[[SampleRecord], None],
+        extractor: Model | None = None,
+        spending: Spending | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.name, self.spec, self.store, self.lease, self.policy = name, spec, store, lease, policy
+        self.request_of, self.stored, self.extractor = request_of, stored, extractor
+        self._gate = RequestGate(lease, spending)
+        self.session = BatchSession(
+            store,
+            name,
+            MODEL,
+            check_batchable(model, spec),
+            policy,
+            take=lambda input_file: bool(lease.claim([_batch_claim(input_file)])),
+            admit=lambda requests: list(self._gate.requests(requests)),
+            clock=clock,
+            sleep=sleep,
+        )
+
+    def ask(self, pending: Sequence[PendingQuestion]) -> BatchOutcome:
+        by_id = {p.request_id: p for p in pending}
+        requests = {p.request_id: self.request_of(p) for p in pending}
+        opened = self.session.open_batches()
+        in_batches = {request_id for record in opened for request_id in record.requests}
+        # a batch a process alive beside this one polls is that one's
+        mine = [record for record in opened if self.session.take(record.input_file)]
+        fresh = [p for p in pending if p.request_id not in in_batches]
+        claimed = self.lease.claim([p.request_id for p in fresh])
+        skipped = [p for p in fresh if p.request_id not in claimed]
+        to_send = [p.request_id for p in fresh if p.request_id in claimed]
+        self.session.given_up = []
+        group = AnswerGroup(self.store, self.name, self.stored)
+        for request_id, output in self.session.answers(requests, mine, to_send, settle=group.commit):
+            question = by_id[request_id]
+            sample = build_sample(question, output, self.spec)
+            if self.extractor is not None and sample.status == SampleStatus.UNPARSED:
+                sample = rescue_unparsed(self.extractor, [(question.question, sample)], self.spec)[0]
+            group.add(sample, 0.0)
+        group.commit()
+        if self._gate.stopped is not None:
+            raise self._gate.stopped
+        given_up = self.session.given_up
+        if given_up and self.policy.fallback != "realtime":
+            raise self.session.unanswered() or AssertionError("given up with no error")
+        return BatchOutcome(skipped, [by_id[request_id] for request_id in given_up])
+
+
+def batched_generate(
+    store: Store,
+    owner: str,
+    role: str,
+    model: Model,
+    requests: Sequence[GenerateRequest],
+    policy: BatchPolicy,
+) -> Iterator[ModelOutput]:
+    """`model.generate(requests)` through the model's batch endpoint, for the calls made on a stored run
+    (a judge's: role `judge:GRADER`): the batches kept with the run under `role`, found again after a kill;
+    each output handed over as its batch is read, before the batch is marked collected. A request still
+    unanswered after the policy's rounds comes back as an error (asked again by the next command)."""
+    endpoint = model.batch_endpoint()
+    if endpoint is None:
+        raise CapabilityError(f"model {model.spec!r} has no batch endpoint: --batch is for openai:MODEL")
+    session = BatchSession(store, owner, role, endpoint, policy)
+    by_id = {request.id: request for request in requests}
+    opened = session.open_batches()
+    in_batches = {request_id for record in opened for request_id in record.requests}
+    to_send = [request.id for request in requests if request.id not in in_batches]
+    for _, output in session.answers(by_id, opened, to_send, settle=store.flush):
+        yield output
+    for request_id in session.given_up:
+        yield ModelOutput(
+            request_id,
+            error=f"no batch answered it in {policy.rounds} batch(es) (last: {session.why(request_id)}); the "
+            "next command sends it again",
+        )
 
 
 def _batch_claim(input_file: str) -> str:

@@ -7,7 +7,7 @@ points into the subject totals. The evaluated model is never called again.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,6 +22,7 @@ from kaoshi.prompts.judge import (
     judge_prompt_version,
 )
 from kaoshi.qtypes import kind_of
+from kaoshi.runner.batching import BatchPolicy, batched_generate
 from kaoshi.scoring.judge_parse import parse_judge_score
 from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleRecord, SampleStatus
@@ -130,6 +131,8 @@ def _round(judge: str, prompt: str, output: ModelOutput, item_points: float | No
                         ("tokens_cached", output.cached_tokens)):  # fmt: skip
         if count is not None:
             record[name] = count
+    if output.batch_id is not None:  # priced at the batch share
+        record["batch_id"] = output.batch_id
     if item_points is not None and record["score"] is not None:
         awarded = float(record["score"])
         given = min(awarded, item_points)
@@ -168,12 +171,14 @@ def judge_run(
     second: Model | None = None,
     on_grade: Callable[[GradeRecord], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
+    batch: BatchPolicy | None = None,
 ) -> JudgeOutcome:
     """Grade the run's open answers not yet graded by this setup (errors and unfinished debates again).
 
     on_plan(total, done): before each round of judge calls (a debate has two), the open answers the round
     covers and how many of them have its grade stored already. on_grade: each grade as it is stored, one
-    per judge call (a debate's first round gives a PARTIAL grade)."""
+    per judge call (a debate's first round gives a PARTIAL grade). batch: send the judge calls through the
+    judges' batch endpoint (kaoshi.runner.batching), a batch round per debate round."""
     started = time.perf_counter()
     store.get_run(run)
     grader = setup.grader
@@ -199,7 +204,7 @@ def judge_run(
     requests = [
         _request(by_id[q], text, "", first.default_chat, setup.max_new_tokens) for q, text in prompts.items()
     ]
-    for output in first.generate(requests):
+    for output in _generate(store, run, f"judge:{grader}", first, requests, batch):
         sample = by_id[output.id]
         scale = sample.points if setup.mode == GAOKAO_MODE else None
         round_one = _round(setup.judge, prompts[output.id], output, scale)
@@ -228,7 +233,7 @@ def judge_run(
             _request(by_id[q], text, DEBATE_SUFFIX, judge_two.default_chat, setup.max_new_tokens)
             for q, text in second_prompts.items()
         ]
-        for output in judge_two.generate(requests):
+        for output in _generate(store, run, f"judge2:{grader}", judge_two, requests, batch):
             question_id = output.id.removesuffix(DEBATE_SUFFIX)
             round_two = _round(name_two, second_prompts[question_id], output)
             rounds = [first_rounds[question_id], round_two]
@@ -241,6 +246,20 @@ def judge_run(
         already=already,
         seconds=time.perf_counter() - started,
     )
+
+
+def _generate(
+    store: Store,
+    run: str,
+    role: str,
+    model: Model,
+    requests: list[GenerateRequest],
+    batch: BatchPolicy | None,
+) -> Iterator[ModelOutput]:
+    """The judge's replies: in real time, or through its batch endpoint (kept with the run under `role`)."""
+    if batch is None:
+        return model.generate(requests)
+    return batched_generate(store, run, role, model, requests, batch)
 
 
 def _stem(sample: SampleRecord) -> str:

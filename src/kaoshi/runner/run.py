@@ -26,6 +26,7 @@ from kaoshi.runner.repeats import sampling_of
 from kaoshi.runner.reuse import reuse_answers
 from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
 from kaoshi.runner.spending import Spending
+from kaoshi.store.batches import MODEL
 from kaoshi.store.errors import StoreError
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
@@ -243,7 +244,7 @@ def _sync(spending: Spending, store: Store, name: str) -> None:
 def _check_no_batches_open(store: Store, name: str) -> None:
     """A run with provider batches still open is resumed with --batch: asking their questions in real time
     would pay for them twice."""
-    waiting = store.batches.waiting().get(name)
+    waiting = store.batches.waiting(MODEL).get(name)
     if waiting is not None:
         batches, requests = waiting
         raise CapabilityError(

@@ -5,14 +5,16 @@ sends a question twice.
 A batch is written in two steps around the call that creates it: first its input file with the requests
 in it (`creating`), then the provider's batch id. A process killed between the two leaves a `creating`
 row; the next one looks the batch up among the provider's (its metadata names the input file) and either
-records it or, where none was made, sends the file. A batch is `collected` once its answers are stored."""
+records it or, where none was made, sends the file. A batch is `collected` once its answers are stored.
+
+A batch has a role: the run's own questions (`model`), or the calls a judge makes on its answers
+(`judge:GRADER`, kaoshi judge --batch)."""
 
 from __future__ import annotations
 
 import json
 import time
 import uuid
-from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from kaoshi.store.sqlite import Store
 
 CREATING = "creating"  # the input file is uploaded; the batch may or may not have been made
+MODEL = "model"  # the role of the batches that ask a run's questions
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class BatchRecord:
     """One batch of a run as the store keeps it."""
 
     run: str
+    role: str  # MODEL, or `judge:GRADER`
     input_file: str  # the provider's id of the uploaded input file: the batch's key in the store
     batch_id: str | None  # None while `creating`
     endpoint: str  # where it was sent (the base URL, without credentials)
@@ -57,12 +61,14 @@ class BatchBook:
         self._store.flush()
         return str(self._store._query("SELECT value FROM meta WHERE key='store_id'")[0][0])
 
-    def creating(self, run: str, input_file: str, endpoint: str, requests: tuple[str, ...]) -> None:
+    def creating(
+        self, run: str, role: str, input_file: str, endpoint: str, requests: tuple[str, ...]
+    ) -> None:
         """An input file is uploaded and its batch is about to be made."""
         self._store._write(
-            "INSERT INTO batches (run, input_file, batch_id, endpoint, requests, status, submitted_at) "
-            "VALUES (?, ?, NULL, ?, ?, ?, ?)",
-            (run, input_file, endpoint, json.dumps(list(requests)), CREATING, time.time()),
+            "INSERT INTO batches (run, role, input_file, batch_id, endpoint, requests, status, submitted_at) "
+            "VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
+            (run, role, input_file, endpoint, json.dumps(list(requests)), CREATING, time.time()),
         )
         self._store.flush()
 
@@ -94,32 +100,29 @@ class BatchBook:
         )
         self._store.flush()
 
-    def of_run(self, run: str, *, open_only: bool = False) -> list[BatchRecord]:
-        """The run's batches in the order they were sent; `open_only`: those not yet collected."""
+    def of_run(self, run: str, role: str = MODEL, *, open_only: bool = False) -> list[BatchRecord]:
+        """The run's batches of a role in the order they were sent; `open_only`: those not yet collected."""
         if not self._has_table():
             return []
         where = " AND collected_at IS NULL" if open_only else ""
         rows = self._store._query(
-            "SELECT run, input_file, batch_id, endpoint, requests, status, submitted_at, collected_at "
-            f"FROM batches WHERE run=?{where} ORDER BY submitted_at, rowid",
-            (run,),
+            "SELECT run, role, input_file, batch_id, endpoint, requests, status, submitted_at, collected_at "
+            f"FROM batches WHERE run=? AND role=?{where} ORDER BY submitted_at, rowid",
+            (run, role),
         )
-        return [BatchRecord(r[0], r[1], r[2], r[3], tuple(json.loads(r[4])), r[5], r[6], r[7]) for r in rows]
+        return [
+            BatchRecord(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), r[6], r[7], r[8]) for r in rows
+        ]
 
-    def rounds(self, run: str) -> Counter[str]:
-        """How many of the run's batches each request was sent in."""
-        counts: Counter[str] = Counter()
-        for record in self.of_run(run):
-            counts.update(record.requests)
-        return counts
-
-    def waiting(self) -> dict[str, tuple[int, int]]:
-        """Each run with batches not yet collected: (batches, requests in them)."""
+    def waiting(self, role: str | None = None) -> dict[str, tuple[int, int]]:
+        """Each run with batches not yet collected (of `role`; None: of any): (batches, requests in them)."""
         if not self._has_table():
             return {}
+        where = "" if role is None else " AND role = ?"
         rows = self._store._query(
             "SELECT run, COUNT(*), TOTAL(json_array_length(requests)) FROM batches "
-            "WHERE collected_at IS NULL GROUP BY run"
+            f"WHERE collected_at IS NULL{where} GROUP BY run",
+            () if role is None else (role,),
         )
         return {row[0]: (int(row[1]), int(row[2])) for row in rows}
 

@@ -96,6 +96,7 @@ TABLES: dict[str, str] = {
     # leases, and a table of its own, so that stores from before it open unchanged.
     "batches": """CREATE TABLE IF NOT EXISTS batches (
     run TEXT NOT NULL,
+    role TEXT NOT NULL DEFAULT 'model',
     input_file TEXT NOT NULL,
     batch_id TEXT,
     endpoint TEXT NOT NULL,
