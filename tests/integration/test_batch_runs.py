@@ -4,12 +4,14 @@ waiting, not after a kill around the call that makes a batch, not when a line fa
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,7 @@ import kaoshi
 from kaoshi.api import ModelOptions, RunConfig
 from kaoshi.api.costs import estimate_prepared, parse_price, read_judge_usage, run_usage
 from kaoshi.api.evaluation import BatchPolicy, CachePolicy, RunInterrupted
+from kaoshi.models.base import ModelError
 from kaoshi.store import Store
 from kaoshi.store.batches import BatchBook
 from tests.support.fake_openai import FakeOpenAI
@@ -125,8 +128,8 @@ def test_what_a_batch_leaves_unanswered_is_sent_again_and_each_question_is_answe
             server.batch.fail_lines = {"第3题：": 1, "第7题：": 2}
         else:
             setattr(server.batch, fault, 1)
-        evaluate(exam, tmp_path / "s.sqlite", server, BatchPolicy(poll_s=0))
-        assert server.bodies == []
+        result = evaluate(exam, tmp_path / "s.sqlite", server, BatchPolicy(poll_s=0))
+        assert server.bodies == [] and result.new_samples == n and result.errors == 0
         # each question in exactly one successful batch line
         assert dict(server.batch.succeeded) == {f"q{i}": 1 for i in range(n)}
     answers = stored(tmp_path / "s.sqlite")
@@ -184,6 +187,9 @@ def test_a_run_killed_while_it_waits_polls_the_same_batch_again(
             assert opened.batches.waiting() == {RUN: (1, n)}
         code, out, _ = kaoshi_cli(capsys, "runs", "--store", str(store))
         assert code == 0 and "waiting on 1 provider batch (30 requests)" in " ".join(out.split()), out
+        # nor removed: its batch would run on, billed, with nothing to collect it
+        code, _, err = kaoshi_cli(capsys, "runs", "rm", RUN, "--yes", "--store", str(store))
+        assert code != 0 and "30 request(s) in 1 provider batch(es) not collected yet" in err, err
         # the run cannot be asked in real time while its batch is out
         result = subprocess.run(args[:-3], env=env, capture_output=True, text=True)
         assert result.returncode != 0 and "waiting in 1 provider batch" in result.stderr, result.stderr
@@ -313,3 +319,113 @@ def test_a_judge_in_batches_grades_as_in_real_time_and_its_calls_cost_half(
             assert judged.batched == 0
             assert batch_cost == pytest.approx(judged.cost(price) / 2)
     assert grades["batch"] == grades["realtime"] and grades["batch"]
+
+
+def test_a_line_no_retry_fixes_is_an_error_sample_as_in_real_time(tmp_path: Path) -> None:
+    """A 400 (a prompt over the model's context) is stored as the error a real-time request gets; only a
+    status a retry may fix, or a line the batch left undone, is sent again."""
+    exam = paid_exam(tmp_path / "exam.jsonl", 6)
+    with FakeOpenAI(answers=replies(6)) as server:
+        answer = server.answer
+
+        def too_long(body: dict[str, object]) -> tuple[int, dict[str, object]]:
+            if "第2题" in str(body.get("messages")):
+                return 400, {
+                    "error": {"message": "maximum context length exceeded", "type": "invalid_request"}
+                }
+            return answer(body)  # type: ignore[arg-type]
+
+        server.answer = too_long  # type: ignore[method-assign]
+        server.batch.polls_to_finish = 0
+        result = evaluate(exam, tmp_path / "s.sqlite", server, BatchPolicy(poll_s=0))
+        assert len(server.batch.created) == 1 and server.bodies == []
+    assert result.errors == 1 and result.new_samples == 6
+    with Store(tmp_path / "s.sqlite", read_only=True) as opened:
+        (failed,) = [s for s in opened.samples(RUN) if s.error]
+    assert failed.question_id == "q2" and "HTTP 400" in failed.error and "context length" in failed.error
+
+
+def test_a_create_that_fails_after_the_provider_made_the_batch_is_not_made_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kaoshi.models.openai_batch import OpenAIBatches
+
+    exam = paid_exam(tmp_path / "exam.jsonl", 6)
+    create = OpenAIBatches.create
+
+    def made_then_lost(self: OpenAIBatches, *args: Any) -> Any:
+        create(self, *args)  # the provider makes it; the reply never arrives (a timeout, a 502)
+        raise ModelError("could not create the batch: HTTP 502")
+
+    with FakeOpenAI(answers=replies(6)) as server:
+        server.batch.polls_to_finish = 1
+        monkeypatch.setattr(OpenAIBatches, "create", made_then_lost)
+        result = evaluate(exam, tmp_path / "s.sqlite", server, BatchPolicy(poll_s=0))
+        assert len(server.batch.created) == 1 and set(server.batch.succeeded.values()) == {1}
+    assert result.new_samples == 6
+
+
+def test_the_cost_cap_holds_a_first_batch_to_what_it_admits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before any answer has a cost, each line is reserved at its own estimate (its prompt and its whole
+    budget, at the batch share): a first batch holds only what the cap admits, and the same command
+    without the cap sends the rest."""
+    n = 40
+    exam = paid_exam(tmp_path / "exam.jsonl", n)
+    store = tmp_path / "s.sqlite"
+    with FakeOpenAI(answers=replies(n)) as server:
+        server.batch.polls_to_finish = 0
+        args = run_args(exam, store, server, "--batch", "--batch-poll", "0", "--price", "1000,1000")
+        code, _, err = kaoshi_cli(capsys, *args, "--max-cost", "2")
+        assert code == 3 and "stopped at the cost cap" in err, err
+        (first,) = server.batch.created
+        assert 0 < len(first["custom_ids"]) < n
+        usage = run_usage(RUN, store=store)
+        assert usage.cost(parse_price("1000,1000")) <= 2
+        code, _, err = kaoshi_cli(capsys, *args)
+        assert code == 0, err
+        assert set(server.batch.succeeded.values()) == {1} and len(server.batch.succeeded) == n
+    assert len(stored(store)) == n
+
+
+def test_the_llm_extractor_reads_unparsed_answers_in_batches_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --llm-extractor on a provider, a batch run's unparsed answers are read by the extractor in a
+    batch of its own (no real-time call), and its calls are the ledger's extractor role, at half."""
+    exam = paid_exam(tmp_path / "exam.jsonl", 8)
+
+    def answer_for(prompt: str, body: dict[str, Any]) -> str:
+        if body["model"] == "ext":
+            return "B"
+        return "答案：C" if "第1题" in prompt else "这道题我不太确定。"
+
+    runs = {}
+    for kind in ("batch", "realtime"):
+        store = tmp_path / f"{kind}.sqlite"
+        with FakeOpenAI(answer_for=answer_for) as server:
+            server.batch.polls_to_finish = 1
+            more = ("--batch", "--batch-poll", "0") if kind == "batch" else ()
+            args = run_args(exam, store, server, "--llm-extractor", "openai:ext", *more)
+            code, _, err = kaoshi_cli(capsys, *args)
+            assert code == 0, err
+            if kind == "batch":
+                assert server.bodies == []
+                roles = [b["metadata"]["kaoshi_role"] for b in server.batch.created]
+                assert roles == ["model", "extractor"] and len(server.batch.created[1]["custom_ids"]) == 7
+        with Store(store, read_only=True) as opened:
+            runs[kind] = {
+                s.question_id: (s.answer, s.extracted_by, s.extractor_usage) for s in opened.samples(RUN)
+            }
+        code, out, _ = kaoshi_cli(capsys, "report", RUN, "--store", str(store), "--format", "json",
+                                  "--price", "1,2")  # fmt: skip
+        assert code == 0
+        extracted = json.loads(out)["extractor_usage"][RUN]["openai:ext"]
+        assert extracted["answers"] == 7 and extracted["prompt_tokens"] > 0
+        runs[kind]["cost"] = extracted["cost"]  # type: ignore[assignment]
+    batch_cost, realtime_cost = runs["batch"].pop("cost"), runs["realtime"].pop("cost")
+    assert batch_cost == pytest.approx(realtime_cost / 2)  # type: ignore[operator]
+    assert {q: v[:2] for q, v in runs["batch"].items()} == {q: v[:2] for q, v in runs["realtime"].items()}
+    assert runs["batch"]["q0"][1] == "llm" and runs["batch"]["q1"][1] == "rules"
+    assert "batch_id" in runs["batch"]["q0"][2] and "batch_id" not in runs["realtime"]["q0"][2]

@@ -41,6 +41,8 @@ CLI_ONLY = {
     "batch_fallback",
     "batch_rounds",
     "batch_poll",
+    "batch_max_lines",
+    "batch_max_mb",
     "store",
 }
 

@@ -45,8 +45,10 @@ __all__ = [
     "estimate_prepared",
     "parse_price",
     "parse_prices",
+    "priced_extractor_usage",
     "priced_judge_usage",
     "priced_usage",
+    "read_extractor_usage",
     "read_judge_usage",
     "read_usage",
     "run_usage",
@@ -246,6 +248,28 @@ def priced_judge_usage(
             for name in names
             for judge, usage in read_judge_usage(opened, name).items()
         ]
+
+
+def read_extractor_usage(store: Store, run: str) -> Usage | None:
+    """The tokens of the LLM extractor's calls about a run's answers (the ledger's extractor role), as
+    their server said them; None for a run that asked no extractor."""
+    usage = Usage(*store.extractor_usage(run))
+    return usage if usage.answers else None
+
+
+def priced_extractor_usage(
+    names: Sequence[str], prices: PriceList, *, store: StoreLike = None
+) -> list[tuple[str, str, Usage, Price | None]]:
+    """Each named run's extractor usage (run, extractor model, usage, its price where the list has one),
+    for the runs whose extractor was asked (`kaoshi report --price`)."""
+    found = []
+    with open_store(store, read_only=True) as opened:
+        for name in names:
+            extractor = opened.get_run(name).spec.llm_extractor
+            usage = read_extractor_usage(opened, name) if extractor else None
+            if extractor and usage is not None:
+                found.append((name, extractor, usage, prices.get(extractor)))
+    return found
 
 
 def usage_json(usage: Usage, price: Price | None) -> dict[str, Any]:

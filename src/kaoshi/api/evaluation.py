@@ -19,6 +19,7 @@ from kaoshi.data import LoadResult
 from kaoshi.data.model import Exam
 from kaoshi.errors import InputError
 from kaoshi.models.base import Model, ModelOptions
+from kaoshi.models.batches import MAX_BYTES, MAX_LINES
 from kaoshi.models.function import FunctionModel
 from kaoshi.models.registry import default_chat_before_load, resolve_model
 from kaoshi.results.aggregate import RunSummary
@@ -47,6 +48,7 @@ _CARRIER = re.compile(
 )
 
 BATCH_FALLBACKS = FALLBACKS  # what kaoshi run --batch-fallback takes
+BATCH_MAX_LINES, BATCH_MAX_BYTES = MAX_LINES, MAX_BYTES  # a provider's limits on a batch's input file
 
 
 class RunInterrupted(KeyboardInterrupt):

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from kaoshi.api import RunStatus, SampleRecord
 from kaoshi.api.comparing import compare_stored
-from kaoshi.api.costs import priced_judge_usage, priced_usage, usage_json
+from kaoshi.api.costs import priced_extractor_usage, priced_judge_usage, priced_usage, usage_json
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
@@ -174,6 +174,7 @@ def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
         return rendered
     usages = priced_usage(args.runs, args.price, store=store)
     judged = priced_judge_usage(args.runs, args.price, store=store)  # the judge role of the ledger
+    extracted = priced_extractor_usage(args.runs, args.price, store=store)  # and the extractor's
     if args.format == "json":
         document = json.loads(rendered)
         found = {name: usage_json(usage, price) for name, usage, price in usages}
@@ -183,8 +184,16 @@ def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
                 name: {judge: usage_json(usage, price) for run, judge, usage, price in judged if run == name}
                 for name in args.runs
             }
+        if extracted:
+            document["extractor_usage"] = {
+                run: {extractor: usage_json(usage, price)} for run, extractor, usage, price in extracted
+            }
         return json.dumps(document, ensure_ascii=False, indent=2)
-    rows = [*usages, *((f"{run} · judge {judge}", usage, price) for run, judge, usage, price in judged)]
+    rows = [
+        *usages,
+        *((f"{run} · judge {judge}", usage, price) for run, judge, usage, price in judged),
+        *((f"{run} · extractor {model}", usage, price) for run, model, usage, price in extracted),
+    ]
     return rendered + "\n" + render_tables([usage_table(rows)], args.format)
 
 

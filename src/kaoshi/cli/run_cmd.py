@@ -12,6 +12,8 @@ from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
 from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage, sample_cost, worst_margin
 from kaoshi.api.evaluation import (
     BATCH_FALLBACKS,
+    BATCH_MAX_BYTES,
+    BATCH_MAX_LINES,
     BatchesUnanswered,
     BatchPolicy,
     BatchWait,
@@ -332,6 +334,22 @@ def add_batch_options(parser: argparse.ArgumentParser, *, fallback: bool = True)
         metavar="S",
         help="seconds between two polls of the batches",
     )
+    parser.add_argument(
+        "--batch-max-lines",
+        type=int,
+        default=BATCH_MAX_LINES,
+        metavar="N",
+        help=f"requests in one batch's input file at most (default {BATCH_MAX_LINES:,}, OpenAI's limit; "
+        "Alibaba Model Studio's batch-test-model takes 100)",
+    )
+    parser.add_argument(
+        "--batch-max-mb",
+        type=float,
+        default=BATCH_MAX_BYTES / 2**20,
+        metavar="MB",
+        help=f"megabytes in one batch's input file at most (default {BATCH_MAX_BYTES / 2**20:g}, under "
+        "OpenAI's 200)",
+    )
 
 
 def batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
@@ -341,6 +359,8 @@ def batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
         raise InputError("--batch-rounds must be at least 1")
     if args.batch_poll < 0:
         raise InputError("--batch-poll must be >= 0 seconds")
+    if args.batch_max_lines < 1 or args.batch_max_mb <= 0:
+        raise InputError("--batch-max-lines and --batch-max-mb must be positive")
     shown: list[tuple[tuple[str, int], ...]] = []
 
     def on_wait(wait: BatchWait) -> None:
@@ -352,7 +372,14 @@ def batch_policy(args: argparse.Namespace, bar: ProgressBar) -> BatchPolicy:
 
     # kaoshi judge has no fallback: a call no batch answered is an error grade, asked again next time
     fallback = getattr(args, "batch_fallback", "batch")
-    return BatchPolicy(poll_s=args.batch_poll, rounds=args.batch_rounds, fallback=fallback, on_wait=on_wait)
+    return BatchPolicy(
+        poll_s=args.batch_poll,
+        rounds=args.batch_rounds,
+        fallback=fallback,
+        max_lines=args.batch_max_lines,
+        max_bytes=int(args.batch_max_mb * 2**20),
+        on_wait=on_wait,
+    )
 
 
 def _usage_line(usage: Usage, price: Price) -> str:

@@ -16,6 +16,7 @@ import json
 import random
 import time
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +84,11 @@ class OpenAIBatches:
             "completion_window": WINDOW,
             "metadata": dict(metadata),
         }
-        return self._state(self._request("POST", "/batches", body, "create the batch"))
+        # Not idempotent: a failure after the provider made it (a timeout, a 5xx) must not make a second
+        # batch of the same file, so it is sent once; the caller looks the batch up (runner.batching). A 429
+        # says the batch was refused, and is retried.
+        reply = self._request("POST", "/batches", body, "create the batch", ambiguous_retries=False)
+        return self._state(reply)
 
     def get(self, batch_id: str) -> BatchState:
         return self._state(self._request("GET", f"/batches/{batch_id}", None, f"read batch {batch_id}"))
@@ -94,19 +99,19 @@ class OpenAIBatches:
         )
 
     def listed(self, since: float) -> Iterator[BatchState]:
-        """The provider's batches, newest first, down to those created at `since` (seconds since the
-        epoch; a minute's margin for clocks that differ)."""
+        """The provider's batches page by page (newest first, as OpenAI lists them), until a whole page
+        was created before `since` (seconds since the epoch), the list ends, or a page repeats."""
         after: str | None = None
+        seen: set[str] = set()
         while True:
             path = f"/batches?limit={_LIST_PAGE}" + (f"&after={after}" if after else "")
             page = self._request("GET", path, None, "list the batches")
-            batches = [BatchState.parse(item) for item in page.get("data") or [] if isinstance(item, Mapping)]
-            for state in batches:
-                if state.created_at and state.created_at < since - 60:
-                    return
-                yield state
-            if not page.get("has_more") or not batches:
+            batches = [self._state(item) for item in page.get("data") or [] if isinstance(item, Mapping)]
+            yield from batches
+            older = all(state.created_at and state.created_at < since for state in batches)
+            if not page.get("has_more") or not batches or older or batches[-1].id in seen:
                 return
+            seen.add(batches[-1].id)
             after = batches[-1].id
 
     def content(self, file_id: str) -> bytes:
@@ -152,8 +157,10 @@ class OpenAIBatches:
         self, record: Mapping[str, Any], request: GenerateRequest
     ) -> tuple[ModelOutput | None, str]:
         """A line's answer, or None and why it has none. A reply with status 200 is an answer even when it
-        holds no usable text (an error sample that keeps its tokens, as in real time); any other status,
-        or a line's own error, is a failed request, sent again."""
+        holds no usable text (an error sample that keeps its tokens, as in real time), and so is a status no
+        retry fixes (a 400 for a prompt over the context: an error sample, as in real time); a status a
+        retry may fix (429, 5xx) or a line's own error (batch_expired, batch_cancelled) is a failed
+        request, sent again."""
         response = record.get("response")
         error = record.get("error")
         if isinstance(response, Mapping) and response.get("status_code") == 200:
@@ -167,7 +174,11 @@ class OpenAIBatches:
         if isinstance(response, Mapping) and response.get("status_code") is not None:
             body = response.get("body")
             shown = describe_error_body(json.dumps(body).encode()) if body is not None else "no body"
-            return None, self._redact(f"HTTP {response.get('status_code')}: {shown}")
+            said = self._redact(f"HTTP {response.get('status_code')}: {shown}")
+            status = response.get("status_code")
+            if isinstance(status, int) and not is_retryable_status(status) and status >= 400:
+                return ModelOutput(request.id, error=said), ""
+            return None, said
         if isinstance(error, Mapping):
             return None, self._redact(
                 f"{error.get('code') or 'error'}: {error.get('message') or ''}".strip(": ")
@@ -175,7 +186,7 @@ class OpenAIBatches:
         return None, "its line holds neither a reply nor an error"
 
     # -- transport --------------------------------------------------------------------------------------
-    def _state(self, data: dict[str, Any]) -> BatchState:
+    def _state(self, data: Mapping[str, Any]) -> BatchState:
         try:
             return BatchState.parse(data)
         except (KeyError, TypeError, ValueError) as exc:
@@ -183,11 +194,19 @@ class OpenAIBatches:
                 f"{self.where}: a batch reply of unexpected shape ({type(exc).__name__}: {exc})"
             ) from None
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None, what: str) -> dict[str, Any]:
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        what: str,
+        *,
+        ambiguous_retries: bool = True,
+    ) -> dict[str, Any]:
         async def call(client: Any) -> Any:
             return await client.request(method, self.target.url(path), json=body, headers=self.target.headers)
 
-        return self._json(self._call(call, what))
+        return self._json(self._call(call, what, ambiguous_retries=ambiguous_retries))
 
     def _json(self, raw: bytes) -> dict[str, Any]:
         try:
@@ -195,17 +214,21 @@ class OpenAIBatches:
         except (TransientFailure, FinalFailure) as exc:
             raise ModelError(f"{self.where}: {self._redact(str(exc))}") from None
 
-    def _call(self, send: Any, what: str) -> bytes:
+    def _call(self, send: Any, what: str, *, ambiguous_retries: bool = True) -> bytes:
         """The body of a successful reply to `send(client)`, retried on transient failures with the
-        backend's backoff (--max-retries, --timeout); ModelError saying what could not be done."""
+        backend's backoff (--max-retries, --timeout); ModelError saying what could not be done.
+        `ambiguous_retries`: retry also where the server may have acted (a timeout, a 5xx), not only a 429.
+        Each attempt runs on an event loop of its own in a worker thread, so that a caller inside a running
+        loop (a notebook) can call it too."""
         options = self.model.options
         failure = ""
         for attempt in range(options.max_retries + 1):
-            result = asyncio.run(self._attempt(send))
+            with ThreadPoolExecutor(max_workers=1) as worker:
+                result = worker.submit(asyncio.run, self._attempt(send)).result()
             if isinstance(result, bytes):
                 return result
             failure, retry_after, final = result
-            if final:
+            if final or (not ambiguous_retries and not failure.startswith("HTTP 429")):
                 break
             if attempt < options.max_retries:
                 cap = self.model.max_wait_s

@@ -185,6 +185,9 @@ def usage_table(usages: Sequence[tuple[str, Usage, Price | None]]) -> TextTable:
     taken = sum(usage.taken for _, usage, _ in usages)
     if taken:
         notes.append(f"{taken} answer(s) taken from other runs or the cache: paid for there, not counted")
+    batched = sum(usage.batched for _, usage, _ in usages)
+    if batched:
+        notes.append(f"{batched} answer(s) from a provider's batch: priced at its batch share")
     return TextTable(
         "tokens" + (" and cost" if priced else ""),
         ("run", "answers", "prompt", "of them cached", "completion", "of them reasoning",

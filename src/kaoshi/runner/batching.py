@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from kaoshi.analysis.cost import approximate_tokens
+from kaoshi.data.model import Question
 from kaoshi.models.base import CapabilityError, GenerateRequest, Model, ModelError, ModelOutput
 from kaoshi.models.batches import MAX_BYTES, MAX_LINES, BatchEndpoint, BatchState, parts
 from kaoshi.runner.gate import RequestGate
@@ -23,12 +25,15 @@ from kaoshi.runner.grouping import AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.samples import PendingQuestion, build_sample
 from kaoshi.runner.spending import Spending
-from kaoshi.store.batches import MODEL, BatchRecord
+from kaoshi.store.batches import EXTRACTOR, MODEL, BatchRecord
 from kaoshi.store.leases import Lease
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
 FALLBACKS = ("batch", "realtime")
+# How far before a `creating` row's time the provider's batches are listed to find its batch: the local
+# clock and the provider's may differ.
+LOOKUP_MARGIN_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -121,11 +126,13 @@ class BatchSession:
         *,
         take: Callable[[str], bool] = lambda _: True,
         admit: Callable[[list[GenerateRequest]], list[GenerateRequest]] = list,
+        unanswered: Callable[[int], None] = lambda _: None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.store, self.owner, self.role, self.endpoint, self.policy = store, owner, role, endpoint, policy
         self.take, self.admit, self.clock, self.sleep = take, admit, clock, sleep
+        self.on_unanswered = unanswered  # how many admitted requests a batch left unanswered
         self.book = store.batches
         self._store_id = self.book.store_id()
         self._why: dict[str, str] = {}  # why a request's last batch gave it no answer
@@ -204,17 +211,24 @@ class BatchSession:
             input_file = self.endpoint.upload(content, f"kaoshi-{self.role}-{self.owner[:80]}.jsonl")
             ids = tuple(request.id for request in part)
             self._sent.update(ids)
+            self.take(input_file)  # before the row: no process beside this one takes it for a dead one's
             self.book.creating(self.owner, self.role, input_file, self.endpoint.where, ids)
-            self.take(input_file)
             metadata = {
                 "kaoshi_run": self.owner[:512],
                 "kaoshi_role": self.role[:512],
                 "kaoshi_store": self._store_id,
                 "kaoshi_input": input_file,
             }
-            # Should this fail, whether the provider made the batch is unknown: the row stays `creating`, and
-            # the next session looks the batch up before sending anything again (_found_again).
-            state = self.endpoint.create(input_file, endpoint, metadata)
+            try:
+                state = self.endpoint.create(input_file, endpoint, metadata)  # sent once: never retried
+            except ModelError:
+                # Whether the provider made it is unknown (a timeout, a dropped connection, a 5xx): looked up
+                # among its batches; not found, the row stays `creating` and the next command looks again
+                # before it sends anything (a listing may lag).
+                found = self._look_up({input_file}, self.book.of_run(self.owner, self.role, open_only=True))
+                if input_file not in found:
+                    raise
+                state = found[input_file]
             self.book.created(self.owner, input_file, state.id, state.status)
             made.append(self._record(input_file))
         return made
@@ -260,9 +274,11 @@ class BatchSession:
                 settle()
                 self.book.collected(self.owner, input_file, state.status)
                 self._why.update(results.failed)
+                self.on_unanswered(sum(r in results.failed for r in record.requests))
                 retry += [r for r in record.requests if r in results.failed]
                 del waiting[input_file]
-            self._report(list(states.values()), started, waiting)
+            if waiting:
+                self._report(list(states.values()), started, waiting)
 
     def _report(self, states: list[BatchState], started: float, waiting: Mapping[str, BatchRecord]) -> None:
         if self.policy.on_wait is None:
@@ -283,24 +299,34 @@ class BatchSession:
 
     # -- finding batches again ---------------------------------------------------------------------------
     def _found_again(self) -> None:
-        """Batches recorded as `creating` (the process died around the call that makes them): recorded
-        with their id where the provider made them, forgotten where it did not (their requests are sent
-        again)."""
-        creating = [r for r in self.book.of_run(self.owner, self.role, open_only=True) if r.creating]
+        """Batches recorded as `creating` by a process that is gone (it died around the call that makes
+        them): recorded with their id where the provider made them, forgotten where it did not (their
+        requests are sent again). A row a live process beside this one holds is that one's."""
+        records = self.book.of_run(self.owner, self.role, open_only=True)
+        creating = {r.input_file for r in records if r.creating and self.take(r.input_file)}
         if not creating:
             return
-        wanted = {record.input_file: record for record in creating}
-        since = min(record.submitted_at for record in creating)
+        found = self._look_up(creating, records)
+        for input_file in creating:
+            if input_file in found:
+                state = found[input_file]
+                self.book.created(self.owner, input_file, state.id, state.status)
+            else:
+                self.book.never_made(self.owner, input_file)
+
+    def _look_up(self, input_files: set[str], records: list[BatchRecord]) -> dict[str, BatchState]:
+        """The provider's batches made from these input files (their metadata names them), listed back to
+        an hour before the earliest was recorded (a margin for clocks that differ)."""
+        since = min(r.submitted_at for r in records if r.input_file in input_files) - LOOKUP_MARGIN_S
+        found: dict[str, BatchState] = {}
         for state in self.endpoint.listed(since):
             metadata = state.metadata
             input_file = metadata.get("kaoshi_input") or state.input_file
-            if input_file in wanted and metadata.get("kaoshi_store", self._store_id) == self._store_id:
-                self.book.created(self.owner, input_file, state.id, state.status)
-                del wanted[input_file]
-                if not wanted:
-                    return
-        for input_file in wanted:
-            self.book.never_made(self.owner, input_file)
+            if input_file in input_files and metadata.get("kaoshi_store", self._store_id) == self._store_id:
+                found.setdefault(input_file, state)
+                if len(found) == len(input_files):
+                    break
+        return found
 
     def _record(self, input_file: str) -> BatchRecord:
         found = self.book.of_run(self.owner, self.role, open_only=True)
@@ -308,7 +334,10 @@ class BatchSession:
 
 
 class BatchAsker:
-    """Sends the questions this process claims in batches, waits, and stores each answer."""
+    """Sends the questions this process claims in batches, waits, and stores each answer. With an LLM
+    extractor, the answers the rules left unparsed are read by it in batches of its own (role `extractor`)
+    before they are stored: a kill meanwhile leaves them unstored and their model batch uncollected, so
+    the next command reads the model batch again and polls the extractor's."""
 
     def __init__(
         self,
@@ -326,8 +355,12 @@ class BatchAsker:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.name, self.spec, self.store, self.lease, self.policy = name, spec, store, lease, policy
-        self.request_of, self.stored, self.extractor = request_of, stored, extractor
+        self.request_of, self.stored, self.extractor, self.spending = request_of, stored, extractor, spending
         self._gate = RequestGate(lease, spending)
+        # every question this process was asked to settle, across its calls: a batch taken over from a
+        # process that died holds questions of an earlier call's list
+        self._by_id: dict[str, PendingQuestion] = {}
+        self._requests: dict[str, GenerateRequest] = {}
         self.session = BatchSession(
             store,
             name,
@@ -335,37 +368,87 @@ class BatchAsker:
             check_batchable(model, spec),
             policy,
             take=lambda input_file: bool(lease.claim([_batch_claim(input_file)])),
-            admit=lambda requests: list(self._gate.requests(requests)),
+            admit=self._admit,
+            unanswered=spending.release if spending is not None else lambda _: None,
             clock=clock,
             sleep=sleep,
         )
 
     def ask(self, pending: Sequence[PendingQuestion]) -> BatchOutcome:
-        by_id = {p.request_id: p for p in pending}
-        requests = {p.request_id: self.request_of(p) for p in pending}
+        self._by_id.update((p.request_id, p) for p in pending)
+        self._requests.update((p.request_id, self.request_of(p)) for p in pending)
         opened = self.session.open_batches()
         in_batches = {request_id for record in opened for request_id in record.requests}
-        # a batch a process alive beside this one polls is that one's
-        mine = [record for record in opened if self.session.take(record.input_file)]
-        fresh = [p for p in pending if p.request_id not in in_batches]
+        mine = []
+        for record in opened:  # a batch a process alive beside this one polls is that one's
+            if self.session.take(record.input_file):
+                self.lease.claim(list(record.requests))  # and its questions this one's
+                mine.append(record)
+        finished = self.store.finished_keys(self.name)  # what a process beside this one stored meanwhile
+        fresh = [p for p in pending if p.request_id not in in_batches and p.key not in finished]
         claimed = self.lease.claim([p.request_id for p in fresh])
         skipped = [p for p in fresh if p.request_id not in claimed]
         to_send = [p.request_id for p in fresh if p.request_id in claimed]
         self.session.given_up = []
         group = AnswerGroup(self.store, self.name, self.stored)
-        for request_id, output in self.session.answers(requests, mine, to_send, settle=group.commit):
-            question = by_id[request_id]
+        unparsed: list[tuple[Question, SampleRecord]] = []
+
+        def settle() -> None:
+            """A batch's answers handed over: stored (those left unparsed once the extractor read them)."""
+            group.commit()
+            if unparsed:
+                for sample in self._rescue(unparsed):
+                    group.add(sample, 0.0)
+                unparsed.clear()
+                group.commit()
+
+        asked = {r: self._requests[r] for r in self._requests if r in self._by_id}
+        for request_id, output in self.session.answers(asked, mine, to_send, settle=settle):
+            question = self._by_id[request_id]
             sample = build_sample(question, output, self.spec)
             if self.extractor is not None and sample.status == SampleStatus.UNPARSED:
-                sample = rescue_unparsed(self.extractor, [(question.question, sample)], self.spec)[0]
-            group.add(sample, 0.0)
-        group.commit()
+                unparsed.append((question.question, sample))
+            else:
+                group.add(sample, 0.0)
+        settle()
         if self._gate.stopped is not None:
             raise self._gate.stopped
         given_up = self.session.given_up
         if given_up and self.policy.fallback != "realtime":
             raise self.session.unanswered() or AssertionError("given up with no error")
-        return BatchOutcome(skipped, [by_id[request_id] for request_id in given_up])
+        return BatchOutcome(skipped, [self._by_id[request_id] for request_id in given_up])
+
+    def _rescue(self, unparsed: list[tuple[Question, SampleRecord]]) -> list[SampleRecord]:
+        """The extractor's reading of answers the rules left unparsed: in its own batches where it has a
+        batch endpoint, else in real time."""
+        assert self.extractor is not None
+        extractor = self.extractor
+        if extractor.batch_endpoint() is None:
+            return rescue_unparsed(extractor, unparsed, self.spec)
+
+        def generate(requests: list[GenerateRequest]) -> Iterator[ModelOutput]:
+            return batched_generate(self.store, self.name, EXTRACTOR, extractor, requests, self.policy)
+
+        return rescue_unparsed(extractor, unparsed, self.spec, generate)
+
+    def _admit(self, requests: list[GenerateRequest]) -> list[GenerateRequest]:
+        """The requests the run's gate lets out, in order: each at its own estimated cost while no answer
+        has a cost yet (a batch's lines all go out before the first answer comes back)."""
+        admitted = []
+        for request in requests:
+            if not self._gate.admit(self._expected(request)):
+                break
+            admitted.append(request)
+        return admitted
+
+    def _expected(self, request: GenerateRequest) -> float | None:
+        """What a request may cost at most, at the batch share: its prompt's tokens as --estimate
+        approximates them, and its whole budget of new tokens."""
+        if self.spending is None:
+            return None
+        text = request.prompt if request.messages is None else "".join(c for _, c in request.messages)
+        tokens = approximate_tokens(text)
+        return self.spending.price.cost(tokens, request.max_new_tokens, batch=True)
 
 
 def batched_generate(
@@ -385,7 +468,9 @@ def batched_generate(
         raise CapabilityError(f"model {model.spec!r} has no batch endpoint: --batch is for openai:MODEL")
     session = BatchSession(store, owner, role, endpoint, policy)
     by_id = {request.id: request for request in requests}
-    opened = session.open_batches()
+    # the batches of this role that ask about these requests (an extractor's batch for another model
+    # batch's answers stays open for that one)
+    opened = [record for record in session.open_batches() if not by_id.keys().isdisjoint(record.requests)]
     in_batches = {request_id for record in opened for request_id in record.requests}
     to_send = [request.id for request in requests if request.id not in in_batches]
     for _, output in session.answers(by_id, opened, to_send, settle=store.flush):

@@ -21,8 +21,9 @@ class RequestGate:
         self._spending = spending
         self.stopped: StoreError | CostCapReached | None = None
 
-    def admit(self) -> bool:
-        """Whether one more request may be sent now (a lease check: cheap while its heartbeat is fresh)."""
+    def admit(self, expected: float | None = None) -> bool:
+        """Whether one more request may be sent now (a lease check: cheap while its heartbeat is fresh);
+        `expected`: what it will cost where no answer has told yet (Spending.admits)."""
         if self.stopped is not None:
             return False
         try:
@@ -30,7 +31,7 @@ class RequestGate:
         except StoreError as exc:
             self.stopped = exc
             return False
-        if self._spending is not None and not self._spending.admits():  # counts it in flight if not
+        if self._spending is not None and not self._spending.admits(expected):  # counts it in flight if so
             self.stopped = self._spending.reached()
             return False
         return True

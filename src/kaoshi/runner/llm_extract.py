@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from kaoshi.data.model import Question
 from kaoshi.errors import InputError
-from kaoshi.models.base import GenerateRequest, Model, request_id
+from kaoshi.models.base import GenerateRequest, Model, ModelOutput, request_id
 from kaoshi.prompts import answer_candidates
 from kaoshi.prompts.plain import format_body
 from kaoshi.qtypes import extract_answer, kind_of
@@ -15,6 +16,10 @@ from kaoshi.runner.samples import grade_for
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 
 NO_ANSWER = "无"
+
+
+# How extractor requests are sent: a model's generate, or its batch endpoint (kaoshi.runner.batching).
+Generate = Callable[[list[GenerateRequest]], Iterable[ModelOutput]]
 
 
 def extractor_prompt(question: Question, response: str) -> str:
@@ -38,18 +43,25 @@ def _askable(question: Question, sample: SampleRecord) -> bool:
 
 
 def rescue_unparsed(
-    extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
+    extractor: Model,
+    items: list[tuple[Question, SampleRecord]],
+    spec: RunSpec,
+    generate: Generate | None = None,
 ) -> list[SampleRecord]:
     """Ask the extractor about each unparsed objective sample; samples it cannot read stay unparsed."""
-    settled = {(s.question_id, s.sample): s for s in rescue_each(extractor, items, spec)}
+    settled = {(s.question_id, s.sample): s for s in rescue_each(extractor, items, spec, generate)}
     return [settled[(question.id, sample.sample)] for question, sample in items]
 
 
 def rescue_each(
-    extractor: Model, items: list[tuple[Question, SampleRecord]], spec: RunSpec
+    extractor: Model,
+    items: list[tuple[Question, SampleRecord]],
+    spec: RunSpec,
+    generate: Generate | None = None,
 ) -> Iterator[SampleRecord]:
     """Each of the items' samples once settled: those the extractor is not asked about at once, the others
-    as its replies arrive (in the order they come); a sample it cannot read stays unparsed."""
+    as its replies arrive (in the order they come); a sample it cannot read stays unparsed. `generate`:
+    how the requests are sent (default: the extractor's generate; a batch endpoint's, with --batch)."""
     # by request id, unique per (question, sample): a run of k samples a question asks about each one
     asked = {request_id(q.id, s.sample): (q, s) for q, s in items if _askable(q, s)}
     yield from (s for q, s in items if request_id(q.id, s.sample) not in asked)
@@ -59,14 +71,27 @@ def rescue_each(
         GenerateRequest(key, extractor_prompt(q, s.response or ""), answer_candidates(q), max_new_tokens=16)
         for key, (q, s) in asked.items()
     ]
-    for output in extractor.generate(requests):
+    for output in (generate or extractor.generate)(requests):
         if output.id not in asked:
             continue
         question, sample = asked.pop(output.id)
+        sample = replace(sample, extractor_usage=_usage(output))
         if output.error is None and output.text is not None:
             sample = apply_extractor_reply(question, sample, output.text, spec)
         yield sample
     yield from (s for _, s in asked.values())  # no reply came back
+
+
+def _usage(output: ModelOutput) -> dict[str, Any] | None:
+    """What the extractor's call cost, where its server said (the ledger's extractor role)."""
+    said = {
+        "tokens_in": output.tokens_in,
+        "tokens_out": output.tokens_out,
+        "tokens_cached": output.cached_tokens,
+        "batch_id": output.batch_id,
+    }
+    kept = {name: value for name, value in said.items() if value is not None}
+    return kept or None
 
 
 def apply_extractor_reply(

@@ -38,6 +38,8 @@ class Spending:
         self._answers = 0  # stored this session, and what they cost: the mean cost of one
         self._session = 0.0
         self._in_flight = 0  # let out, not stored yet
+        self._reserved = 0.0  # what requests let out before any answer had a cost are expected to cost
+        self._reserved_count = 0
         self._stored_mean = 0.0  # of the answers in the store when last synced
 
     def add(self, sample: SampleRecord) -> None:
@@ -47,7 +49,7 @@ class Spending:
             self.spent += cost
             self._session += cost
             self._answers += 1
-            self._in_flight = max(0, self._in_flight - 1)
+            self._settle_one()
 
     def sync(self, usage: Usage) -> None:
         """What the run's paid answers in the store cost (theirs and other processes' working beside this
@@ -57,15 +59,37 @@ class Spending:
             self.spent = usage.cost(self.price)
             self._stored_mean = self.spent / usage.paid if usage.paid else 0.0
 
-    def admits(self) -> bool:
+    def admits(self, expected: float | None = None) -> bool:
         """Whether one more request may be sent: the run, with what it has let out and not yet stored,
-        stays under its cap. A request admitted is counted as in flight."""
+        stays under its cap. A request admitted is counted as in flight, at the mean cost of an answer, or
+        at `expected` (its own estimate) before any answer has a cost: a batch's lines are all let out
+        before the first answer comes back."""
         with self._lock:
-            expected = self._session / self._answers if self._answers else self._stored_mean
-            if self.spent + self._in_flight * expected >= self.cap:
+            mean = self._session / self._answers if self._answers else self._stored_mean
+            if not mean and expected is not None:
+                if self.spent + self._reserved + expected > self.cap:
+                    return False
+                self._reserved += expected
+                self._reserved_count += 1
+                return True
+            if self.spent + self._reserved + self._in_flight * mean >= self.cap:
                 return False
             self._in_flight += 1
             return True
+
+    def release(self, count: int) -> None:
+        """`count` requests let out will bring no answer (a batch's failed lines): no longer in flight."""
+        with self._lock:
+            for _ in range(count):
+                self._settle_one()
+
+    def _settle_one(self) -> None:
+        """One request let out is settled (answered or failed): the earliest reservation goes first."""
+        if self._reserved_count:
+            self._reserved -= self._reserved / self._reserved_count
+            self._reserved_count -= 1
+        else:
+            self._in_flight = max(0, self._in_flight - 1)
 
     def reached(self) -> CostCapReached:
         with self._lock:

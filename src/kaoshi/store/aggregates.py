@@ -88,3 +88,31 @@ def run_usage(db: sqlite3.Connection, run: str) -> tuple[int, ...]:
         ).fetchone()
         totals = [total + int(value or 0) for total, value in zip(totals, row, strict=True)]
     return tuple(totals)
+
+
+def extractor_usage(db: sqlite3.Connection, run: str) -> tuple[int, ...]:
+    """What the LLM extractor's calls about the run's answers cost (the ledger's extractor role), as
+    kaoshi.analysis.cost.Usage takes it: (calls, prompt, completion, cached prompt, reasoning (none kept),
+    calls whose server gave no usage, taken (none), then of the calls those a batch answered: calls,
+    prompt, completion, cached prompt)."""
+    totals = [0] * 11
+    for table in ("samples", "repeat_samples"):
+        if "extractor_usage" in {name for name, _, _ in missing_columns(db, table)}:
+            continue
+
+        def said(field: str) -> str:
+            return f"json_extract(extractor_usage, '$.{field}')"
+
+        batched = f"{said('batch_id')} IS NOT NULL"
+        row = db.execute(
+            f"SELECT COUNT(extractor_usage), TOTAL({said('tokens_in')}), TOTAL({said('tokens_out')}), "
+            f"TOTAL({said('tokens_cached')}), 0, "
+            f"TOTAL({said('tokens_in')} IS NULL AND {said('tokens_out')} IS NULL), "
+            f"0, TOTAL({batched}), TOTAL(CASE WHEN {batched} THEN {said('tokens_in')} END), "
+            f"TOTAL(CASE WHEN {batched} THEN {said('tokens_out')} END), "
+            f"TOTAL(CASE WHEN {batched} THEN {said('tokens_cached')} END) "
+            f"FROM {table} WHERE run = ? AND extractor_usage IS NOT NULL",
+            (run,),
+        ).fetchone()
+        totals = [total + int(value or 0) for total, value in zip(totals, row, strict=True)]
+    return tuple(totals)

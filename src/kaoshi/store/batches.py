@@ -7,8 +7,8 @@ in it (`creating`), then the provider's batch id. A process killed between the t
 row; the next one looks the batch up among the provider's (its metadata names the input file) and either
 records it or, where none was made, sends the file. A batch is `collected` once its answers are stored.
 
-A batch has a role: the run's own questions (`model`), or the calls a judge makes on its answers
-(`judge:GRADER`, kaoshi judge --batch)."""
+A batch has a role: the run's own questions (`model`), the LLM extractor's calls about its unparsed
+answers (`extractor`), or the calls a judge makes on its answers (`judge:GRADER`, kaoshi judge --batch)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 CREATING = "creating"  # the input file is uploaded; the batch may or may not have been made
 MODEL = "model"  # the role of the batches that ask a run's questions
+EXTRACTOR = "extractor"  # and of those that ask the LLM extractor about answers the rules left unparsed
 
 
 @dataclass(frozen=True)

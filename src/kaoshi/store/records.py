@@ -255,6 +255,9 @@ class SampleRecord:
     answered_from: str | None = None
     # the provider batch that answered it (kaoshi run --batch): priced at the batch price
     batch_id: str | None = None
+    # what the LLM extractor's call about this answer cost, as its server said (tokens_in, tokens_out,
+    # tokens_cached; batch_id where a batch answered it): the ledger's extractor role
+    extractor_usage: dict[str, Any] | None = None
     # Which of the question's k samples this is (--repeats): 0 for a run of one sample a question.
     sample: int = 0
 
@@ -297,6 +300,8 @@ class SampleRecord:
             record["answered_from"] = self.answered_from
         if self.batch_id is not None:
             record["batch_id"] = self.batch_id
+        if self.extractor_usage is not None:
+            record["extractor_usage"] = self.extractor_usage
         return record
 
 

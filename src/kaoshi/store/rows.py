@@ -58,6 +58,7 @@ SAMPLE_COLUMNS = (
     "request_key",
     "answered_from",
     "batch_id",
+    "extractor_usage",
 )
 # What a sample is written with: its columns, its question's content fingerprint (store.pairing) and group,
 # which the summaries read instead of decoding each question (store.columns); never read into a
@@ -191,6 +192,7 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
         sample.request_key,
         sample.answered_from,
         sample.batch_id,
+        None if sample.extractor_usage is None else dumps(sample.extractor_usage),
     )
 
 
@@ -225,7 +227,7 @@ def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0)
     table = "samples" if sample == 0 else f"repeat_samples, sample {sample}"
     where = f"table {table}, run {run!r}, question {values['question_id']!r}"
     values["status"] = stored(SampleStatus, values["status"], path, where, "status")
-    for column in ("gold", "answer", "question", "logprobs"):
+    for column in ("gold", "answer", "question", "logprobs", "extractor_usage"):
         values[column] = stored_json(values[column], path, where, column)
     values["gold"] = gold_from_json(values["gold"])
     values["answer"] = gold_from_json(values["answer"])

@@ -64,6 +64,7 @@ def remove_runs(
         removed = []
         for name in wanted:
             _require_idle(db, path, name, "remove")
+            _require_no_batches_out(db, path, name)
             removed.append(RemovedRun(name, _count(db, "samples", name), _count(db, "grades", name)))
         if not dry_run:
             for name in wanted:
@@ -72,6 +73,25 @@ def remove_runs(
         return tuple(removed)
 
     return _transaction(db, path, action, lock_wait_s, "nothing was removed")
+
+
+def _require_no_batches_out(db: sqlite3.Connection, path: Path, name: str) -> None:
+    """A run whose provider batches are still out keeps them in the store: removed, its batches would run
+    on (and be billed) with nothing left to collect them, and a new run of its name would send them again."""
+    has_table = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='batches'").fetchone()
+    if has_table is None:
+        return
+    row = db.execute(
+        "SELECT COUNT(*), TOTAL(json_array_length(requests)) FROM batches "
+        "WHERE run=? AND collected_at IS NULL",
+        (name,),
+    ).fetchone()
+    if row[0]:
+        raise StoreError(
+            f"{path}: run {name!r} has {int(row[1])} request(s) in {row[0]} provider batch(es) not "
+            "collected yet (kaoshi runs shows it waiting): the same kaoshi run --batch (or judge --batch) "
+            "collects them; nothing was removed"
+        )
 
 
 def rename_run(db: sqlite3.Connection, path: Path, old: str, new: str, *, lock_wait_s: float) -> RenamedRun:

@@ -43,6 +43,7 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     request_key INTEGER,
     answered_from TEXT,
     batch_id TEXT,
+    extractor_usage TEXT,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -184,6 +185,8 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("answered_from", "TEXT", "NULL"),
         # the provider batch that answered it (kaoshi run --batch), priced at the batch price
         ("batch_id", "TEXT", "NULL"),
+        # what the LLM extractor's call about it cost (JSON: tokens_in, tokens_out, tokens_cached, batch_id)
+        ("extractor_usage", "TEXT", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),
@@ -277,6 +280,7 @@ LIGHT_COLUMNS: dict[str, str] = {
     "reasoning": "CASE WHEN truncated THEN reasoning END",
     "logprobs": "NULL",
     "extractor_response": "NULL",
+    "extractor_usage": "NULL",
 }
 
 

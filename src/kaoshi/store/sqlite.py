@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from kaoshi.store.aggregates import RunCounts, run_counts, run_usage
+from kaoshi.store.aggregates import RunCounts, extractor_usage, run_counts, run_usage
 from kaoshi.store.batches import BatchBook
 from kaoshi.store.columns import (
     Kind,
@@ -362,6 +362,11 @@ class Store:
         """The tokens of the run's samples, summed by SQLite (kaoshi.store.aggregates.run_usage)."""
         with naming_the_file(self.path):
             return run_usage(self._db, run)
+
+    def extractor_usage(self, run: str) -> tuple[int, ...]:
+        """The tokens of the LLM extractor's calls about the run's answers (aggregates.extractor_usage)."""
+        with naming_the_file(self.path):
+            return extractor_usage(self._db, run)
 
     def iter_samples(
         self, run: str, *, light: bool = False, status: SampleStatus | None = None
