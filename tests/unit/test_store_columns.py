@@ -17,16 +17,14 @@ from kaoshi.api import boards, comparing
 from kaoshi.api.boards import leaderboard
 from kaoshi.api.summary import load_run, load_scores, summarize
 from kaoshi.benchmarks import leaderboard_layout
-from kaoshi.data.model import QuestionType
 from kaoshi.report.compare import ComparedRuns, compare_runs, render_comparison
 from kaoshi.report.leaderboard import build_board, leaderboard_table
 from kaoshi.store import RunRecord, Store, StoreError, columns
 from kaoshi.store.columns import score_row
 from kaoshi.store.pairing import question_fingerprint
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
+from tests.support.mixed_runs import GOLDEN_FILE, mixed_store, rewrite, three_runs
 from tests.support.stores import SPEC, sample
-
-GOLDEN_FILE = Path(__file__).resolve().parents[1] / "golden" / "store.sqlite"
 
 
 @pytest.fixture
@@ -59,19 +57,6 @@ def test_the_golden_runs_summarise_the_same_from_score_rows(tmp_path: Path) -> N
             assert rows == whole, (run, grader)
             seen_graders += grader is not None
     assert len(runs) >= 3 and seen_graders >= 1
-
-
-def rewrite(path: Path, rewritten: Path) -> None:
-    """Every run, sample and grade of the store at `path` written again by this kaoshi."""
-    with Store(path, read_only=True) as source, Store(rewritten) as dest:
-        for record in source.runs():
-            dest.open_run(record.name, record.spec)
-            for stored in source.all_samples(record.name):
-                dest.add_sample(record.name, stored)
-            for grader in source.graders(record.name):
-                for grade in source.grades(record.name, grader).values():
-                    dest.add_grade(record.name, grade)
-            dest.finish_run(record.name)
 
 
 def boards_json(path: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> list[dict[str, object]]:
@@ -113,28 +98,6 @@ def test_the_golden_boards_counted_by_sqlite_are_the_boards_of_whole_samples(
     assert len(counted) >= 3
 
 
-def three_runs(path: Path, errors: tuple[str, ...]) -> None:
-    """The hand-made run "mixed" and two more of its answers: "other" (every third outcome flipped, the
-    questions `errors` failed, another judge's grade) and "third" (every fourth flipped, an id holding
-    another question)."""
-    mixed_store(path, repeats=1)
-    with Store(path) as store:
-        samples = store.samples("mixed")
-        for name, flip in (("other", 3), ("third", 4)):
-            store.open_run(name, SPEC)
-            for one in samples:
-                changed = one
-                if one.correct is not None and int(one.question_id.split("/")[1]) % flip == 0:
-                    changed = replace(one, correct=not one.correct)
-                if name == "third" and one.question_id == "q/2":
-                    changed = replace(changed, question={**one.question, "stem": "另一道题"})
-                if name == "other" and one.question_id in errors:
-                    changed = replace(changed, status=SampleStatus.ERROR, correct=None, error="boom")
-                store.add_sample(name, changed)
-            store.finish_run(name)
-        store.add_grade("other", GradeRecord("q/5", "judge-b", GradeStatus.OK, 3.0, 0.3, ()))
-
-
 def test_a_board_with_errors_conflicts_and_grades_counted_by_sqlite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -166,63 +129,6 @@ def test_the_golden_runs_written_by_this_kaoshi_are_counted_by_sqlite_to_the_sam
         with Store(rewritten, read_only=True) as store:
             counted_by_kind += store.score_kinds(run, None, ["open"]) is not None
     assert counted_by_kind == len(names) >= 3
-
-
-def mixed_store(path: Path, repeats: int = 3) -> None:
-    """Runs with every status, open answers (some graded), groups, served models, cut-off loops and k
-    samples a question."""
-    statuses = list(SampleStatus)
-    loop = "重复一遍。" * 400  # longer than what the loop check reads
-    with Store(path) as store:
-        store.open_run("mixed", replace(SPEC, repeats=repeats))
-        for i in range(60):
-            kind = i % 6
-            status = statuses[i % len(statuses)]
-            question = {"stem": f"第{i}题 group 不是键", "options": [["A", "甲"], ["B", "乙"]]}
-            if i % 4 == 0:
-                question["group"] = "理科" if i % 8 else "文科"
-            base = sample(
-                f"q/{i}",
-                position=i,
-                question=question,
-                subject=f"科目{i % 5}",
-                domain=f"领域{i % 3}" if i % 9 else None,
-                category="STEM" if i % 2 else "Humanities",
-                served_model="other-model" if i % 11 == 0 else None,
-            )
-            if kind == 5:  # an open answer, graded below for some
-                base = replace(
-                    base,
-                    qtype=QuestionType.OPEN.value,
-                    gold="参考答案",
-                    answer=None,
-                    correct=None,
-                    score=None,
-                )
-            else:
-                right = (i * 7) % 3 != 0
-                base = replace(base, answer=frozenset("A" if right else "B"), correct=right)
-            if status is SampleStatus.ERROR:
-                base = replace(base, correct=None, answer=None, score=None, error="boom")
-            truncated = i % 10 == 3
-            base = replace(
-                base,
-                status=status,
-                truncated=truncated,
-                response=loop if truncated else "答案：A",
-                tokens_out=100 + i,
-                tokens_in=50,
-                latency_s=0.1 * i,
-                points=1.0 + (i % 3) * 0.5,
-                score=None if base.correct is None else (1.0 + (i % 3) * 0.5 if base.correct else 0.0),
-            )
-            for k in range(repeats):
-                flipped = base if k == 0 or base.correct is None else replace(base, correct=not base.correct)
-                store.add_sample("mixed", replace(flipped, sample=k))
-            if kind == 5 and i % 12 == 5:
-                grade = GradeRecord(f"q/{i}", "judge-a", GradeStatus.OK, 7.0, 0.7 * base.points, ())
-                store.add_grade("mixed", grade)
-        store.finish_run("mixed")
 
 
 @pytest.mark.parametrize("repeats", [1, 3])

@@ -17,7 +17,7 @@ from kaoshi.store import GradeRecord, SampleRecord, Store
 from kaoshi.view import live as live_module
 from kaoshi.view.filters import PAGE_SIZE, SampleFilter, choice_counts, like_pattern, matching
 from kaoshi.view.live import NEW_COUNTS_SQL, Counts, LiveRun, LiveTallies
-from kaoshi.view.queries import page_query, reading, sample_cells, sample_rows
+from kaoshi.view.queries import Signature, page_query, reading, run_signature, sample_cells, sample_rows
 from kaoshi.view.server import check_host, is_loopback
 from kaoshi.view.state import store_state
 from kaoshi.view.urls import compare_url, run_url, split_run_path
@@ -200,33 +200,63 @@ def test_live_counts_follow_new_and_replaced_answers(store: Path) -> None:
     assert polled() == (runs(store=store)[0].accuracy, first[1] + 1, 0)
 
 
+def test_every_run_counted_in_one_pass_is_counted_as_alone(tmp_path: Path) -> None:
+    """The runs page's first poll counts every run in one pass: each run's numbers and signature are those
+    its own count gives, on runs with every status, open answers, scores and grades."""
+    from tests.support.mixed_runs import three_runs
+
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    with reading(path) as db:
+        counted = live_module.counted_runs(db)
+        assert sorted(counted) == ["mixed", "other", "third"]
+        for run, (signature, counts) in counted.items():
+            assert (signature, counts) == (run_signature(db, run), live_module.count_rows(db, run))
+            assert counts.errors and counts.scored and counts.points
+
+
 def test_a_poll_while_a_run_writes_counts_only_its_new_answers(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The writer keeps the store open, so its answers stay in the -wal (no checkpoint rewrites the file):
-    each poll counts the rows written since the last; an UPDATE in place, which adds none, is counted anew."""
+    the first poll counts every run in one pass; each later poll counts the rows written since the last;
+    an UPDATE in place, which adds none, is counted anew, in one pass again."""
     counted: list[int] = []
-    count_rows = live_module.count_rows
+    passes: list[int] = []
+    count_rows, counted_runs = live_module.count_rows, live_module.counted_runs
 
     def recorded(db: sqlite3.Connection, run: str, after_rowid: int = 0) -> Counts:
         counted.append(after_rowid)
         return count_rows(db, run, after_rowid)
 
+    def recorded_pass(db: sqlite3.Connection) -> dict[str, tuple[Signature, Counts]]:
+        passes.append(1)
+        return counted_runs(db)
+
+    alone = counted_alone(store)
     monkeypatch.setattr(live_module, "count_rows", recorded)
+    monkeypatch.setattr(live_module, "counted_runs", recorded_pass)
     tallies = LiveTallies()
     with Store(store) as writer:
         first = poll(tallies, store)
-        assert counted == [0]
-        assert poll(tallies, store) == first and counted == [0]  # nothing written: nothing read
+        assert counted == [] and len(passes) == 1
+        assert first == alone  # one pass counts as a count of the run alone
+        assert poll(tallies, store) == first and counted == [] and len(passes) == 1  # nothing read
         writer.add_sample("r", sample("q-12", correct=False, score=0.0))
         assert poll(tallies, store).counts.stored == first.counts.stored + 1
-        assert len(counted) == 2 and counted[1] > 0  # only the rows after the largest rowid seen
+        assert len(counted) == 1 and counted[0] > 0  # only the rows after the largest rowid seen
         editor = sqlite3.connect(store, isolation_level=None)
         editor.execute("UPDATE samples SET correct = 1, status = 'ok', score = 2 WHERE question_id = 'q-02'")
         editor.close()
-        assert counted[2:] == []
         assert poll(tallies, store).accuracy == runs(store=store)[0].accuracy
-        assert counted[2:] == [0]  # counted again, whole
+        assert len(counted) == 1 and len(passes) == 2  # counted again, whole
+
+
+def counted_alone(store: Path) -> LiveRun:
+    """The run's numbers as its own page counts them (its samples' aggregate, over the run alone)."""
+    state = store_state(store)
+    with Store(store, read_only=True) as opened, reading(store) as db:
+        return LiveTallies().one(db, opened.runs()[0], state)
 
 
 @pytest.mark.parametrize(

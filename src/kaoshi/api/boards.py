@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from kaoshi.api.comparing import counted_comparison
+from kaoshi.api.kept import kept_comparison
 from kaoshi.api.summary import StoreLike, open_store, read_scores
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.errors import InputError
@@ -19,13 +19,20 @@ from kaoshi.store.pairing import QuestionKey
 
 
 def leaderboard(
-    *, store: StoreLike = None, benchmark: str | None = None, split: str | None = None
+    *,
+    store: StoreLike = None,
+    benchmark: str | None = None,
+    split: str | None = None,
+    keep: bool = True,
 ) -> list[Board]:
     """One board per benchmark in the store (or only `benchmark`, only runs on `split`), each run's open
     answers scored by its most recent judge, compared on the questions every run answered.
     `kaoshi.report.leaderboard.leaderboard_table(board)` renders one. A board ranks runs and never pairs
     their answers question by question: its summaries hold no per-question outcomes (RunSummary.outcomes
-    is empty; kaoshi.compare pairs them)."""
+    is empty; kaoshi.compare pairs them).
+
+    What a board counts is kept in the store and read back while its runs are unchanged
+    (kaoshi.api.kept); `keep` False: read what is kept, but write nothing (the viewer)."""
     with open_store(store, read_only=True) as opened:
         chosen: dict[str, list[RunRecord]] = {}
         for run in opened.runs():
@@ -35,12 +42,12 @@ def leaderboard(
         if not chosen:
             wanted = f" on benchmark {benchmark!r}" if benchmark else ""
             raise InputError(f"no runs{wanted} in the store")
-        return [_board(opened, name, chosen[name]) for name in sorted(chosen)]
+        return [_board(opened, name, chosen[name], keep) for name in sorted(chosen)]
 
 
-def _board(store: Store, benchmark: str, records: Sequence[RunRecord]) -> Board:
+def _board(store: Store, benchmark: str, records: Sequence[RunRecord], keep: bool) -> Board:
     layout = leaderboard_layout(benchmark)
-    counted = _counted_board(store, benchmark, records, layout)
+    counted = _counted_board(store, benchmark, records, layout, keep)
     if counted is not None:
         return counted
     loaded: list[tuple[RunRecord, list[ScoreRow], str | None]] = []
@@ -68,11 +75,11 @@ def _unpaired(board: Board) -> Board:
 
 
 def _counted_board(
-    store: Store, benchmark: str, records: Sequence[RunRecord], layout: LeaderboardLayout
+    store: Store, benchmark: str, records: Sequence[RunRecord], layout: LeaderboardLayout, keep: bool
 ) -> Board | None:
-    """The board build_board makes, with SQLite doing the counting (kaoshi.api.comparing); None where a
-    run has k samples a question or rows from before the fingerprint and group columns: build_board from
-    their score rows then."""
+    """The board build_board makes, with SQLite doing the counting (kaoshi.api.comparing) or from what the
+    store keeps of it (kaoshi.api.kept); None where a run has k samples a question or rows from before the
+    fingerprint and group columns: build_board from their score rows then."""
     graders = [chosen_grader(store, run.name, None) for run in records]
 
     def summarize(
@@ -81,7 +88,7 @@ def _counted_board(
         # as build_board summarises a run: by subject and domain, with its standard scores
         return summarize_kinds(run.name, kinds, outcomes, ["subject", "domain"], run.spec.standard_scores)
 
-    compared = counted_comparison(store, records, graders, summarize, outcomes=False)
+    compared = kept_comparison(store, records, graders, summarize, keep=keep)
     if compared is None:
         return None
     entries = tuple(

@@ -99,6 +99,12 @@ def key_coverage(run: RunRecord, rows: Sequence[KeyRow | AnswerRow]) -> Coverage
     return _coverage(run, n_answered, n_answered - operator.countOf(map(all, unscored), True), errors)
 
 
+def counted_coverage(run: RunRecord, answered: int, graded: int, errors: int) -> Coverage:
+    """The run's coverage from its samples as counted (a kept summary's: kaoshi.store.summaries), its
+    questions and status from its record as it is now."""
+    return _coverage(run, answered, graded, errors)
+
+
 def _coverage(run: RunRecord, n_answered: int, n_graded: int, errors: int) -> Coverage:
     spec = run.spec
     asked = spec.asked_questions

@@ -119,6 +119,24 @@ TABLES: dict[str, str] = {
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id, grader)
 )""",
+    # What a reading command counted of a run, kept under the signature of the rows it counted
+    # (kaoshi.store.summaries): the next read takes it while the run's rows are as they were.
+    "run_summaries": """CREATE TABLE IF NOT EXISTS run_summaries (
+    run TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    marker TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    PRIMARY KEY (run, kind)
+)""",
+    # How often a run's rows in a table were changed in place (updated or deleted), counted by the
+    # triggers of SUMMARY_TRIGGERS; an insert shows in the rows' count and largest rowid instead.
+    "run_versions": """CREATE TABLE IF NOT EXISTS run_versions (
+    run TEXT NOT NULL,
+    tbl TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (run, tbl)
+)""",
 }
 # Indexes a store gains when it is opened for writing (kaoshi run, ...): the samples of a run in question
 # order, so that `kaoshi samples` and the viewer read a run's first rows without sorting all of them. An
@@ -194,6 +212,46 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
 # The samples after a question's first have every column a first sample has (a column added to `samples`
 # later is added to both; the table was made with the ones above).
 ADDED_COLUMNS["repeat_samples"] = ADDED_COLUMNS["samples"]
+
+
+def _counted_change(run: str, table: str) -> str:
+    """A trigger's statement that counts one change in place of `run`'s rows in `table` (run_versions)."""
+    return (
+        f"INSERT OR REPLACE INTO run_versions (run, tbl, version) SELECT {run}, '{table}', "
+        f"COALESCE((SELECT version FROM run_versions WHERE run = {run} AND tbl = '{table}'), 0) + 1"
+    )
+
+
+# Made with the tables when a store is opened for writing: every UPDATE and DELETE of a sample or a grade
+# (a run removed or renamed, an edit by hand or by another tool) counts in its run's version, so that a
+# summary kept of the run (kaoshi.store.summaries) is never taken for its rows once they changed. None on
+# INSERT: answers are stored at full speed, and a new row shows in the rows' count and largest rowid. A run
+# removed or renamed takes its kept summaries with it.
+SUMMARY_TRIGGERS: dict[str, str] = {
+    **{
+        f"{table}_changed": (
+            f"CREATE TRIGGER IF NOT EXISTS {table}_changed AFTER UPDATE ON {table} BEGIN "
+            f"{_counted_change('OLD.run', table)}; "
+            f"{_counted_change('NEW.run', table)} WHERE NEW.run IS NOT OLD.run; END"
+        )
+        for table in ("samples", "repeat_samples", "grades")
+    },
+    **{
+        f"{table}_removed": (
+            f"CREATE TRIGGER IF NOT EXISTS {table}_removed AFTER DELETE ON {table} BEGIN "
+            f"{_counted_change('OLD.run', table)}; END"
+        )
+        for table in ("samples", "repeat_samples", "grades")
+    },
+    "runs_removed": (
+        "CREATE TRIGGER IF NOT EXISTS runs_removed AFTER DELETE ON runs BEGIN "
+        "DELETE FROM run_summaries WHERE run = OLD.name; END"
+    ),
+    "runs_renamed": (
+        "CREATE TRIGGER IF NOT EXISTS runs_renamed AFTER UPDATE OF name ON runs BEGIN "
+        "DELETE FROM run_summaries WHERE run IN (OLD.name, NEW.name); END"
+    ),
+}
 # Every kaoshi store since the first has these; the other tables came later.
 _FIRST_TABLES = frozenset({"meta", "runs", "samples"})
 
@@ -244,8 +302,9 @@ def create_missing_tables(db: sqlite3.Connection) -> None:
         for name, ddl, _ in missing_columns(db, table)
     ]
     needs_version = "meta" not in tables or not _has_version_row(db)
-    have = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    indexes = [ddl for name, ddl in INDEXES.items() if name not in have]
+    made = "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')"
+    have = {row[0] for row in db.execute(made)}
+    indexes = [ddl for name, ddl in {**INDEXES, **SUMMARY_TRIGGERS}.items() if name not in have]
     if not missing and not columns and not needs_version and not indexes:
         return
     db.execute("BEGIN IMMEDIATE")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import heapq
+import logging
 import os
 import socket
+import sqlite3
 import time
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +58,22 @@ from kaoshi.store.schema import (
     select_list,
     stored_schema_version,
 )
+from kaoshi.store.summaries import (
+    KeptSummary,
+    Signature,
+    keep_summaries,
+    keeps_summaries,
+    kept_summaries,
+    run_signature,
+)
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, WriteQueue, wait_out_locks
 
 __all__ = ["DEFAULT_LOCK_WAIT_S", "SCHEMA_VERSION", "Store", "StoreError"]
+_FOR_READING = "opened for reading"
+# How long keeping a summary waits for another process's write lock before it keeps nothing: a reader does
+# not wait on a run's writes for what it has already counted.
+_KEEP_WAIT_S = 0.25
+_log = logging.getLogger("kaoshi")
 
 
 class Store:
@@ -74,7 +89,7 @@ class Store:
         exists = not in_memory and self.path.exists()
         if read_only and not exists:
             raise StoreError(f"no store at {self.path}")
-        self._read_only_reason: str | None = "opened for reading" if read_only else None
+        self._read_only_reason: str | None = _FOR_READING if read_only else None
         if self._read_only_reason is None and exists and not is_writable(self.path):
             # reading commands still work on a store shared read-only; writes say why they cannot
             self._read_only_reason = (
@@ -429,6 +444,44 @@ class Store:
         with naming_the_file(self.path):
             return output_counts(self._db, run, text_end, kept=kept)
 
+    # -- what reading commands counted, kept (kaoshi.store.summaries) --------------------------------------
+    def kept_summaries(self, kind: str, runs: Collection[str]) -> dict[str, KeptSummary]:
+        """The runs' kept summaries of `kind`, each saying whether the run's rows are still those counted."""
+        with naming_the_file(self.path):
+            return kept_summaries(self._db, kind, runs)
+
+    def keeps_summaries(self) -> bool:
+        """Whether the store has the triggers a kept summary relies on (a store from before them keeps
+        none: kaoshi.store.summaries)."""
+        with naming_the_file(self.path):
+            return keeps_summaries(self._db)
+
+    def summary_signatures(self, runs: Iterable[str]) -> dict[str, Signature]:
+        """Each run's signature now: read before counting what is to be kept."""
+        with naming_the_file(self.path):
+            return {run: run_signature(self._db, run) for run in runs}
+
+    def keep_summaries(self, kind: str, counted: Mapping[str, tuple[Signature, Any]]) -> bool:
+        """Keep what a reading command counted of runs (kaoshi.store.summaries.keep_summaries) in one short
+        write: through this store when it is open for writing; when it was opened for reading, through a
+        connection of its own if this process may write the file; never to a store that cannot be
+        written. Another process's lock is waited for briefly at most: then, or on any failure, nothing is
+        kept (False), and the next reader counts again."""
+        if self._read_only_reason is None:
+            return _kept_quietly(self.path, lambda: keep_summaries(self._db, kind, counted))
+        writable = str(self.path) != IN_MEMORY and is_writable(self.path)
+        if self._read_only_reason != _FOR_READING or not writable:
+            return False
+
+        def keep() -> bool:
+            db = sqlite3.connect(self.path, timeout=_KEEP_WAIT_S, isolation_level=None)
+            try:
+                return keep_summaries(db, kind, counted)
+            finally:
+                db.close()
+
+        return _kept_quietly(self.path, keep)
+
     def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""
         query = (
@@ -496,4 +549,14 @@ def _on_read_only_file_system(path: Path) -> bool:
     try:
         return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
     except (OSError, AttributeError):  # statvfs is POSIX only
+        return False
+
+
+def _kept_quietly(path: Path, keep: Callable[[], bool]) -> bool:
+    """`keep()`, False where SQLite refused it (a lock held elsewhere, a full disk): what it would have
+    kept is counted again by the next reader, so the reading command goes on."""
+    try:
+        return keep()
+    except sqlite3.Error as exc:
+        _log.debug("%s: kept no summary (%s)", path, exc)
         return False

@@ -164,7 +164,8 @@ class BoardView:
 
 def _boards(path: Path) -> list[BoardView]:
     try:
-        boards = leaderboard(store=path)
+        # what `kaoshi leaderboard` keeps in the store is read, but the viewer never writes
+        boards = leaderboard(store=path, keep=False)
     except InputError:  # no run in the store yet
         return []
     return [BoardView(b.benchmark, leaderboard_table(b), b.compared.pairing.warning()) for b in boards]

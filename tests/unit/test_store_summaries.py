@@ -1,0 +1,304 @@
+"""Summaries kept in the store (issue 42; kaoshi.store.summaries, kaoshi.api.kept): a board read from what
+the store keeps is the board counted again, byte for byte, and every kind of change to a run (new answers,
+a replaced answer, rows changed or deleted in place, a judge's grades, a run removed, renamed or written
+again) makes the next board count it again, never read it stale. Each change below changes the board, so
+that a kept summary taken for the changed rows would fail its test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from kaoshi.api import kept as kept_module
+from kaoshi.api.boards import leaderboard
+from kaoshi.report.leaderboard import leaderboard_table
+from kaoshi.report.tables import render_tables
+from kaoshi.store import Store
+from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
+from kaoshi.store.schema import SUMMARY_TRIGGERS
+from kaoshi.store.summaries import run_signature
+from tests.support.mixed_runs import GOLDEN_FILE, mixed_store, rewrite, three_runs
+from tests.support.stores import SPEC, digest
+
+
+def shown(path: Path, *, keep: bool = True) -> str:
+    """Every board of the store as `kaoshi leaderboard` prints it (markdown) and as JSON."""
+    boards = leaderboard(store=path, keep=keep)
+    tables = [leaderboard_table(board) for board in boards]
+    document = [board.to_json(table) for board, table in zip(boards, tables, strict=True)]
+    return render_tables(tables, "md") + json.dumps(document, ensure_ascii=False, indent=1, default=str)
+
+
+def counted_again(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The boards counted from the rows, as if nothing were kept (and nothing kept by this read)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "kept_summaries", lambda *_: {})
+        return shown(path, keep=False)
+
+
+@contextmanager
+def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No board counted by pairing its runs again (each must come from what is kept)."""
+
+    def counted(*_: object, **__: object) -> None:
+        raise AssertionError("the board was counted again, not read from what the store keeps")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "counted_comparison", counted)
+        yield
+
+
+def kept_rows(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT run, kind FROM run_summaries ORDER BY run").fetchall()
+
+
+def test_a_kept_board_is_the_board_counted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three runs with errors, an id holding another question and a judge's grades, and the golden runs
+    written again by this kaoshi: the first board counts and keeps, the next reads what was kept (no
+    pairing, no count), and both are the board counted from the rows."""
+    three = tmp_path / "three.sqlite"
+    three_runs(three, errors=("q/8", "q/13"))
+    golden = tmp_path / "golden.sqlite"
+    shutil.copyfile(GOLDEN_FILE, golden)
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    for path in (three, rewritten):
+        expected = counted_again(path, monkeypatch)
+        assert kept_rows(path) == []
+        assert shown(path) == expected  # counted, then kept
+        with Store(path, read_only=True) as store:
+            assert {run for run, _ in kept_rows(path)} == {record.name for record in store.runs()}
+        with nothing_counted(monkeypatch):
+            assert shown(path) == expected
+            assert shown(path, keep=False) == expected
+    assert '"conflicting_ids": [\n   "q/2"\n  ]' in shown(three)
+
+
+def add_new_question(store: Store) -> None:
+    one = store.samples("other")[0]
+    store.add_sample("other", replace(one, question_id="q/new", position=99, correct=False, score=0.0))
+
+
+def replace_an_answer(store: Store) -> None:
+    one = next(s for s in store.samples("third") if s.correct)
+    store.add_sample("third", replace(one, correct=False, score=0.0))
+
+
+def replace_the_last_row_written(store: Store) -> None:
+    """An answer replaced again while it is the table's last row: SQLite gives the new row a larger rowid
+    still, so the run's signature changes though its count does not."""
+    one = next(s for s in store.samples("third") if s.correct)
+    store.add_sample("third", replace(one, correct=False, score=0.0))
+    store.add_sample("third", replace(one, response="again"))
+    store.add_sample("third", replace(one, correct=False, score=0.0, response="and again"))
+
+
+def sql(statement: str) -> Callable[[Store], None]:
+    def change(store: Store) -> None:
+        store.flush()
+        with sqlite3.connect(store.path) as db:
+            db.execute(statement)
+
+    return change
+
+
+def judge_with_a_new_grader(store: Store) -> None:
+    store.add_grade("mixed", GradeRecord("q/5", "judge-c", GradeStatus.OK, 1.0, 0.1, ()))
+
+
+def replace_a_grade(store: Store) -> None:
+    store.add_grade("mixed", GradeRecord("q/5", "judge-a", GradeStatus.OK, 2.0, 0.2, ()))
+
+
+def remove_a_run(store: Store) -> None:
+    store.remove_runs(["third"])
+
+
+def rename_a_run(store: Store) -> None:
+    store.rename_run("other", "another")
+
+
+def write_a_run_again(store: Store) -> None:
+    """Removed, then written again under its name with other answers: the same board of names."""
+    samples = store.samples("third")
+    store.remove_runs(["third"])
+    store.open_run("third", SPEC)
+    for one in samples:
+        store.add_sample("third", replace(one, correct=None if one.correct is None else not one.correct))
+    store.finish_run("third")
+
+
+def add_a_run(store: Store) -> None:
+    """Another run on the benchmark, as a rescore or a merge writes one: its answers flipped."""
+    store.open_run("other-again", SPEC)
+    for one in store.samples("other"):
+        flipped = None if one.correct is None else not one.correct
+        store.add_sample("other-again", replace(one, correct=flipped))
+    store.finish_run("other-again")
+
+
+CHANGES: dict[str, Callable[[Store], None]] = {
+    "new question answered": add_new_question,
+    "an answer replaced": replace_an_answer,
+    "the table's last row replaced": replace_the_last_row_written,
+    "a sample updated in place": sql(
+        "UPDATE samples SET correct = 1 - correct WHERE run = 'mixed' AND correct IS NOT NULL "
+        "AND status != 'error' AND question_id IN ('q/1', 'q/2', 'q/4')"
+    ),
+    "a sample deleted": sql("DELETE FROM samples WHERE run = 'other' AND question_id = 'q/1'"),
+    "an error answered in place": sql(
+        "UPDATE samples SET status = 'ok', correct = 1, error = NULL WHERE run = 'other' AND status = 'error'"
+    ),
+    "judged by a new grader": judge_with_a_new_grader,
+    "a grade replaced": replace_a_grade,
+    "grades updated in place": sql("UPDATE grades SET points = points / 2 WHERE run = 'mixed'"),
+    "a run removed": remove_a_run,
+    "a run renamed": rename_a_run,
+    "a run written again under its name": write_a_run_again,
+    "a run added (a rescore, a merge)": add_a_run,
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_every_change_to_a_run_is_counted_again(
+    change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8", "q/13"))
+    before = shown(path)  # counted and kept
+    assert kept_rows(path)
+    with Store(path) as store:
+        CHANGES[change](store)
+    expected = counted_again(path, monkeypatch)
+    assert expected != before, "the change must show on the board, or a stale board would pass"
+    assert shown(path) == expected  # what was kept is not taken for the changed rows
+    with nothing_counted(monkeypatch):
+        assert shown(path) == expected  # and what is kept now is the new board
+
+
+def test_a_judged_run_is_counted_again_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose grades alone changed is counted again on the kept common questions, without pairing
+    every run again: the board counted from the rows all the same."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    shown(path)
+    for grade in (
+        GradeRecord("q/11", "judge-c", GradeStatus.OK, 9.0, 0.9, ()),  # a new grader: chosen now
+        GradeRecord("q/5", "judge-c", GradeStatus.OK, 1.0, 0.1, ()),
+    ):
+        with Store(path) as store:
+            store.add_grade("mixed", grade)
+        expected = counted_again(path, monkeypatch)
+        with nothing_counted(monkeypatch):
+            assert shown(path) == expected
+
+
+def test_a_run_that_changes_while_it_is_counted_keeps_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    counted_comparison = kept_module.counted_comparison
+
+    def counted_while_written(*args: object, **kwargs: object) -> object:
+        found = counted_comparison(*args, **kwargs)  # type: ignore[arg-type]
+        with Store(path) as store:  # another process answers a question meanwhile
+            add_new_question(store)
+        return found
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "counted_comparison", counted_while_written)
+        shown(path)
+    assert kept_rows(path) == []
+    assert shown(path) == counted_again(path, monkeypatch)
+
+
+def test_the_viewer_reads_what_is_kept_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    with Store(path):
+        pass  # every row in the file
+    before = digest(path)
+    expected = shown(path, keep=False)
+    assert kept_rows(path) == [] and digest(path) == before
+    shown(path)  # `kaoshi leaderboard` keeps it
+    with nothing_counted(monkeypatch):
+        assert shown(path, keep=False) == expected
+
+
+def test_a_store_opened_for_reading_keeps_through_its_own_write(tmp_path: Path) -> None:
+    """`kaoshi leaderboard` opens the store for reading (sqlite's mode=ro) and keeps what it counted in
+    one short write of its own; a store held open for writing keeps through its own connection."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    with Store(path, read_only=True) as store:
+        leaderboard(store=store)
+    assert len(kept_rows(path)) == 3
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM run_summaries")
+    with Store(path) as store:
+        leaderboard(store=store)
+        assert len(kept_rows(path)) == 3
+
+
+def test_a_store_without_the_triggers_keeps_nothing_and_trusts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store from before the kept summaries (no table, no trigger), or one whose triggers were dropped:
+    read the same, nothing kept, and what was kept before is not trusted."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    shown(path)
+    with sqlite3.connect(path) as db:
+        for name in SUMMARY_TRIGGERS:
+            db.execute(f"DROP TRIGGER {name}")
+        db.execute("UPDATE samples SET correct = 1 - correct WHERE run = 'mixed' AND correct IS NOT NULL")
+    expected = counted_again(path, monkeypatch)
+    assert shown(path) == expected
+    old = tmp_path / "old.sqlite"
+    three_runs(old, errors=("q/8",))
+    with sqlite3.connect(old) as db:
+        db.execute("DROP TABLE run_summaries")
+        db.execute("DROP TABLE run_versions")
+    before = digest(old)
+    assert shown(old) == counted_again(old, monkeypatch)
+    assert digest(old) == before
+
+
+def test_a_runs_signature_follows_every_change(tmp_path: Path) -> None:
+    """Inserts show in the count and the largest rowid (no trigger on INSERT: the write path keeps its
+    speed); changes in place and deletions in the run's version, a rename in both names'."""
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=2)
+    with sqlite3.connect(path) as db:
+        made = db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+        assert made and not [ddl for (ddl,) in made if " INSERT ON " in ddl.upper()]
+        seen = [run_signature(db, "mixed")]
+        for statement in (
+            "UPDATE samples SET score = score WHERE run = 'mixed' AND question_id = 'q/1'",
+            "UPDATE repeat_samples SET score = score WHERE run = 'mixed' AND question_id = 'q/1'",
+            "UPDATE grades SET points = points WHERE run = 'mixed'",
+            "DELETE FROM repeat_samples WHERE run = 'mixed' AND question_id = 'q/2'",
+            "DELETE FROM samples WHERE run = 'mixed' AND question_id = 'q/2'",
+        ):
+            db.execute(statement)
+            seen.append(run_signature(db, "mixed"))
+        assert len({json.dumps(one) for one in seen}) == len(seen)
+        db.execute("UPDATE samples SET run = 'moved' WHERE run = 'mixed' AND question_id = 'q/3'")
+        assert run_signature(db, "mixed") != seen[-1] and run_signature(db, "moved")[0][2] == 1
+    with Store(path) as store:
+        before = store.summary_signatures(["mixed"])["mixed"]
+        last = store.samples("mixed")[-1]
+        store.add_sample("mixed", replace(last, status=SampleStatus.UNPARSED))
+        after = store.summary_signatures(["mixed"])["mixed"]
+    assert after[0][0] == before[0][0] and after[0][1] > before[0][1]
