@@ -211,3 +211,39 @@ def test_the_judges_calls_are_the_ledgers_judge_role(
     code, out, _ = kaoshi(capsys, "report", "sample-constant_A-generate", "--price", str(prices),
                           "--store", str(store))  # fmt: skip
     assert "sample-constant_A-generate · judge openai:judge-m" in out
+
+
+def test_the_viewers_run_page_shows_the_ledger_by_role(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`kaoshi view --price`: a run's page shows its model's, its judge's and its extractor's tokens and
+    what each cost at its own model's price; without a price, the tokens alone."""
+    testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
+    from kaoshi.api.costs import parse_prices
+    from kaoshi.view import create_app
+
+    store = tmp_path / "s.sqlite"
+    exam = paid_exam(tmp_path / "exam.jsonl", 6)
+
+    def answer_for(prompt: str, body: dict[str, object]) -> str:
+        return "B" if body["model"] == "ext" else ("答案：A" if "第1题" in prompt else "说不准。")
+
+    with FakeOpenAI(answer_for=answer_for) as server:
+        run_args = ("run", "--data", str(exam), "--model", "openai:m", "--base-url", server.base_url,
+                    "--llm-extractor", "openai:ext", "--store", str(store), "--no-report")  # fmt: skip
+        assert kaoshi(capsys, *run_args)[0] == 0
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"m": "1,2", "ext": "3,4"}))
+    run = "paid-openai_m-generate"
+    for given in (parse_prices(str(prices)), None):
+        with testclient.TestClient(
+            create_app(store, prices=given), base_url="http://127.0.0.1:8000"
+        ) as client:
+            page = client.get(f"/run/{run}").text
+        assert "model openai:m" in page and "extractor openai:ext" in page
+        usage = run_usage(run, store=store)
+        assert f"{usage.prompt:,}" in page
+        if given is not None:
+            assert f"{usage.cost(parse_prices(str(prices)).for_model('m')):,.4f}" in page
+        else:
+            assert "and cost" not in page

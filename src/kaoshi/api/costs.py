@@ -51,6 +51,7 @@ __all__ = [
     "read_extractor_usage",
     "read_judge_usage",
     "read_usage",
+    "run_ledger",
     "run_usage",
     "sample_cost",
     "usage_json",
@@ -270,6 +271,25 @@ def priced_extractor_usage(
             if extractor and usage is not None:
                 found.append((name, extractor, usage, prices.get(extractor)))
     return found
+
+
+def run_ledger(
+    store: Store, run: str, prices: PriceList | None = None
+) -> list[tuple[str, Usage, Price | None]]:
+    """A run's ledger by role: the evaluated model's answers, each judge's calls, the LLM extractor's
+    calls (those with any call), each with its model's price where `prices` has one (the viewer's run page,
+    `kaoshi report --price`)."""
+    spec = store.get_run(run).spec
+    priced = prices.get if prices is not None else (lambda _: None)
+    rows: list[tuple[str, Usage, Price | None]] = [
+        (f"model {spec.model}", read_usage(store, run), priced(spec.model))
+    ]
+    for judge, usage in read_judge_usage(store, run).items():
+        rows.append((f"judge {judge}", usage, priced(judge)))
+    extracted = read_extractor_usage(store, run) if spec.llm_extractor else None
+    if spec.llm_extractor and extracted is not None:
+        rows.append((f"extractor {spec.llm_extractor}", extracted, priced(spec.llm_extractor)))
+    return rows
 
 
 def usage_json(usage: Usage, price: Price | None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kaoshi.cli.common import add_store_option, existing_store_path
+from kaoshi.cli.common import add_store_option, existing_store_path, price_option
 from kaoshi.view import DEFAULT_HOST, DEFAULT_PORT, serve
 
 
@@ -25,10 +25,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="serve on an address other machines can reach (anyone who reaches it reads the whole store)",
     )
+    parser.add_argument(
+        "--price",
+        type=price_option,
+        metavar="IN,OUT[,CACHED]|FILE",
+        help="prices per million prompt, completion and cached prompt tokens, or a prices file (JSON: "
+        'model -> "IN,OUT[,CACHED]"): each run page shows what its model, judges and extractor cost',
+    )
     add_store_option(parser)
     parser.set_defaults(handler=view_command)
 
 
 def view_command(args: argparse.Namespace) -> int:
-    serve(existing_store_path(args), host=args.host, port=args.port, allow_remote=args.allow_remote)
+    serve(
+        existing_store_path(args),
+        host=args.host,
+        port=args.port,
+        allow_remote=args.allow_remote,
+        prices=args.price,
+    )
     return 0

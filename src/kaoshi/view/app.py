@@ -25,6 +25,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kaoshi.analysis.cost import PriceList
 from kaoshi.errors import InputError
 from kaoshi.report.render import percent
 from kaoshi.store import StoreError
@@ -191,10 +192,12 @@ class Pages:
         raise NotFound(f"no page at {request.url.path}")
 
 
-def create_viewer_app(path: Path, allowed_hosts: Iterable[str] | None = None) -> ASGIApp:
+def create_viewer_app(
+    path: Path, allowed_hosts: Iterable[str] | None = None, prices: PriceList | None = None
+) -> ASGIApp:
     """The viewer of the store at `path` (which must exist: kaoshi.view.server checks it first).
-    `allowed_hosts`: the Host names it answers (None: any)."""
-    pages = Pages(Viewer(path))
+    `allowed_hosts`: the Host names it answers (None: any); `prices`: what each run's tokens cost."""
+    pages = Pages(Viewer(path, prices=prices))
     routes = [
         Route("/", pages.guarded(pages.runs)),
         Route("/api/runs", pages.guarded(pages.runs_json)),

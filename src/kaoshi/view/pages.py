@@ -10,14 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kaoshi.analysis.cost import PriceList
 from kaoshi.api.boards import leaderboard
+from kaoshi.api.costs import run_ledger
 from kaoshi.api.summary import read_summary
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import leaderboard_table
 from kaoshi.report.outputs import LOOP_NOTE, output_phrases
 from kaoshi.report.plot import PlotError, draw, natural_grouping, plot_problem, png_bytes
-from kaoshi.report.render import run_tables
+from kaoshi.report.render import run_tables, usage_table
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
@@ -39,6 +41,7 @@ class Viewer:
     path: Path
     tallies: LiveTallies = field(default_factory=LiveTallies)
     memo: Memo = field(default_factory=Memo)
+    prices: PriceList | None = None  # what each run's tokens cost, on its page (kaoshi view --price)
 
     def state(self) -> StoreState:
         """The store's state now: what the results kept between requests are keyed by, so that any change
@@ -102,10 +105,12 @@ def _plot(summary: RunSummary) -> DrawnPlot:
     return DrawnPlot(png, f"accuracy by {key}" + (f" ({notes})" if notes else ""))
 
 
-def _run_view(path: Path, name: str) -> RunView:
+def _run_view(path: Path, name: str, prices: PriceList | None = None) -> RunView:
     # numbers only: counted by SQLite, no prompt or text read; shown, never paired: no outcomes
     with Store(path, read_only=True) as store:
         whole = read_summary(store, name, outcomes=False)
+        # the ledger by role (the model, each judge, the extractor), where any server said what it used
+        ledger = [row for row in run_ledger(store, name, prices) if row[1].prompt or row[1].completion]
     summary = whole.without_unused_groups()
     key = natural_grouping([summary])
     # the figure is drawn when the browser asks for it (run_plot): here only whether it can be; the page's
@@ -113,12 +118,13 @@ def _run_view(path: Path, name: str) -> RunView:
     problem = plot_problem([summary], key)
     note = problem or f"accuracy by {key}"
     outputs = output_phrases(whole.outputs) if whole.outputs is not None else []
-    return RunView(run_tables(summary), whole.grader, summary, problem is None, note, outputs)
+    tables = run_tables(summary) + ([usage_table(ledger)] if ledger else [])
+    return RunView(tables, whole.grader, summary, problem is None, note, outputs)
 
 
 def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:
     """The run's summary, computed once per state of the store."""
-    return viewer.memo.get(("run", name, state), lambda: _run_view(viewer.path, name))
+    return viewer.memo.get(("run", name, state), lambda: _run_view(viewer.path, name, viewer.prices))
 
 
 def run_page(viewer: Viewer, name: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kaoshi.analysis.cost import PriceList
 from kaoshi.errors import InputError
 from kaoshi.store import Store, default_store_path, require_store_file
 
@@ -69,15 +70,18 @@ def _allowed_hosts(host: str) -> tuple[str, ...] | None:
     return ("localhost", "127.0.0.1", "[::1]", bracketed.lower())
 
 
-def create_app(store: str | Path | None = None, *, host: str = DEFAULT_HOST) -> Any:
+def create_app(
+    store: str | Path | None = None, *, host: str = DEFAULT_HOST, prices: PriceList | None = None
+) -> Any:
     """The viewer's ASGI app for the store (default: $KAOSHI_STORE or ./kaoshi_runs/kaoshi.sqlite), to
     serve with any ASGI server; `host`: the address it will be served on (loopback: it answers only
-    requests addressed to this machine)."""
+    requests addressed to this machine); `prices`: what each run's tokens cost, on its page
+    (kaoshi.api.costs.parse_prices)."""
     path = _checked_store(store)
     # Late import: starlette is an optional extra (kaoshi[view]), imported only to serve.
     from kaoshi.view.app import create_viewer_app
 
-    return create_viewer_app(path, _allowed_hosts(host))
+    return create_viewer_app(path, _allowed_hosts(host), prices)
 
 
 def _checked_store(store: str | Path | None) -> Path:
@@ -135,7 +139,12 @@ class RunningView:
 
 
 def _server(
-    store: str | Path | None, host: str, port: int, allow_remote: bool, announce: Callable[[str], None]
+    store: str | Path | None,
+    host: str,
+    port: int,
+    allow_remote: bool,
+    announce: Callable[[str], None],
+    prices: PriceList | None = None,
 ) -> tuple[Any, socket.socket]:
     """The server of the store's viewer and its listening socket; the URL (and any warning) announced."""
     warning = check_host(host, allow_remote)
@@ -147,7 +156,7 @@ def _server(
     # Late import: starlette is an optional extra (kaoshi[view]).
     from kaoshi.view.app import create_viewer_app
 
-    app = create_viewer_app(path, _allowed_hosts(host))
+    app = create_viewer_app(path, _allowed_hosts(host), prices)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     sock = _listen(host, port)
     if warning:
@@ -163,10 +172,11 @@ def start(
     port: int = 0,
     allow_remote: bool = False,
     announce: Callable[[str], None] = say,
+    prices: PriceList | None = None,
 ) -> RunningView:
     """Serve the viewer of the store in a background thread and return once it answers (port 0: any free
-    port; the returned `url` says which)."""
-    server, sock = _server(store, host, port, allow_remote, announce)
+    port; the returned `url` says which). `prices`: what each run's tokens cost, on its page."""
+    server, sock = _server(store, host, port, allow_remote, announce, prices)
     url = _url(host, sock)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="kaoshi-view", daemon=True)
     thread.start()
@@ -188,10 +198,11 @@ def serve(
     port: int = DEFAULT_PORT,
     allow_remote: bool = False,
     announce: Callable[[str], None] = say,
+    prices: PriceList | None = None,
 ) -> None:
     """Serve the viewer of the store until interrupted (Ctrl-C); `announce` is told where (the URL, after a
     warning when serving beyond this machine)."""
-    server, sock = _server(store, host, port, allow_remote, announce)
+    server, sock = _server(store, host, port, allow_remote, announce, prices)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
