@@ -72,47 +72,65 @@ def run_usage(db: sqlite3.Connection, run: str) -> tuple[int, ...]:
             return "NULL" if name in lacking else name
 
         paid = f"{column('answered_from')} IS NULL"
-        batched = f"{paid} AND {column('batch_id')} IS NOT NULL"
-        row = db.execute(
-            f"SELECT COUNT(*), TOTAL(CASE WHEN {paid} THEN tokens_in END), "
-            f"TOTAL(CASE WHEN {paid} THEN tokens_out END), "
-            f"TOTAL(CASE WHEN {paid} THEN {column('tokens_cached')} END), "
-            f"TOTAL(CASE WHEN {paid} THEN {column('tokens_reasoning')} END), "
-            f"TOTAL({paid} AND status != '{_ERROR}' AND tokens_in IS NULL AND tokens_out IS NULL), "
-            f"TOTAL(NOT ({paid})), "
-            f"TOTAL({batched}), TOTAL(CASE WHEN {batched} THEN tokens_in END), "
-            f"TOTAL(CASE WHEN {batched} THEN tokens_out END), "
-            f"TOTAL(CASE WHEN {batched} THEN {column('tokens_cached')} END) "
-            f"FROM {table} WHERE run = ?",
-            (run,),
-        ).fetchone()
-        totals = [total + int(value or 0) for total, value in zip(totals, row, strict=True)]
+        said = _Said("tokens_in", "tokens_out", column("tokens_cached"), column("tokens_reasoning"))
+        unsaid = f"status != '{_ERROR}' AND tokens_in IS NULL AND tokens_out IS NULL"
+        row = _usage_row(db, table, run, said, paid, f"{column('batch_id')} IS NOT NULL", unsaid)
+        totals = [total + value for total, value in zip(totals, row, strict=True)]
     return tuple(totals)
 
 
 def extractor_usage(db: sqlite3.Connection, run: str) -> tuple[int, ...]:
     """What the LLM extractor's calls about the run's answers cost (the ledger's extractor role), as
-    kaoshi.analysis.cost.Usage takes it: (calls, prompt, completion, cached prompt, reasoning (none kept),
-    calls whose server gave no usage, taken (none), then of the calls those a batch answered: calls,
-    prompt, completion, cached prompt)."""
+    run_usage gives a run's: (calls, prompt, completion, cached prompt, reasoning (none kept), calls whose
+    server gave no usage, taken (none), then of the calls those a batch answered: calls, prompt,
+    completion, cached prompt)."""
     totals = [0] * 11
     for table in ("samples", "repeat_samples"):
         if "extractor_usage" in {name for name, _, _ in missing_columns(db, table)}:
             continue
 
-        def said(field: str) -> str:
-            return f"json_extract(extractor_usage, '$.{field}')"
+        def field(name: str) -> str:
+            return f"json_extract(extractor_usage, '$.{name}')"
 
-        batched = f"{said('batch_id')} IS NOT NULL"
-        row = db.execute(
-            f"SELECT COUNT(extractor_usage), TOTAL({said('tokens_in')}), TOTAL({said('tokens_out')}), "
-            f"TOTAL({said('tokens_cached')}), 0, "
-            f"TOTAL({said('tokens_in')} IS NULL AND {said('tokens_out')} IS NULL), "
-            f"0, TOTAL({batched}), TOTAL(CASE WHEN {batched} THEN {said('tokens_in')} END), "
-            f"TOTAL(CASE WHEN {batched} THEN {said('tokens_out')} END), "
-            f"TOTAL(CASE WHEN {batched} THEN {said('tokens_cached')} END) "
-            f"FROM {table} WHERE run = ? AND extractor_usage IS NOT NULL",
-            (run,),
-        ).fetchone()
-        totals = [total + int(value or 0) for total, value in zip(totals, row, strict=True)]
+        said = _Said(field("tokens_in"), field("tokens_out"), field("tokens_cached"), "NULL")
+        paid = "extractor_usage IS NOT NULL"
+        unsaid = f"{field('tokens_in')} IS NULL AND {field('tokens_out')} IS NULL"
+        row = _usage_row(db, table, run, said, paid, f"{field('batch_id')} IS NOT NULL", unsaid, counted=paid)
+        totals = [total + value for total, value in zip(totals, row, strict=True)]
     return tuple(totals)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """Where a row says what a call used: SQL expressions of its prompt, completion, cached prompt and
+    reasoning tokens."""
+
+    prompt: str
+    completion: str
+    cached: str
+    reasoning: str
+
+
+def _usage_row(
+    db: sqlite3.Connection,
+    table: str,
+    run: str,
+    said: _Said,
+    paid: str,
+    batched: str,
+    unsaid: str,
+    *,
+    counted: str = "1",
+) -> list[int]:
+    """One table's sums of a run's usage, in run_usage's order: the rows `counted` selects; of them the
+    `paid` ones' tokens, those with none said (`unsaid`), the others (taken from elsewhere), then the paid
+    ones a batch answered (`batched`) and their tokens."""
+    batch = f"{paid} AND {batched}"
+    tokens = (said.prompt, said.completion, said.cached)
+    sums = [f"TOTAL(CASE WHEN {paid} THEN {expression} END)" for expression in (*tokens, said.reasoning)]
+    sums += [f"TOTAL({paid} AND {unsaid})", f"TOTAL(NOT ({paid})), TOTAL({batch})"]
+    sums += [f"TOTAL(CASE WHEN {batch} THEN {expression} END)" for expression in tokens]
+    row = db.execute(
+        f"SELECT COUNT(*), {', '.join(sums)} FROM {table} WHERE run = ? AND {counted}", (run,)
+    ).fetchone()
+    return [int(value or 0) for value in row]
