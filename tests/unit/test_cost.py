@@ -70,6 +70,15 @@ def test_a_prices_file_prices_each_model_by_its_spec_or_its_name(tmp_path: Path)
     assert one.for_model("openai:anything") == Price(2.0, 8.0)
 
 
+def test_a_prices_file_may_give_a_models_batch_share(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"m": {"price": "2,8", "batch": 0.4}, "n": {"price": [1, 2]}}))
+    listed = parse_prices(str(prices))
+    assert listed.for_model("m") == Price(2.0, 8.0, batch=0.4)
+    assert listed.for_model("m").cost(1_000_000, 0, batch=True) == pytest.approx(0.8)
+    assert listed.for_model("n") == Price(1.0, 2.0)  # half, as most providers
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -78,6 +87,9 @@ def test_a_prices_file_prices_each_model_by_its_spec_or_its_name(tmp_path: Path)
         ('{"m": {"in": 1}}', "model 'm': give"),
         ('{"m": "1"}', "model 'm': --price '1': give IN,OUT"),
         ('{"m": [1, -2]}', "model 'm': --price '1,-2': give IN,OUT"),
+        ('{"m": {"price": "1,2", "batch": 0}}', "model 'm': batch is the share of the price, in (0, 1]"),
+        ('{"m": {"price": "1,2", "batch": true}}', "model 'm': batch is the share"),
+        ('{"m": {"price": "1,2", "share": 1}}', "model 'm': give"),
     ],
 )
 def test_a_prices_file_kaoshi_cannot_read_names_the_file_and_the_model(

@@ -14,7 +14,7 @@ import json
 import math
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kaoshi.errors import InputError
@@ -43,7 +43,8 @@ class Price:
         return f"prompt {self.prompt:g}, completion {self.completion:g}{cached} per million tokens"
 
     def to_json(self) -> dict[str, float | None]:
-        return {"prompt": self.prompt, "completion": self.completion, "cached": self.cached}
+        prices = {"prompt": self.prompt, "completion": self.completion, "cached": self.cached}
+        return {**prices, "batch": self.batch}
 
 
 def parse_price(text: str) -> Price:
@@ -65,7 +66,8 @@ def parse_price(text: str) -> Price:
 class PriceList:
     """What `--price` was given: one price for every model, or a prices file a user keeps, which prices
     each model by its spec (`openai:gpt-4o-mini`) or its name (`gpt-4o-mini`), e.g.
-    `{"gpt-4o-mini": "0.15,0.6,0.075", "openai:deepseek-chat": [0.27, 1.1, 0.07]}`."""
+    `{"gpt-4o-mini": "0.15,0.6,0.075", "openai:deepseek-chat": [0.27, 1.1, 0.07]}`; a model whose batch
+    price is not half its price: `{"qwen-plus": {"price": "0.8,2", "batch": 0.5}}`."""
 
     prices: Mapping[str, Price]
     default: Price | None = None
@@ -99,12 +101,21 @@ def parse_prices(text: str) -> PriceList:
         raise InputError(f"--price {path}: a prices file is a JSON object of model -> price")
     prices = {}
     for model, value in entries.items():
+        batch: object = Price.batch
+        if isinstance(value, dict) and set(value) <= {"price", "batch"} and "price" in value:
+            # {"price": "IN,OUT[,CACHED]", "batch": SHARE}: a provider whose batch price is not half
+            value, batch = value["price"], value.get("batch", batch)
         if isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
             value = ",".join(str(v) for v in value)
         if not isinstance(value, str):
-            raise InputError(f'--price {path}: model {model!r}: give "IN,OUT[,CACHED]" or [IN, OUT, CACHED]')
+            raise InputError(
+                f'--price {path}: model {model!r}: give "IN,OUT[,CACHED]", [IN, OUT, CACHED] or '
+                '{"price": "IN,OUT[,CACHED]", "batch": SHARE}'
+            )
+        if isinstance(batch, bool) or not isinstance(batch, (int, float)) or not 0 < batch <= 1:
+            raise InputError(f"--price {path}: model {model!r}: batch is the share of the price, in (0, 1]")
         try:
-            prices[str(model)] = parse_price(value)
+            prices[str(model)] = replace(parse_price(value), batch=float(batch))
         except InputError as exc:
             raise InputError(f"--price {path}: model {model!r}: {exc}") from None
     return PriceList(prices, None, str(path))
