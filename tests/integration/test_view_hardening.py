@@ -135,9 +135,9 @@ def test_a_page_is_computed_once_while_the_store_is_unchanged(
     computed: list[str] = []
     run_view = pages._run_view
 
-    def counted(at: Path, name: str) -> Any:
+    def counted(at: Path, name: str, *more: Any) -> Any:
         computed.append(name)
-        return run_view(at, name)
+        return run_view(at, name, *more)
 
     monkeypatch.setattr(pages, "_run_view", counted)
     with testclient.TestClient(create_app(path), base_url=LOCAL) as client:
