@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
+from kaoshi.data.answers import parse_judge_answer, parse_option_letters, require_among_options
+from kaoshi.data.errors import FieldError
 from kaoshi.errors import InputError, UnknownName
 
 # Gold answers: a set of option letters (single/multi), a truth value (judge), or reference text (open,
@@ -118,6 +120,11 @@ class Question:
     # templates that reproduce an official prompt byte for byte. Not content: the parsed fields are.
     verbatim: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
+    def __post_init__(self) -> None:
+        answer = _canonical_gold(self)
+        if answer is not self.answer:
+            object.__setattr__(self, "answer", answer)
+
     def __repr__(self) -> str:
         # The dataclass's repr, each value bounded: a stem (and its verbatim copy) may be pages long.
         shown = ", ".join(f"{f.name}={_SHORT_REPR.repr(getattr(self, f.name))}" for f in fields(self))
@@ -182,6 +189,43 @@ class Question:
             group=content.get("group"),
             original_letters=tuple(content.get("original_letters", ())),
         )
+
+
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _canonical_gold(question: Question) -> Gold:
+    """The question's gold answer in the form its grader compares: option letters as a frozenset, a
+    true/false answer as a bool, a reference as text. A question built the way a plugin may write it
+    (`answer="B"`, `"b"`, `["B"]`, `"A,C"`, `"正确"`) is read as its loader would read the file; a value
+    of the wrong kind, or letters no option has, is an InputError naming the question. The forms the
+    built-in loaders and the store give pass through untouched."""
+    answer, kind = question.answer, question.type
+    if answer is None:
+        return None
+    try:
+        if kind in (QuestionType.SINGLE, QuestionType.MULTI):
+            if isinstance(answer, frozenset) and all(letter in _LETTERS for letter in answer):
+                return answer  # as loaders and the store give it (a letter no option has is kept there)
+            if isinstance(answer, bool) or not isinstance(answer, (str, list, tuple, set, frozenset)):
+                raise FieldError("answer", f"expected option letters, got {type(answer).__name__} {answer!r}")
+            written = sorted(answer) if isinstance(answer, (set, frozenset)) else answer
+            letters = parse_option_letters(
+                list(written) if not isinstance(written, str) else written,
+                exactly_one=kind is QuestionType.SINGLE,
+            )
+            if question.options:
+                require_among_options(letters, question.options, answer)
+            return letters
+        if kind is QuestionType.TRUE_FALSE:
+            return answer if isinstance(answer, bool) else parse_judge_answer(answer)
+        if not isinstance(answer, str):
+            raise FieldError(
+                "answer", f"a {kind.value} question's answer is text, got {type(answer).__name__}"
+            )
+    except FieldError as exc:
+        raise InputError(f"question {question.id!r} ({kind.value}): {exc.reason}") from None
+    return answer
 
 
 def gold_to_json(gold: Gold) -> Any:
