@@ -22,10 +22,11 @@ runs -> the same for both plus their paired per-question outcomes (a join on que
 bootstrap reads); first line of samples -> the run's first row by position (LIMIT 1); every sample ->
 all of the run's rows by position, fetched without decoding.
 
-The leaderboard runs twice: first with the store's kept summaries dropped (it pairs and counts every run,
-then keeps what it counted: kaoshi.store.summaries), then as a later board reads it, from what was kept;
-the viewer's leaderboard page reads what was kept too. A reused store is first opened for writing, as
-any kaoshi command that writes opens it, so that it has this kaoshi's tables.
+The leaderboard, `report A B` and `compare A B` run twice: first with what the store keeps of them
+dropped (each pairs and counts its runs, then keeps what it counted: kaoshi.store.summaries,
+kaoshi.api.kept), then as a later one reads it, from what was kept; the viewer's leaderboard and compare
+pages read what was kept too. A reused store is first opened for writing, as any kaoshi command that
+writes opens it, so that it has this kaoshi's tables.
 
 Run: .venv/bin/python speed/store_scale.py [--sizes 100000,1000000] [--runs 10] [--timeout 600]
      [--json OUT] [--dir DIR [--reuse]] [--commands runs,report,...]
@@ -659,7 +660,9 @@ class Case:
     floor_args: list[str]
     first_line_only: bool = False
     page: bool = False
-    forget_kept: bool = False  # the store's kept summaries dropped first: the command counts (and keeps)
+    # the store's kept summaries of this kind dropped first ("board", "comparison", "paired"): the command
+    # counts (and keeps)
+    forget_kept: str = ""
 
 
 def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
@@ -677,7 +680,7 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
             [*kaoshi, "leaderboard", *store],
             "leaderboard",
             names,
-            forget_kept=True,
+            forget_kept="board",
         ),
         Case(
             "leaderboard", "kaoshi leaderboard, kept", [*kaoshi, "leaderboard", *store], "leaderboard", names
@@ -690,8 +693,24 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
             "report",
             [a],
         ),
-        Case("report2", "kaoshi report A B", [*kaoshi, "report", a, b, *store], "pair", [a, b]),
-        Case("compare", "kaoshi compare A B", [*kaoshi, "compare", a, b, *store], "pair", [a, b]),
+        Case(
+            "report2",
+            "kaoshi report A B, counted (and kept)",
+            [*kaoshi, "report", a, b, *store],
+            "pair",
+            [a, b],
+            forget_kept="comparison",
+        ),
+        Case("report2", "kaoshi report A B, kept", [*kaoshi, "report", a, b, *store], "pair", [a, b]),
+        Case(
+            "compare",
+            "kaoshi compare A B, counted (and kept)",
+            [*kaoshi, "compare", a, b, *store],
+            "pair",
+            [a, b],
+            forget_kept="paired",
+        ),
+        Case("compare", "kaoshi compare A B, kept", [*kaoshi, "compare", a, b, *store], "pair", [a, b]),
         Case(
             "samples",
             "kaoshi samples A --format jsonl: first line",
@@ -726,7 +745,20 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
             page=True,
         ),
         Case(
-            "view", "view: compare A B (cold)", [*page, compare_url([a, b]), LOCAL], "pair", [a, b], page=True
+            "view",
+            "view: compare A B (cold, kept)",
+            [*page, compare_url([a, b]), LOCAL],
+            "pair",
+            [a, b],
+            page=True,
+        ),
+        Case(
+            "view",
+            "view: compare A B, page 2 (cold, kept)",
+            [*page, compare_url([a, b], 2), LOCAL],
+            "pair",
+            [a, b],
+            page=True,
         ),
         Case(
             "view",
@@ -848,7 +880,7 @@ def measure_size(size: int, folder: Path, options: argparse.Namespace) -> dict[s
             continue
         if case.forget_kept:
             with sqlite3.connect(path) as db:
-                db.execute("DELETE FROM run_summaries")
+                db.execute("DELETE FROM run_summaries WHERE kind LIKE ?", (f"{case.forget_kept} %",))
         measured = measure(case.args, options.timeout, first_line_only=case.first_line_only)
         note = check(case, measured, n_questions)
         floor_s = None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kaoshi.analysis.outputs import TAIL_CHARS
-from kaoshi.api import boards, comparing
+from kaoshi.api import boards, comparing, kept
 from kaoshi.api.boards import leaderboard
 from kaoshi.api.summary import load_run, load_scores, summarize
 from kaoshi.benchmarks import leaderboard_layout
@@ -300,7 +300,7 @@ def compared_both_ways(path: Path, names: list[str], monkeypatch: pytest.MonkeyP
         patched.setattr(comparing, "compare_runs", from_score_rows)
         counted = shown_comparison(comparing.compare_stored(names, store=path))
     with monkeypatch.context() as patched:
-        patched.setattr(comparing, "counted_comparison", lambda *_: None)
+        patched.setattr(kept, "counted_comparison", lambda *_, **__: None)
         rows = shown_comparison(comparing.compare_stored(names, store=path))
     return counted, rows
 
@@ -367,7 +367,7 @@ def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
     """The viewer's compare page: the differences found from each run's answer rows (the index) are the
     ones found from their score rows, with errors, an id holding another question and a judge's grades;
     and in each benchmark's golden runs written again by this kaoshi."""
-    from kaoshi.api.comparing import open_types
+    from kaoshi.api.counting import open_types
     from kaoshi.runner.judge import chosen_grader
     from kaoshi.store.pairing import AnswerRow
     from kaoshi.view.compare import differences, key_differences

@@ -93,6 +93,13 @@ class CountDistribution:
             "max": self.max,
         }
 
+    @classmethod
+    def from_json(cls, value: dict[str, Any] | None) -> CountDistribution | None:
+        """to_json read back (None for None)."""
+        if value is None:
+            return None
+        return cls(value["n"], value["mean"], value["p50"], value["p90"], value["p99"], value["max"])
+
 
 @dataclass(frozen=True)
 class OutputProfile:
@@ -153,6 +160,24 @@ class OutputProfile:
             "model_time_s": self.model_time_s,
             "model_time_mean_s": self.model_time_mean_s,
         }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> OutputProfile:
+        """to_json read back, the same profile (a comparison kept in the store holds it: kaoshi.api.kept)."""
+        return cls(
+            samples=value["samples"],
+            errors=value["errors"],
+            answers=value["answers"],
+            generated=value["generated"],
+            tokens_out=CountDistribution.from_json(value["tokens_out"]),
+            tokens_reasoning=CountDistribution.from_json(value["tokens_reasoning"]),
+            truncated=value["truncated"],
+            loops=value["loops"],
+            tokens_in_total=value["tokens_in_total"],
+            tokens_out_total=value["tokens_out_total"],
+            timed=value["timed"],
+            model_time_s=value["model_time_s"],
+        )
 
 
 def _total(counts: Sequence[int]) -> int | None:

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from kaoshi.errors import InputError
 
@@ -52,6 +53,39 @@ class BootstrapResult:
         }
 
 
+@dataclass(frozen=True)
+class Differences:
+    """b - a over paired questions as the paired bootstrap reads them: how many, each distinct value
+    (ascending) and how often it comes, and their mean. A few numbers however many questions: what a
+    comparison kept in the store holds of its runs' outcomes (kaoshi.api.kept)."""
+
+    n: int
+    values: tuple[float, ...]
+    counts: tuple[int, ...]
+    mean: float
+
+    def to_json(self) -> list[Any]:
+        return [self.n, list(self.values), list(self.counts), self.mean]
+
+    @classmethod
+    def from_json(cls, value: Sequence[Any]) -> Differences:
+        n, values, counts, mean = value
+        return cls(int(n), tuple(map(float, values)), tuple(map(int, counts)), float(mean))
+
+
+def paired_differences(a: Sequence[float], b: Sequence[float]) -> Differences:
+    """b - a question by question, counted by value (paired_bootstrap's input)."""
+    import numpy as np  # imported here so that `import kaoshi` stays light
+
+    if len(a) != len(b):
+        raise InputError(f"paired runs need the same questions: {len(a)} vs {len(b)} scores")
+    if len(a) == 0:
+        raise InputError("no paired questions to compare")
+    diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    values, counts = np.unique(diffs, return_counts=True)
+    return Differences(len(a), tuple(values.tolist()), tuple(counts.tolist()), float(diffs.mean()))
+
+
 def paired_bootstrap(
     a: Sequence[float],
     b: Sequence[float],
@@ -67,16 +101,18 @@ def paired_bootstrap(
     The p-value tests "no difference" by the fraction of resampled means on the far side of zero
     (two-sided, with the +1 correction so it is never reported as exactly 0).
     """
+    return bootstrap_differences(paired_differences(a, b), resamples, seed, confidence)
+
+
+def bootstrap_differences(
+    differences: Differences, resamples: int = 10_000, seed: int = 0, confidence: float = 0.95
+) -> BootstrapResult:
+    """paired_bootstrap from the differences counted by value: the same draws, the same numbers."""
     import numpy as np  # imported here so that `import kaoshi` stays light
 
-    if len(a) != len(b):
-        raise InputError(f"paired runs need the same questions: {len(a)} vs {len(b)} scores")
-    n = len(a)
-    if n == 0:
-        raise InputError("no paired questions to compare")
-    diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
-    values, counts = np.unique(diffs, return_counts=True)
-    observed = float(diffs.mean())
+    n = differences.n
+    values = np.asarray(differences.values, dtype=float)
+    counts = np.asarray(differences.counts, dtype=np.int64)
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(n, counts / n, size=resamples)
     means = draws @ values / n
@@ -88,7 +124,7 @@ def paired_bootstrap(
         below = int(np.count_nonzero(means <= 0))
         above = int(np.count_nonzero(means >= 0))
         p_value = min(1.0, 2 * (min(below, above) + 1) / (resamples + 1))
-    return BootstrapResult(n, observed, float(low), float(high), p_value, resamples)
+    return BootstrapResult(n, differences.mean, float(low), float(high), p_value, resamples)
 
 
 def exact_sum(weighted: Iterable[tuple[float, int]]) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from kaoshi.api.counting import Counted
 from kaoshi.api.kept import kept_comparison
 from kaoshi.api.summary import StoreLike, open_store, read_scores
 from kaoshi.benchmarks import leaderboard_layout
@@ -14,8 +15,7 @@ from kaoshi.results.aggregate import RunSummary, summarize_kinds
 from kaoshi.results.layout import LeaderboardLayout
 from kaoshi.runner.judge import chosen_grader
 from kaoshi.store import RunRecord, Store
-from kaoshi.store.columns import Kind, ScoreRow
-from kaoshi.store.pairing import QuestionKey
+from kaoshi.store.columns import ScoreRow
 
 
 def leaderboard(
@@ -77,16 +77,16 @@ def _unpaired(board: Board) -> Board:
 def _counted_board(
     store: Store, benchmark: str, records: Sequence[RunRecord], layout: LeaderboardLayout, keep: bool
 ) -> Board | None:
-    """The board build_board makes, with SQLite doing the counting (kaoshi.api.comparing) or from what the
+    """The board build_board makes, with SQLite doing the counting (kaoshi.api.counting) or from what the
     store keeps of it (kaoshi.api.kept); None where a run has k samples a question or rows from before the
     fingerprint and group columns: build_board from their score rows then."""
     graders = [chosen_grader(store, run.name, None) for run in records]
 
-    def summarize(
-        run: RunRecord, grader: str | None, kinds: list[Kind], outcomes: dict[QuestionKey, float], kept: bool
-    ) -> RunSummary:
+    def summarize(run: RunRecord, grader: str | None, counted: Counted) -> RunSummary:
         # as build_board summarises a run: by subject and domain, with its standard scores
-        return summarize_kinds(run.name, kinds, outcomes, ["subject", "domain"], run.spec.standard_scores)
+        return summarize_kinds(
+            run.name, counted.kinds, counted.outcomes, ["subject", "domain"], run.spec.standard_scores
+        )
 
     compared = kept_comparison(store, records, graders, summarize, keep=keep)
     if compared is None:

@@ -1,31 +1,39 @@
-"""A board's comparison taken from what the store keeps of it (kaoshi.store.summaries): `kaoshi leaderboard`
-and the viewer's leaderboard read ten runs of 100,000 samples without pairing a million questions again,
-for as long as the runs' rows are as they were when counted.
+"""Comparisons taken from what the store keeps of them (kaoshi.store.summaries): `kaoshi leaderboard`, `kaoshi
+report A B`, `kaoshi compare A B` and the viewer's leaderboard and compare pages read ten runs of 100,000
+samples, or two, without pairing their questions again, for as long as the runs' rows are as they were
+when counted.
 
-What is kept, per run of a board (its kind names the runs, in order): the grader folded in, the run's
-samples counted kind by kind on the common questions (score_kinds) and its coverage counts; with the first
-run, the pairing (the common questions, how many every run graded, the ids holding different questions).
-The comparison is made from them by the code that makes it from what SQLite counts
-(kaoshi.api.comparing.counted_comparison), so the numbers are the same: the tests hold both equal, after
+What is kept is a kind of the store's kept summaries, named by what it is and the runs, in order (a board
+of five runs, a report of two: comparison_kind). Per run: the grader folded in, its samples counted kind by
+kind on the common questions (score_kinds), its coverage counts and, for a report, its output profile on
+them; with the first run, the pairing (the common questions, how many every run graded, the ids holding
+different questions) and, for a report, what its paired statistics read of the outcomes (PairedOutcomes:
+each run's differences from the first, counted by value) and which questions differ (the viewer's compare
+page). The comparison is made from them by the code that makes it from what SQLite counts
+(kaoshi.api.counting.counted_comparison), so the numbers are the same: the tests hold both equal, after
 each kind of change to a run.
 
-A run that changed since is counted again: alone, on the same questions, when only its grades changed (a
-judge's: pairing reads no grade); otherwise every run, as counted_comparison counts them.
+A board's run that changed since is counted again: alone, on the same questions, when only its grades
+changed (a judge's: pairing reads no grade); otherwise every run, as counted_comparison counts them. A
+report pairs each run with the first question by question: any change counts every run again.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from typing import Any
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, NamedTuple
 
-from kaoshi.api.comparing import CountedSummary, counted_comparison, open_types
-from kaoshi.report.compare import ComparedRuns
+from kaoshi.analysis.outputs import OutputProfile
+from kaoshi.api.counting import Counted, CountedSummary, counted_comparison, open_types, read_answers
+from kaoshi.report.compare import ComparedRuns, PairedOutcomes
+from kaoshi.report.differences import Differing, differing_questions
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
-from kaoshi.store.columns import Kind
 from kaoshi.store.coverage import Coverage, counted_coverage, key_coverage
-from kaoshi.store.pairing import KeyPairing, QuestionKey
+from kaoshi.store.pairing import KeyPairing, key_pairings
 from kaoshi.store.rows import dumps
 from kaoshi.store.summaries import (
     KeptSummary,
@@ -40,11 +48,31 @@ _FORMAT = 1
 Payload = dict[str, Any]
 
 
-def board_kind(records: Sequence[RunRecord]) -> str:
-    """The kind a board's counts are kept under: its runs in order (the first's order is the pairing's)
-    and the question types a grader scores (whose points a run's counts fold in)."""
+class Keeping(NamedTuple):
+    """What a comparison keeps beyond each run's counts and coverage and the pairing."""
+
+    label: str  # the first word of its kind
+    outcomes: bool  # what the paired statistics read of the outcomes (the summaries then hold none)
+    outputs: bool  # each run's output profile on the compared questions
+    differing: bool  # which questions differ (counted when kept: the viewer's compare page reads them)
+
+
+# A board ranks its runs and never pairs them question by question.
+BOARD = Keeping("board", outcomes=False, outputs=False, differing=False)
+# `kaoshi report A B` and the viewer's compare page.
+REPORT = Keeping("comparison", outcomes=True, outputs=True, differing=True)
+
+
+def comparison_kind(label: str, records: Sequence[RunRecord]) -> str:
+    """The kind a comparison's counts are kept under: what it is, its runs in order (the first's order is
+    the pairing's) and the question types a grader scores (whose points a run's counts fold in)."""
     described = [_FORMAT, open_types(), [run.name for run in records]]
-    return "board " + hashlib.sha256(dumps(described).encode()).hexdigest()
+    return f"{label} " + hashlib.sha256(dumps(described).encode()).hexdigest()
+
+
+def board_kind(records: Sequence[RunRecord]) -> str:
+    """The kind a board's counts are kept under."""
+    return comparison_kind(BOARD.label, records)
 
 
 def kept_comparison(
@@ -54,16 +82,22 @@ def kept_comparison(
     summarize: CountedSummary,
     *,
     keep: bool = True,
+    keeping: Keeping = BOARD,
+    differing: bool = False,
 ) -> ComparedRuns | None:
-    """counted_comparison without per-question outcomes (what a board shows), from what the store keeps
-    of these runs while it is theirs; counted again where it is not, and kept when `keep` and the store
-    can be written (kaoshi.store.Store.keep_summaries). None as for counted_comparison."""
+    """counted_comparison (for a board: without per-question outcomes), from what the store keeps of
+    these runs while it is theirs; counted again where it is not, and kept when `keep` and the store can
+    be written (kaoshi.store.Store.keep_summaries). `differing`: with which questions differ
+    (ComparedRuns.differing). A comparison read from what is kept has summaries without outcomes: its
+    `kept_outcomes` hold what the paired statistics read. None as for counted_comparison."""
     if any(run.spec.repeats > 1 for run in records):
         return None
-    kind = board_kind(records)
+    kind = comparison_kind(keeping.label, records)
     kept = store.kept_summaries(kind, [run.name for run in records])
     first = kept.get(records[0].name) if records else None
-    if len(kept) == len(records) and first is not None and "pairing" in first.payload:
+    # every run's, with the pairing (and which questions differ, where asked for)
+    whole = len(kept) == len(records) and first is not None and "pairing" in first.payload
+    if whole and first is not None and ("differing" in first.payload or not differing):
         pairing = pairing_from_json(first.payload["pairing"])
         stale = [
             (run, grader)
@@ -71,12 +105,14 @@ def kept_comparison(
             if not (kept[run.name].current and kept[run.name].payload["grader"] == grader)
         ]
         payloads = {name: one.payload for name, one in kept.items()}
-        if stale:
+        if stale and keeping.outcomes:
+            payloads = {}  # each run is paired with the first question by question: all counted again
+        elif stale:
             recounted = _recounted(store, kind, kept, stale, pairing, keep=keep)
             payloads = {**payloads, **recounted} if recounted is not None else {}
         if payloads:
-            return _compared(records, graders, summarize, payloads, pairing)
-    return _counted(store, kind, records, graders, summarize, keep=keep)
+            return _compared(records, graders, summarize, payloads, pairing, keeping)
+    return _counted(store, kind, records, graders, summarize, keep=keep, keeping=keeping, differing=differing)
 
 
 def _compared(
@@ -85,23 +121,36 @@ def _compared(
     summarize: CountedSummary,
     payloads: Mapping[str, Payload],
     pairing: KeyPairing,
+    keeping: Keeping,
 ) -> ComparedRuns:
     """The comparison from what is kept of each run, as counted_comparison makes it from what it counts."""
     among = pairing.paired > 0
     summaries = tuple(
-        summarize(run, grader, kinds_from_json(payloads[run.name]["kinds"]), {}, among)
+        summarize(run, grader, _counts(payloads[run.name], among, keeping))
         for run, grader in zip(records, graders, strict=True)
     )
     coverage = tuple(counted_coverage(run, *payloads[run.name]["coverage"]) for run in records)
-    return ComparedRuns(summaries, coverage, pairing)
+    first = payloads[records[0].name]
+    outcomes = PairedOutcomes.from_json(first["outcomes"]) if keeping.outcomes else None
+    differing = Differing.from_json(first["differing"]) if "differing" in first else None
+    return ComparedRuns(summaries, coverage, pairing, outcomes, differing)
 
 
-def _payload(grader: str | None, kinds: list[Kind], coverage: Coverage) -> Payload:
-    return {
+def _counts(payload: Payload, among: bool, keeping: Keeping) -> Counted:
+    """What was counted of a run, as kept."""
+    outputs = OutputProfile.from_json(payload["outputs"]) if keeping.outputs else None
+    return Counted(kinds_from_json(payload["kinds"]), {}, among, outputs)
+
+
+def _payload(grader: str | None, counted: Counted, coverage: Coverage) -> Payload:
+    payload: Payload = {
         "grader": grader,
-        "kinds": kinds_to_json(kinds),
+        "kinds": kinds_to_json(counted.kinds),
         "coverage": [coverage.answered, coverage.graded, coverage.errors],
     }
+    if counted.outputs is not None:
+        payload["outputs"] = counted.outputs.to_json()
+    return payload
 
 
 def _recounted(
@@ -113,8 +162,8 @@ def _recounted(
     *,
     keep: bool,
 ) -> dict[str, Payload] | None:
-    """What is kept of the `stale` runs counted again on the kept common questions, where their samples
-    are as they were (their grades changed); None where some run's samples changed."""
+    """What is kept of a board's `stale` runs counted again on the kept common questions, where their
+    samples are as they were (their grades changed); None where some run's samples changed."""
     signatures = store.summary_signatures(run.name for run, _ in stale)
     # a signature's first two parts are the run's samples (one a question, then the others)
     if any(signatures[run.name][:2] != kept[run.name].signature[:2] for run, _ in stale):
@@ -128,7 +177,7 @@ def _recounted(
         keys = store.pair_keys(run.name, grader, open_types(), ordered=False)
         if kinds is None or keys is None:
             return None
-        payload = _payload(grader, kinds, key_coverage(run, keys))
+        payload = _payload(grader, Counted(kinds, {}, among), key_coverage(run, keys))
         if "pairing" in kept[run.name].payload:
             payload["pairing"] = kept[run.name].payload["pairing"]
         recounted[run.name] = payload
@@ -145,26 +194,80 @@ def _counted(
     summarize: CountedSummary,
     *,
     keep: bool,
+    keeping: Keeping,
+    differing: bool,
 ) -> ComparedRuns | None:
     """counted_comparison of every run, kept when `keep` (and the store keeps summaries)."""
     keep = keep and store.keeps_summaries()
     # read before counting: what is counted is kept only if these are still the runs' signatures
     signatures = store.summary_signatures(run.name for run in records) if keep else {}
-    counted: dict[str, list[Kind]] = {}
+    # which questions differ is told from the runs' answer rows, read for the counting too
+    differing = differing or (keep and keeping.differing)
+    keys = read_answers(store, records, graders) if differing else None
+    if differing and keys is None:
+        return None  # rows from before the fingerprint column
+    counted: dict[str, Counted] = {}
 
-    def counting(
-        run: RunRecord, grader: str | None, kinds: list[Kind], outcomes: dict[QuestionKey, float], among: bool
-    ) -> RunSummary:
-        counted[run.name] = kinds
-        return summarize(run, grader, kinds, outcomes, among)
+    def counting(run: RunRecord, grader: str | None, found: Counted) -> RunSummary:
+        counted[run.name] = found
+        return summarize(run, grader, found)
 
-    compared = counted_comparison(store, records, graders, counting, outcomes=False)
-    if compared is None or not keep or not isinstance(compared.pairing, KeyPairing):
+    # paired both ways at once: answered by every run (what is counted), and every sample (what differs)
+    answered, every = key_pairings(keys) if keys is not None else (None, None)
+    compared = counted_comparison(
+        store,
+        records,
+        graders,
+        counting,
+        keys,
+        outcomes=keeping.outcomes,
+        outputs=keeping.outputs,
+        pairing=answered,
+    )
+    if compared is None:
+        return None
+    if keys is not None:
+        compared = replace(compared, differing=differing_questions(keys, every))
+    if not keep or not isinstance(compared.pairing, KeyPairing):
         return compared
     payloads = {
         run.name: _payload(grader, counted[run.name], coverage)
         for run, grader, coverage in zip(records, graders, compared.coverage, strict=True)
     }
-    payloads[records[0].name]["pairing"] = pairing_to_json(compared.pairing)
+    first = payloads[records[0].name]
+    first["pairing"] = pairing_to_json(compared.pairing)
+    if keeping.outcomes:
+        first["outcomes"] = compared.outcomes.to_json()
+    if compared.differing is not None:
+        first["differing"] = compared.differing.to_json()
     store.keep_summaries(kind, {name: (signatures[name], payload) for name, payload in payloads.items()})
     return compared
+
+
+def kept_value(
+    store: Store,
+    kind: str,
+    records: Sequence[RunRecord],
+    count: Callable[[], Payload],
+    *,
+    keep: bool,
+    usable: Callable[[Payload], bool] = lambda _: True,
+) -> Payload:
+    """What `count()` makes of the runs (JSON), read from what the store keeps of `kind` while every
+    run's rows are those it was counted from and it is `usable`; else counted, and kept when `keep` (with
+    the first run: each run keeps its signature). Counted or read, it is the JSON: the caller makes its
+    value from it alike."""
+    names = [run.name for run in records]
+    kept = store.kept_summaries(kind, names)
+    current = len(kept) == len(names) and all(one.current for one in kept.values())
+    if current and "value" in kept[names[0]].payload and usable(kept[names[0]].payload["value"]):
+        value: Payload = kept[names[0]].payload["value"]
+        return value
+    keep = keep and store.keeps_summaries()
+    signatures = store.summary_signatures(names) if keep else {}  # read before counting
+    value = json.loads(dumps(count()))  # as it reads when kept
+    if keep:
+        payloads: dict[str, Payload] = {name: {} for name in names}
+        payloads[names[0]] = {"value": value}
+        store.keep_summaries(kind, {name: (signatures[name], payload) for name, payload in payloads.items()})
+    return value

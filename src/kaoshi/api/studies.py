@@ -18,13 +18,15 @@ from kaoshi.analysis.contamination import (
 from kaoshi.analysis.contamination import answer_text as answer_text
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
+from kaoshi.api.kept import comparison_kind, kept_value
 from kaoshi.api.summary import StoreLike, open_store
 from kaoshi.errors import InputError
 from kaoshi.report.compare import ComparedRuns, compare_runs
-from kaoshi.report.paired import PairedRow, grouped_rows, outcomes_of
+from kaoshi.report.paired import PairedGroup, PairedRow, bootstrapped, outcomes_of, paired_groups
 from kaoshi.results.aggregate import summarize as tally_samples
 from kaoshi.runner.vote import VoteOutcome, vote_runs
-from kaoshi.store import Coverage, RunRecord, RunSpec, SampleRecord, run_coverage
+from kaoshi.store import Coverage, RunRecord, RunSpec, SampleRecord, Store, run_coverage
+from kaoshi.store.coverage import counted_coverage
 from kaoshi.store.pairing import conflict_warning, graded, pair_questions
 from kaoshi.store.settings import compact_settings
 
@@ -91,9 +93,14 @@ def compare(
     by: Sequence[str] = ("domain", "type"),
     resamples: int = 10_000,
     notify: Notify = _ignore,
+    keep: bool = True,
 ) -> Comparison:
     """Each run against the baseline (default: the first), overall and per grouping, with paired
-    bootstraps on the questions every run graded. `notify` hears of ids that hold other questions."""
+    bootstraps on the questions every run graded. `notify` hears of ids that hold other questions.
+
+    What the bootstraps read (each group's accuracies and differences, counted by value) is kept in the
+    store and read back while the runs are unchanged (kaoshi.api.kept); `keep` False: read what is
+    kept, but write nothing."""
     names = list(dict.fromkeys(runs))
     if baseline:
         names = [baseline, *(n for n in names if n != baseline)]
@@ -106,14 +113,21 @@ def compare(
         raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(COMPARE_KEYS)})")
     with open_store(store, read_only=True) as opened:
         records = [opened.get_run(n) for n in names]
-        samples = [opened.score_rows(n, text_end=0) for n in names]  # outcomes and groups: no text
-    pairing = pair_questions(samples, keep=graded)
-    warning = pairing.warning()
+        kind = comparison_kind("paired", records)
+        keys: list[str | None] = [None, *by]
+        kept = kept_value(
+            opened,
+            kind,
+            records,
+            lambda: _paired_study(opened, records, keys).to_json(),
+            keep=keep,
+            usable=lambda value: all((key or "all") in value["groups"] for key in keys),
+        )
+    study = PairedStudy.from_json(kept)
+    warning = conflict_warning(study.conflicts)
     if warning:
         notify(warning)
-    shared, outcomes = outcomes_of(pairing)
-    keys: list[str | None] = [None, *by]
-    groups = {key or "all": grouped_rows(shared, outcomes, key, resamples) for key in keys}
+    groups = {key or "all": [bootstrapped(g, resamples) for g in study.groups[key or "all"]] for key in keys}
     if not groups["all"]:
         raise InputError("the runs share no graded question")
     differences = {
@@ -122,12 +136,57 @@ def compare(
     }
     return Comparison(
         runs=tuple(names),
-        questions=len(shared),
-        coverage=tuple(run_coverage(r, s) for r, s in zip(records, samples, strict=True)),
-        conflicts=tuple(pairing.conflicts),
+        questions=study.questions,
+        coverage=tuple(
+            counted_coverage(r, *counts) for r, counts in zip(records, study.coverage, strict=True)
+        ),
+        conflicts=study.conflicts,
         groups=groups,
         differences=differences,
         specs=tuple(r.spec for r in records),
+    )
+
+
+@dataclass(frozen=True)
+class PairedStudy:
+    """What `kaoshi compare` counts of its runs before the bootstraps: the questions every run graded,
+    each run's coverage counts (answered, graded, errors), the ids holding different questions, and per
+    grouping counted ("all" and those asked for) its groups (kaoshi.report.paired.PairedGroup)."""
+
+    questions: int
+    coverage: tuple[tuple[int, int, int], ...]
+    conflicts: tuple[str, ...]
+    groups: dict[str, list[PairedGroup]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "questions": self.questions,
+            "coverage": [list(counts) for counts in self.coverage],
+            "conflicts": list(self.conflicts),
+            "groups": {key: [group.to_json() for group in found] for key, found in self.groups.items()},
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> PairedStudy:
+        return cls(
+            int(value["questions"]),
+            tuple((int(a), int(g), int(e)) for a, g, e in value["coverage"]),
+            tuple(value["conflicts"]),
+            {key: [PairedGroup.from_json(g) for g in found] for key, found in value["groups"].items()},
+        )
+
+
+def _paired_study(store: Store, records: Sequence[RunRecord], keys: Sequence[str | None]) -> PairedStudy:
+    """The runs paired on the questions every run graded, grouped by `keys` (None: all in one group)."""
+    samples = [store.score_rows(r.name, text_end=0) for r in records]  # outcomes and groups: no text
+    pairing = pair_questions(samples, keep=graded)
+    shared, outcomes = outcomes_of(pairing)
+    coverage = [run_coverage(r, s) for r, s in zip(records, samples, strict=True)]
+    return PairedStudy(
+        questions=len(shared),
+        coverage=tuple((c.answered, c.graded, c.errors) for c in coverage),
+        conflicts=tuple(pairing.conflicts),
+        groups={key or "all": paired_groups(shared, outcomes, key) for key in keys},
     )
 
 

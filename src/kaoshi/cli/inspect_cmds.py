@@ -145,10 +145,12 @@ def report_command(args: argparse.Namespace) -> int:
         print(_with_usage(render_summary(shown, args.format), args, store))
         _show_samples(args, store)
         return 0
-    # counted by SQLite on the common questions (kaoshi.api.comparing): no prompt or output is read
+    # counted by SQLite on the common questions (kaoshi.api.counting), no prompt or output read, and kept
+    # in the store: a later report of the same runs reads it while they are unchanged (kaoshi.api.kept)
     compared = compare_stored(
         args.runs,
         store=store,
+        keep=True,
         by=args.by or tuple(GROUP_KEYS),
         grader=args.grader,
         standard_scores=args.standard_score,

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
-from kaoshi.analysis.stats import BootstrapResult, paired_bootstrap
+from kaoshi.analysis.stats import BootstrapResult, Differences, bootstrap_differences, paired_differences
+from kaoshi.report.differences import Differing
 from kaoshi.report.render import (
     ERROR_RATE,
     compared_on,
@@ -30,17 +32,68 @@ from kaoshi.store.settings import describe_settings
 
 
 @dataclass(frozen=True)
+class PairedOutcomes:
+    """What the paired statistics read of the runs' per-question outcomes (RunSummary.outcomes): whether
+    every run was scored on the same questions, and each run after the first against the first on the
+    questions every run graded (None: they share none)."""
+
+    runs: tuple[str, ...]
+    same_questions: bool
+    differences: tuple[Differences | None, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runs": list(self.runs),
+            "same_questions": self.same_questions,
+            "differences": [None if d is None else d.to_json() for d in self.differences],
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> PairedOutcomes:
+        return cls(
+            tuple(value["runs"]),
+            bool(value["same_questions"]),
+            tuple(None if d is None else Differences.from_json(d) for d in value["differences"]),
+        )
+
+
+def paired_outcomes(summaries: Sequence[RunSummary]) -> PairedOutcomes:
+    """The summaries' outcomes as the paired statistics read them: every run after the first against the
+    first, on the questions every run graded (same id and content), in key order."""
+    baseline = summaries[0]
+    shared = sorted(set(baseline.outcomes).intersection(*(s.outcomes for s in summaries[1:])))
+    differences = tuple(
+        paired_differences([baseline.outcomes[q] for q in shared], [other.outcomes[q] for q in shared])
+        if shared
+        else None
+        for other in summaries[1:]
+    )
+    same_questions = len({frozenset(s.outcomes) for s in summaries}) == 1
+    return PairedOutcomes(tuple(s.run for s in summaries), same_questions, differences)
+
+
+@dataclass(frozen=True)
 class ComparedRuns:
     """Runs summarised on their common questions (each on its own questions when none is common)."""
 
     summaries: tuple[RunSummary, ...]
     coverage: tuple[Coverage, ...]
-    # the common questions with each run's sample, or (counted by SQLite: kaoshi.api.comparing) their ids
+    # the common questions with each run's sample, or (counted by SQLite: kaoshi.api.counting) their ids
     pairing: Pairing[Any] | KeyPairing
+    # what the paired statistics read of the outcomes, where the summaries were made without theirs (a
+    # comparison kept in the store: kaoshi.api.kept); None: read from the summaries
+    kept_outcomes: PairedOutcomes | None = None
+    # the questions where the runs' answers differ, where they were asked for (the viewer's compare page)
+    differing: Differing | None = None
 
     @property
     def common(self) -> bool:
         return self.pairing.paired > 0
+
+    @cached_property
+    def outcomes(self) -> PairedOutcomes:
+        """What the paired statistics read: as kept, or from the summaries' outcomes."""
+        return self.kept_outcomes if self.kept_outcomes is not None else paired_outcomes(self.summaries)
 
     @property
     def headline(self) -> str:
@@ -50,6 +103,9 @@ class ComparedRuns:
 
     def reordered(self, order: Sequence[int]) -> ComparedRuns:
         """The same comparison with the runs in `order` (the first is the baseline)."""
+        if self.kept_outcomes is not None or self.differing is not None:
+            # what was kept pairs each run with the first: another baseline needs the runs counted again
+            raise ValueError("a comparison read from what the store keeps cannot be reordered")
         return replace(
             self,
             summaries=tuple(self.summaries[i] for i in order),
@@ -86,7 +142,7 @@ def compare_runs(
 def _in_own_order(paired: list[Item], samples: Sequence[Item]) -> list[Item]:
     """A run's paired samples in the order the run holds them (pairing gives the first run's order): a
     run's summary does not depend on the run it is compared with (a subject's group is its first
-    sample's), and SQLite counts each run in its own order (kaoshi.api.comparing)."""
+    sample's), and SQLite counts each run in its own order (kaoshi.api.counting)."""
     place = {id(sample): index for index, sample in enumerate(samples)}
     return sorted(paired, key=lambda sample: place[id(sample)])
 
@@ -112,30 +168,31 @@ def compare_to_baseline(
 ) -> list[Comparison]:
     """Every run after the first against the first, by paired bootstrap over the questions every run
     graded (same id and content)."""
-    baseline = summaries[0]
-    shared = sorted(set(baseline.outcomes).intersection(*(s.outcomes for s in summaries[1:])))
-    comparisons = []
-    for other in summaries[1:]:
-        result = None
-        if shared:
-            result = paired_bootstrap(
-                [baseline.outcomes[q] for q in shared],
-                [other.outcomes[q] for q in shared],
-                resamples=resamples,
-                seed=seed,
-            )
-        comparisons.append(Comparison(baseline.run, other.run, result))
-    return comparisons
+    return baseline_comparisons(paired_outcomes(summaries), resamples, seed)
+
+
+def baseline_comparisons(paired: PairedOutcomes, resamples: int = 10_000, seed: int = 0) -> list[Comparison]:
+    """compare_to_baseline from what the paired statistics read of the outcomes."""
+    baseline = paired.runs[0]
+    return [
+        Comparison(baseline, other, None if found is None else bootstrap_differences(found, resamples, seed))
+        for other, found in zip(paired.runs[1:], paired.differences, strict=True)
+    ]
 
 
 def comparison_tables(
-    summaries: Sequence[RunSummary], comparisons: Sequence[Comparison], answered_by_all: bool = False
+    summaries: Sequence[RunSummary],
+    comparisons: Sequence[Comparison],
+    answered_by_all: bool = False,
+    same_questions: bool | None = None,
 ) -> list[TextTable]:
     """`answered_by_all`: the summaries cover only questions every run answered, so their error rates
-    are 0 by construction and left out (each run's own errors are in its coverage)."""
+    are 0 by construction and left out (each run's own errors are in its coverage). `same_questions`:
+    whether every run was scored on the same questions (None: read from the summaries' outcomes)."""
     runs = [s.run for s in summaries]
     # "best" means best on the same questions: runs scored on different ones get no marks
-    same_questions = len({frozenset(s.outcomes) for s in summaries}) == 1
+    if same_questions is None:
+        same_questions = len({frozenset(s.outcomes) for s in summaries}) == 1
     tables = [_metrics_table(summaries, without=(ERROR_RATE,) if answered_by_all else ())]
     settings = settings_table(summaries)
     if settings is not None:
@@ -246,7 +303,7 @@ def _p_text(result: BootstrapResult) -> str:
 def render_comparison(compared: ComparedRuns, fmt: str, resamples: int = 10_000) -> str:
     """The runs' coverage, then the side-by-side tables and the bootstraps against the first run."""
     summaries = compared.summaries
-    comparisons = compare_to_baseline(summaries, resamples=resamples)
+    comparisons = baseline_comparisons(compared.outcomes, resamples)
     if fmt == "json":
         document = {
             "runs": [s.to_json() for s in summaries],
@@ -254,6 +311,14 @@ def render_comparison(compared: ComparedRuns, fmt: str, resamples: int = 10_000)
             **compared.to_json(),
         }
         return json.dumps(document, ensure_ascii=False, indent=2)
+    return render_tables(compared_tables(compared, comparisons), fmt)
+
+
+def compared_tables(compared: ComparedRuns, comparisons: Sequence[Comparison]) -> list[TextTable]:
+    """The runs' coverage, then the side-by-side tables and the bootstraps `comparisons`."""
     coverage = coverage_table(f"runs — {compared.headline}", compared.coverage, compared.pairing.conflicts)
-    tables = comparison_tables(summaries, comparisons, answered_by_all=compared.common)
-    return render_tables([coverage, *tables], fmt)
+    same_questions = compared.outcomes.same_questions
+    tables = comparison_tables(
+        compared.summaries, comparisons, answered_by_all=compared.common, same_questions=same_questions
+    )
+    return [coverage, *tables]

@@ -21,14 +21,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any
 
 import jinja2
 
 from kaoshi.data.model import QuestionType, format_gold
 from kaoshi.prompts.base import Prompt
-from kaoshi.qtypes import kind_of
 from kaoshi.report.compare import compare_to_baseline, comparison_tables
+from kaoshi.report.differences import outcome as outcome
 from kaoshi.report.render import run_tables
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary
@@ -67,34 +67,6 @@ class ReportRun:
 class Figure:
     title: str
     png: bytes
-
-
-class Judged(Protocol):
-    """What an answer's outcome is made of: a SampleRecord, a ScoreRow, or those values alone."""
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def correct(self) -> int | None: ...  # a bool, or its stored 0 / 1
-
-    @property
-    def qtype(self) -> str: ...
-
-    @property
-    def score(self) -> float | None: ...
-
-
-def outcome(sample: Judged) -> str:
-    """correct / wrong / unparsed / ambiguous / error / judged / ungraded, as the browser filters them."""
-    if sample.status == "error":
-        return "error"
-    if sample.correct is None:
-        judged = not kind_of(sample.qtype).objective and sample.score is not None
-        return "judged" if judged else "ungraded"
-    if sample.correct:
-        return "correct"
-    return sample.status if sample.status in ("unparsed", "ambiguous") else "wrong"
 
 
 def judge_view(grader: str, grade: GradeRecord) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from kaoshi.analysis.stats import BootstrapResult, paired_bootstrap
+from kaoshi.analysis.stats import BootstrapResult, Differences, bootstrap_differences, paired_differences
 from kaoshi.report.tables import TextTable, mark_best
 from kaoshi.results.aggregate import GROUP_KEYS
 from kaoshi.results.metrics import UNKNOWN_GROUP
@@ -62,25 +62,59 @@ def grouped_rows(
     seed: int = 0,
 ) -> list[PairedRow]:
     """paired_rows over outcomes already paired by `shared_outcomes` (pair once, group many ways)."""
+    return [bootstrapped(group, resamples, seed) for group in paired_groups(shared, outcomes, key)]
+
+
+@dataclass(frozen=True)
+class PairedGroup:
+    """A group's row before its bootstraps: how many questions, each run's accuracy, and each run after
+    the first against the first (what the bootstrap reads). A few numbers however many questions: what
+    `kaoshi compare` keeps in the store (kaoshi.api.studies)."""
+
+    group: str
+    n: int
+    accuracy: list[float]
+    differences: list[Differences]
+
+    def to_json(self) -> list[Any]:
+        return [self.group, self.n, self.accuracy, [d.to_json() for d in self.differences]]
+
+    @classmethod
+    def from_json(cls, value: Sequence[Any]) -> PairedGroup:
+        group, n, accuracy, differences = value
+        return cls(group, n, list(accuracy), [Differences.from_json(d) for d in differences])
+
+
+def paired_groups(
+    shared: Sequence[Sampled], outcomes: Sequence[Sequence[float]], key: str | None
+) -> list[PairedGroup]:
+    """One group per value of `key` (one "all" for None), in order, before the bootstraps."""
     label: Callable[[Sampled], str | None] = GROUP_KEYS[key] if key else (lambda _: "all")
     positions: dict[str, list[int]] = {}
     for i, sample in enumerate(shared):
         positions.setdefault(label(sample) or UNKNOWN_GROUP, []).append(i)
-    rows = []
+    groups = []
     for group, where in sorted(positions.items()):
         per_run = [[o[i] for i in where] for o in outcomes]
-        rows.append(
-            PairedRow(
+        groups.append(
+            PairedGroup(
                 group,
                 len(where),
                 [sum(r) / len(r) for r in per_run],
-                [
-                    paired_bootstrap(per_run[0], other, resamples=resamples, seed=seed)
-                    for other in per_run[1:]
-                ],
+                [paired_differences(per_run[0], other) for other in per_run[1:]],
             )
         )
-    return rows
+    return groups
+
+
+def bootstrapped(group: PairedGroup, resamples: int = 10_000, seed: int = 0) -> PairedRow:
+    """The group's row: each run after the first against the first, by paired bootstrap."""
+    return PairedRow(
+        group.group,
+        group.n,
+        group.accuracy,
+        [bootstrap_differences(found, resamples, seed) for found in group.differences],
+    )
 
 
 def paired_table(title: str, key: str, names: Sequence[str], rows: Sequence[PairedRow]) -> TextTable:

@@ -307,10 +307,15 @@ def create_missing_tables(db: sqlite3.Connection) -> None:
     indexes = [ddl for name, ddl in {**INDEXES, **SUMMARY_TRIGGERS}.items() if name not in have]
     if not missing and not columns and not needs_version and not indexes:
         return
+    # Triggers made again (dropped by hand, or by a tool that rebuilt a table) missed the changes made
+    # without them: nothing kept before can be trusted.
+    forget_kept = "run_summaries" in tables and any(name not in have for name in SUMMARY_TRIGGERS)
     db.execute("BEGIN IMMEDIATE")
     try:
         for ddl in [*missing, *columns, *indexes]:
             db.execute(ddl)
+        if forget_kept:
+            db.execute("DELETE FROM run_summaries")
         if needs_version:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")

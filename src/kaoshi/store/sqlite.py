@@ -425,11 +425,18 @@ class Store:
             return pair_keys(self._db, run, grader, open_types, ordered=ordered)
 
     def answer_keys(
-        self, run: str, grader: str | None, open_types: Collection[str], *, ordered: bool = True
+        self,
+        run: str,
+        grader: str | None,
+        open_types: Collection[str],
+        *,
+        ordered: bool = True,
+        among: Sequence[str] | None = None,
     ) -> list[AnswerRow] | None:
-        """pair_keys with each answer, gold and question type (kaoshi.store.columns.answer_keys)."""
+        """pair_keys with each answer, gold and question type (kaoshi.store.columns.answer_keys; `among`:
+        only those questions)."""
         with naming_the_file(self.path):
-            return answer_keys(self._db, self.path, run, grader, open_types, ordered=ordered)
+            return answer_keys(self._db, self.path, run, grader, open_types, ordered=ordered, among=among)
 
     def keep_questions(self, question_ids: Iterable[str]) -> None:
         """The questions score_kinds and outcome_keys read with `kept` (a table of this connection)."""

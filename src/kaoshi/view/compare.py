@@ -4,24 +4,22 @@ their answers side by side."""
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import compress
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from kaoshi.api.comparing import compare_stored, open_types
+from kaoshi.api.comparing import compare_stored
+from kaoshi.api.counting import open_types
 from kaoshi.api.summary import load_scores
-from kaoshi.report.compare import compare_to_baseline, comparison_tables
-from kaoshi.report.html import outcome
-from kaoshi.report.render import coverage_table
+from kaoshi.report.compare import baseline_comparisons, compared_tables
+from kaoshi.report.differences import Answer as Answer
+from kaoshi.report.differences import Difference, differences, differences_among
+from kaoshi.report.differences import key_differences as key_differences
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.runner.judge import chosen_grader
 from kaoshi.store import Store
-from kaoshi.store.columns import ScoreRow, answer_text
-from kaoshi.store.pairing import AnswerRow, pair_key_rows, pair_questions
 from kaoshi.view.pages import Viewer
 from kaoshi.view.queries import reading, sample_texts
 
@@ -30,92 +28,15 @@ STEM_PREVIEW = 160
 
 
 @dataclass(frozen=True)
-class Answer:
-    """One run's answer to a question where the runs differ (`response`: read for the page showing it)."""
-
-    answer: str
-    outcome: str
-    response: str = ""
-
-
-@dataclass(frozen=True)
-class Difference:
-    question_id: str
-    gold: str
-    answers: tuple[Answer, ...]  # in the order of the compared runs
-    stem: str = ""  # read for the page showing it
-
-
-@dataclass(frozen=True)
 class ComparedView:
     tables: list[TextTable]
-    differences: list[Difference]
+    differing: tuple[str, ...]  # the questions where the runs differ, in the first run's order
     paired: int  # questions every run holds with the same content
     conflicts: tuple[str, ...]
-
-
-def _answer(row: ScoreRow) -> Answer:
-    return Answer(row.answer_text or "", outcome(row))
-
-
-def differences(runs: Sequence[Sequence[ScoreRow]]) -> tuple[list[Difference], int, tuple[str, ...]]:
-    """The questions (same id, same content) where the runs' answers or outcomes differ, in the first run's
-    order; with how many questions were paired and the ids left unpaired. From the runs' score rows: the
-    stems and responses are read for the page that shows them (`with_texts`). For runs SQLite reads as
-    answer rows, key_differences finds the same."""
-    pairing = pair_questions(runs, keep=lambda _: True)
-    found = []
-    for row in pairing.rows:
-        # what an answer and its outcome are made of: rows alike in these cannot differ (checked first,
-        # so that only the questions that may differ get their answers written out)
-        if len({(r.answer, r.status, r.correct, r.score, r.qtype) for r in row}) == 1:
-            continue
-        answers = tuple(_answer(sample) for sample in row)
-        if len({a.answer for a in answers}) > 1 or len({a.outcome for a in answers}) > 1:
-            found.append(Difference(row[0].question_id, row[0].gold_text, answers))
-    return found, len(pairing.rows), pairing.conflicts
-
-
-class _Judged(NamedTuple):
-    """An answer row's outcome values, as report.html.outcome reads them."""
-
-    status: str
-    correct: int | None
-    qtype: str
-    score: float | None
-
-
-# what an answer and its outcome are made of, in an answer row (store.pairing.AnswerRow)
-_ANSWERED = operator.itemgetter(5, 2, 3, 4, 7)
-_ID = operator.itemgetter(0)
-
-
-def key_differences(runs: Sequence[Sequence[AnswerRow]]) -> tuple[list[Difference], int, tuple[str, ...]]:
-    """`differences` over the runs' answer rows (kaoshi.store.columns.answer_keys: the first run's in
-    question order): rows alike in what an answer and its outcome are made of are told apart a run's
-    column at a time at C speed, and each distinct set of answers is written out once."""
-    pairing = pair_key_rows(runs, answered_only=False)
-    ids = list(pairing.ids)
-    by_id = [dict(zip(map(_ID, rows), rows, strict=True)) for rows in runs]
-    columns = [list(map(by.__getitem__, ids)) for by in by_id]
-    answered = [list(map(_ANSWERED, column)) for column in columns]
-    unlike = [list(map(operator.ne, answered[0], other)) for other in answered[1:]]
-    found = []
-    written: dict[tuple[Any, ...], tuple[Answer, ...] | None] = {}
-    for index in compress(range(len(ids)), map(any, zip(*unlike, strict=True))):
-        alike = tuple(column[index] for column in answered)
-        if alike not in written:
-            answers = tuple(
-                Answer(answer_text(answer) or "", outcome(_Judged(status, correct, qtype, score)))
-                for answer, status, correct, score, qtype in alike
-            )
-            differ = len({a.answer for a in answers}) > 1 or len({a.outcome for a in answers}) > 1
-            written[alike] = answers if differ else None
-        shown = written[alike]
-        if shown is not None:
-            first = columns[0][index]
-            found.append(Difference(first[0], answer_text(first[6]) or "", shown))
-    return found, len(ids), pairing.conflicts
+    graders: tuple[str | None, ...]  # whose grades each run's answers are read with
+    # every difference, where they were told apart from the runs' score rows (rows from before the
+    # fingerprint column: a page's cannot be read alone); None: a page's are read for it (page_differences)
+    found: Mapping[str, Difference] | None = None
 
 
 def with_texts(path: Path, names: Sequence[str], shown: Sequence[Difference]) -> list[Difference]:
@@ -135,32 +56,33 @@ def with_texts(path: Path, names: Sequence[str], shown: Sequence[Difference]) ->
     return filled
 
 
-def _answer_rows(store: Store, names: Sequence[str]) -> list[list[AnswerRow]] | None:
-    """Each run's answer rows, read once for pairing, counting (kaoshi.api.comparing) and the
-    differences; None where a run has rows from before the fingerprint column."""
-    rows = []
-    for index, name in enumerate(names):
-        grader = chosen_grader(store, name, None)
-        found = store.answer_keys(name, grader, open_types(), ordered=index == 0)
-        if found is None:
-            return None
-        rows.append(found)
-    return rows
-
-
 def _compared(path: Path, names: Sequence[str]) -> ComparedView:
     with Store(path, read_only=True) as store:
-        rows = _answer_rows(store, names)
-        # counted by SQLite on the common questions, as `kaoshi report A B` is
-        compared = compare_stored(names, store=store, shown=RunSummary.without_unused_groups, keys=rows)
-    coverage = coverage_table(f"runs — {compared.headline}", compared.coverage, compared.pairing.conflicts)
-    summaries = compared.summaries
-    tables = comparison_tables(summaries, compare_to_baseline(summaries), answered_by_all=compared.common)
-    if rows is not None:
-        found, paired, conflicts = key_differences(rows)
-    else:  # from the score rows
-        found, paired, conflicts = differences([load_scores(name, store=path).rows for name in names])
-    return ComparedView([coverage, *tables], found, paired, conflicts)
+        graders = tuple(chosen_grader(store, name, None) for name in names)
+        # counted by SQLite on the common questions as `kaoshi report A B` is, or read from what it kept
+        compared = compare_stored(names, store=store, shown=RunSummary.without_unused_groups, differing=True)
+    tables = compared_tables(compared, baseline_comparisons(compared.outcomes))
+    if compared.differing is not None:
+        found = compared.differing
+        return ComparedView(tables, found.ids, found.paired, found.conflicts, graders)
+    # from the score rows
+    every, paired, conflicts = differences([load_scores(name, store=path).rows for name in names])
+    ids = tuple(difference.question_id for difference in every)
+    return ComparedView(tables, ids, paired, conflicts, graders, {d.question_id: d for d in every})
+
+
+def page_differences(
+    path: Path, names: Sequence[str], view: ComparedView, ids: Sequence[str]
+) -> list[Difference]:
+    """The differences among `ids` (of view.differing), from those questions' answer rows alone."""
+    if view.found is not None:
+        return [view.found[question_id] for question_id in ids]
+    with Store(path, read_only=True) as store:
+        rows = [
+            store.answer_keys(name, grader, open_types(), ordered=False, among=ids)
+            for name, grader in zip(names, view.graders, strict=True)
+        ]
+    return differences_among([found or [] for found in rows], ids)
 
 
 def compare_page(viewer: Viewer, names: Sequence[str], page: int) -> dict[str, Any]:
@@ -174,12 +96,13 @@ def compare_page(viewer: Viewer, names: Sequence[str], page: int) -> dict[str, A
     if len(chosen) < 2:
         return context
     view = viewer.memo.get(("compare", tuple(chosen), state), lambda: _compared(viewer.path, chosen))
-    pages = max(1, -(-len(view.differences) // DIFFERENCES_PAGE))
+    pages = max(1, -(-len(view.differing) // DIFFERENCES_PAGE))
     page = min(max(page, 1), pages)
     start = (page - 1) * DIFFERENCES_PAGE
+    shown = page_differences(viewer.path, chosen, view, view.differing[start : start + DIFFERENCES_PAGE])
     context.update(
         view=view,
-        shown=with_texts(viewer.path, chosen, view.differences[start : start + DIFFERENCES_PAGE]),
+        shown=with_texts(viewer.path, chosen, shown),
         page=page,
         pages=pages,
     )
