@@ -216,8 +216,8 @@ def test_the_judges_calls_are_the_ledgers_judge_role(
 def test_the_viewers_run_page_shows_the_ledger_by_role(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`kaoshi view --price`: a run's page shows its model's, its judge's and its extractor's tokens and
-    what each cost at its own model's price; without a price, the tokens alone."""
+    """`kaoshi view --price`: a run's ledger page (linked from its page) shows its model's and its
+    extractor's tokens and what each cost at its own model's price; without a price, the tokens alone."""
     testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
     from kaoshi.api.costs import parse_prices
     from kaoshi.view import create_app
@@ -239,11 +239,13 @@ def test_the_viewers_run_page_shows_the_ledger_by_role(
         with testclient.TestClient(
             create_app(store, prices=given), base_url="http://127.0.0.1:8000"
         ) as client:
-            page = client.get(f"/run/{run}").text
+            assert f"/run/{run}/ledger" in client.get(f"/run/{run}").text
+            page = client.get(f"/run/{run}/ledger").text
+            assert client.get("/run/nothing/ledger").status_code == 404
         assert "model openai:m" in page and "extractor openai:ext" in page
         usage = run_usage(run, store=store)
         assert f"{usage.prompt:,}" in page
         if given is not None:
             assert f"{usage.cost(parse_prices(str(prices)).for_model('m')):,.4f}" in page
         else:
-            assert "and cost" not in page
+            assert "<caption>tokens</caption>" in page and "kaoshi view --price" in page

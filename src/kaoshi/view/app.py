@@ -32,7 +32,15 @@ from kaoshi.store import StoreError
 from kaoshi.version import __version__
 from kaoshi.view.compare import compare_page
 from kaoshi.view.filters import page_number
-from kaoshi.view.pages import NotFound, Viewer, leaderboard_page, run_page, run_plot, runs_page
+from kaoshi.view.pages import (
+    NotFound,
+    Viewer,
+    leaderboard_page,
+    ledger_page,
+    run_page,
+    run_plot,
+    runs_page,
+)
 from kaoshi.view.samples import sample_page, samples_page
 from kaoshi.view.urls import compare_url, run_url, split_run_path
 
@@ -166,7 +174,8 @@ class Pages:
         return self.render("compare.html", page_kind="compare", **compare_page(self.viewer, names, page))
 
     def run(self, request: Request) -> Response:
-        """/run/NAME, /run/NAME/samples, /run/NAME/sample/ID, /run/NAME/plot.png and its caption
+        """/run/NAME, /run/NAME/samples, /run/NAME/sample/ID, /run/NAME/ledger, /run/NAME/plot.png and its
+        caption
         /run/NAME/plot.json, split on the raw path: a run name or question id may hold `/` (sent as %2F)."""
         raw = request.scope.get("raw_path") or request.url.path.encode()
         try:
@@ -185,6 +194,9 @@ class Pages:
                 return self.render(
                     "sample.html", page_kind="sample", **sample_page(self.viewer, name, question_id)
                 )
+            case [name, "ledger"]:
+                ledger = ledger_page(self.viewer, name)
+                return self.render("ledger.html", page_kind="ledger", run=name, **ledger)
             case [name, "plot.png"]:
                 return Response(run_plot(self.viewer, name).png, media_type="image/png")
             case [name, "plot.json"]:

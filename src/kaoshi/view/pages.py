@@ -105,12 +105,10 @@ def _plot(summary: RunSummary) -> DrawnPlot:
     return DrawnPlot(png, f"accuracy by {key}" + (f" ({notes})" if notes else ""))
 
 
-def _run_view(path: Path, name: str, prices: PriceList | None = None) -> RunView:
+def _run_view(path: Path, name: str) -> RunView:
     # numbers only: counted by SQLite, no prompt or text read; shown, never paired: no outcomes
     with Store(path, read_only=True) as store:
         whole = read_summary(store, name, outcomes=False)
-        # the ledger by role (the model, each judge, the extractor), where any server said what it used
-        ledger = [row for row in run_ledger(store, name, prices) if row[1].prompt or row[1].completion]
     summary = whole.without_unused_groups()
     key = natural_grouping([summary])
     # the figure is drawn when the browser asks for it (run_plot): here only whether it can be; the page's
@@ -118,13 +116,12 @@ def _run_view(path: Path, name: str, prices: PriceList | None = None) -> RunView
     problem = plot_problem([summary], key)
     note = problem or f"accuracy by {key}"
     outputs = output_phrases(whole.outputs) if whole.outputs is not None else []
-    tables = run_tables(summary) + ([usage_table(ledger)] if ledger else [])
-    return RunView(tables, whole.grader, summary, problem is None, note, outputs)
+    return RunView(run_tables(summary), whole.grader, summary, problem is None, note, outputs)
 
 
 def run_view(viewer: Viewer, name: str, state: StoreState) -> RunView:
     """The run's summary, computed once per state of the store."""
-    return viewer.memo.get(("run", name, state), lambda: _run_view(viewer.path, name, viewer.prices))
+    return viewer.memo.get(("run", name, state), lambda: _run_view(viewer.path, name))
 
 
 def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
@@ -145,6 +142,21 @@ def run_page(viewer: Viewer, name: str) -> dict[str, Any]:
         "outputs": view.outputs,
         "outputs_note": LOOP_NOTE,
     }
+
+
+def ledger_page(viewer: Viewer, name: str) -> dict[str, Any]:
+    """A run's ledger by role (its model, each judge, the LLM extractor): the tokens each used as their
+    servers said, and with the viewer's prices what they cost. A page of its own: summing a run's usage
+    reads every row of it, which the run page, read far more often, does not wait on."""
+    viewer.record(name)  # a 404 for an unknown run
+
+    def counted() -> list[TextTable]:
+        with Store(viewer.path, read_only=True) as store:
+            rows = [row for row in run_ledger(store, name, viewer.prices) if row[1].answers]
+        return [usage_table(rows)] if rows else []
+
+    tables = viewer.memo.get(("ledger", name, viewer.state()), counted)
+    return {"tables": tables, "priced": viewer.prices is not None}
 
 
 def run_plot(viewer: Viewer, name: str) -> DrawnPlot:
