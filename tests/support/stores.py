@@ -99,7 +99,9 @@ def new_store(path: Path, n_samples: int = 0) -> Path:
 
 
 def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The store's bytes, its -wal's included: a write lands there until a checkpoint copies it in."""
+    wal = Path(f"{path}-wal")
+    return hashlib.sha256(path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")).hexdigest()
 
 
 def stored_ids(path: Path) -> set[str]:

@@ -317,6 +317,21 @@ def test_the_viewer_reads_a_kept_comparison_and_writes_nothing(
         assert pages(path, RUNS) == expected
 
 
+def test_a_kept_comparison_leaves_no_wal(tmp_path: Path) -> None:
+    """`kaoshi report A B` and `kaoshi compare` keep through a write connection of their own while their
+    reader is still open: what they kept is checkpointed into the file, no -wal left beside it."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    wal = Path(f"{path}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    reported(path, RUNS)
+    assert "comparison" in kept_kinds(path)
+    assert not wal.exists() or wal.stat().st_size == 0
+    compared(path, RUNS)
+    assert "paired" in kept_kinds(path)
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
 def test_a_kept_comparison_keeps_a_few_numbers_of_the_paired_outcomes(tmp_path: Path) -> None:
     """What is kept of the paired outcomes is each run's differences from the first counted by value, and
     the bootstrap from them is the bootstrap of the outcomes; a kept comparison has no baseline but its

@@ -10,7 +10,7 @@ import json
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +20,8 @@ from kaoshi.api import kept as kept_module
 from kaoshi.api.boards import leaderboard
 from kaoshi.report.leaderboard import leaderboard_table
 from kaoshi.report.tables import render_tables
-from kaoshi.store import Store
+from kaoshi.store import Store, summaries
+from kaoshi.store.columns import KIND_COLUMNS, ScoreRow
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
 from kaoshi.store.schema import SUMMARY_TRIGGERS
 from kaoshi.store.summaries import run_signature
@@ -136,6 +137,33 @@ def write_a_run_again(store: Store) -> None:
     store.finish_run("third")
 
 
+def rename_a_run_away_and_back(store: Store) -> None:
+    """Renamed, changed in place under its other name, and renamed back: the same board of names and the
+    same count and largest rowid, so what was kept of it is looked up, and only the rename's triggers
+    tell."""
+    store.rename_run("third", "aside")
+    sql("UPDATE samples SET correct = 1 - correct WHERE run = 'aside' AND correct IS NOT NULL")(store)
+    store.rename_run("aside", "third")
+
+
+def remove_a_run_and_restore_its_rows(store: Store) -> None:
+    """Removed, then its run and rows put back in their places with their answers flipped: the same board
+    of names and, per table, the same count and largest rowid; only the triggers tell."""
+    store.flush()
+    with closing(sqlite3.connect(store.path)) as db:
+        run = db.execute("SELECT * FROM runs WHERE name = 'third'").fetchone()
+        cursor = db.execute("SELECT rowid, * FROM samples WHERE run = 'third'")
+        names = [column[0] for column in cursor.description]
+        correct = names.index("correct")
+        rows = [(*row[:correct], None if row[correct] is None else 1 - row[correct], *row[correct + 1 :])
+                for row in cursor]  # fmt: skip
+    store.remove_runs(["third"])
+    with closing(sqlite3.connect(store.path)) as db, db:
+        db.execute(f"INSERT INTO runs VALUES ({', '.join('?' for _ in run)})", run)
+        values = ", ".join("?" for _ in names)
+        db.executemany(f"INSERT INTO samples ({', '.join(names)}) VALUES ({values})", rows)
+
+
 def add_a_run(store: Store) -> None:
     """Another run on the benchmark, as a rescore or a merge writes one: its answers flipped."""
     store.open_run("other-again", SPEC)
@@ -162,6 +190,8 @@ CHANGES: dict[str, Callable[[Store], None]] = {
     "grades updated in place": sql("UPDATE grades SET points = points / 2 WHERE run = 'mixed'"),
     "a run removed": remove_a_run,
     "a run renamed": rename_a_run,
+    "a run renamed away, changed in place and renamed back": rename_a_run_away_and_back,
+    "a run removed and its rows put back otherwise": remove_a_run_and_restore_its_rows,
     "a run written again under its name": write_a_run_again,
     "a run added (a rescore, a merge)": add_a_run,
 }
@@ -275,9 +305,95 @@ def test_a_store_without_the_triggers_keeps_nothing_and_trusts_nothing(
     assert digest(old) == before
 
 
+def test_triggers_made_again_forget_what_was_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Triggers dropped (by hand, or by a tool that rebuilt a table), a run changed without them, and the
+    store opened for writing, which makes them again: what was kept before cannot tell the change."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    before = shown(path)
+    with closing(sqlite3.connect(path)) as db, db:
+        for name in SUMMARY_TRIGGERS:
+            db.execute(f"DROP TRIGGER {name}")
+        db.execute("UPDATE samples SET correct = 1 - correct WHERE run = 'mixed' AND correct IS NOT NULL")
+    with Store(path):
+        pass  # the triggers made again
+    expected = counted_again(path, monkeypatch)
+    assert expected != before
+    assert shown(path) == expected
+
+
+def dump_and_restore(path: Path, restored: Path) -> None:
+    """`sqlite3 OLD .dump | sqlite3 NEW`: every table, its rows given new rowids in order, the triggers."""
+    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(restored)) as target:
+        target.executescript("\n".join(source.iterdump()))
+
+
+def test_a_replaced_answer_shows_after_a_dump_and_restore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer of the last run written replaced (INSERT OR REPLACE): its new row's larger rowid is lost
+    when a dump and restore numbers the rows again, so the replacement itself must count as a change."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8", "q/13"))
+    before = shown(path)
+    with Store(path) as store:
+        replace_an_answer(store)
+    restored = tmp_path / "restored.sqlite"
+    dump_and_restore(path, restored)
+    with closing(sqlite3.connect(restored)) as db:
+        assert [rows[:2] for rows in run_signature(db, "third")] == [[60, 180], [0, 0], [0, 0]]
+    expected = counted_again(restored, monkeypatch)
+    assert expected != before
+    assert shown(restored) == expected
+
+
+def test_a_kept_board_leaves_no_wal(tmp_path: Path) -> None:
+    """`kaoshi leaderboard` keeps through a write connection of its own while its reader is still open:
+    what it kept is checkpointed into the file, so that `kaoshi store check` finds no -wal to copy with it
+    and a store moved to a read-only folder is read as it is."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    wal = Path(f"{path}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    leaderboard(store=path)
+    assert kept_rows(path)
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+_FIELDS = ScoreRow._fields
+_AT = _FIELDS.index("served_model")
+# What a kaoshi that keeps a kind's fields otherwise might have: (object, attribute, its value there).
+OTHER_LAYOUTS: dict[str, tuple[object, str, object]] = {
+    "a field added to the row": (ScoreRow, "_fields", (*_FIELDS[:_AT], "new_field", *_FIELDS[_AT:])),
+    "two fields of the row swapped": (
+        ScoreRow, "_fields", (*_FIELDS[: _AT - 1], _FIELDS[_AT], _FIELDS[_AT - 1], *_FIELDS[_AT + 1 :])
+    ),
+    "a kind counted from other columns": (summaries, "KIND_COLUMNS", (*KIND_COLUMNS[:-1], "model")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", sorted(OTHER_LAYOUTS))
+def test_a_kaoshi_whose_kinds_differ_reads_nothing_kept(
+    layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is kept of a run's kinds is their fields by position: a kaoshi whose ScoreRow (or the columns a
+    kind is counted from) differs looks up another kind, never reads numbers misaligned."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    expected = shown(path)  # counted and kept
+    target, name, value = OTHER_LAYOUTS[layout]
+    with monkeypatch.context() as patched:
+        patched.setattr(target, name, value)
+        with nothing_counted(monkeypatch), pytest.raises(AssertionError, match="counted again"):
+            shown(path)
+    with nothing_counted(monkeypatch):
+        assert shown(path) == expected  # read as this kaoshi kept it
+
+
 def test_a_runs_signature_follows_every_change(tmp_path: Path) -> None:
     """Inserts show in the count and the largest rowid (no trigger on INSERT: the write path keeps its
-    speed); changes in place and deletions in the run's version, a rename in both names'."""
+    speed); changes in place, deletions and a replaced answer in the run's version, a rename in both
+    names'."""
     path = tmp_path / "s.sqlite"
     mixed_store(path, repeats=2)
     with sqlite3.connect(path) as db:
@@ -302,3 +418,4 @@ def test_a_runs_signature_follows_every_change(tmp_path: Path) -> None:
         store.add_sample("mixed", replace(last, status=SampleStatus.UNPARSED))
         after = store.summary_signatures(["mixed"])["mixed"]
     assert after[0][0] == before[0][0] and after[0][1] > before[0][1]
+    assert after[0][2] == before[0][2] + 1  # the answer replaced counts as deleted (recursive_triggers)

@@ -38,12 +38,14 @@ from kaoshi.store.rows import dumps
 from kaoshi.store.summaries import (
     KeptSummary,
     kinds_from_json,
+    kinds_layout,
     kinds_to_json,
     pairing_from_json,
     pairing_to_json,
 )
 
-# What is kept, in which form: a kaoshi that keeps it otherwise uses another number.
+# What is kept, in which form: a kaoshi that keeps it otherwise uses another number (a kind's fields are
+# folded in apart: kinds_layout).
 _FORMAT = 1
 Payload = dict[str, Any]
 
@@ -64,9 +66,10 @@ REPORT = Keeping("comparison", outcomes=True, outputs=True, differing=True)
 
 
 def comparison_kind(label: str, records: Sequence[RunRecord]) -> str:
-    """The kind a comparison's counts are kept under: what it is, its runs in order (the first's order is
-    the pairing's) and the question types a grader scores (whose points a run's counts fold in)."""
-    described = [_FORMAT, open_types(), [run.name for run in records]]
+    """The kind a comparison's counts are kept under: what it is, the form of what is kept (a kind's fields
+    by position among it), its runs in order (the first's order is the pairing's) and the question types a
+    grader scores (whose points a run's counts fold in)."""
+    described = [_FORMAT, kinds_layout(), open_types(), [run.name for run in records]]
     return f"{label} " + hashlib.sha256(dumps(described).encode()).hexdigest()
 
 

@@ -316,7 +316,7 @@ def _with_groups_and_fingerprints(
 
 # What a summary tallies of a sample, as columns of `samples` (ScoreRow's fields qtype .. served_model; None:
 # the score, with grades folded in).
-_KIND_COLUMNS = (
+KIND_COLUMNS = (
     "qtype", "subject", "domain", "category", "question_group", "status", "correct", None, "points",
     "truncated", "gold", "answer", "served_model",
 )  # fmt: skip
@@ -384,13 +384,13 @@ def score_kinds(
     params: tuple[Any, ...] = (*folded, run)
     indexed = f" INDEXED BY {SCORES_INDEX}" if _has_index(db, SCORES_INDEX) else ""
     among = f" AND s.question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
-    grouped = ", ".join(score if name is None else f"s.{name}" for name in _KIND_COLUMNS)
+    grouped = ", ".join(score if name is None else f"s.{name}" for name in KIND_COLUMNS)
     # a sample's place: its position, then its row (as samples are read in order, kaoshi.store.sqlite)
     place = "s.position * 4294967296 + s.rowid"
     query = (
         f"SELECT {grouped}, COUNT(*), MIN({place}), MAX({place}), MIN(s.question_id), "
         f"MAX(s.fingerprint IS NULL) FROM samples s{indexed} {join} "
-        f"WHERE s.run = ?{among} GROUP BY {', '.join(str(i) for i in range(1, len(_KIND_COLUMNS) + 1))}"
+        f"WHERE s.run = ?{among} GROUP BY {', '.join(str(i) for i in range(1, len(KIND_COLUMNS) + 1))}"
     )
     found = []
     groups: dict[str | None, Any] = {}

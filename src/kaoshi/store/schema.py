@@ -225,8 +225,11 @@ def _counted_change(run: str, table: str) -> str:
 # Made with the tables when a store is opened for writing: every UPDATE and DELETE of a sample or a grade
 # (a run removed or renamed, an edit by hand or by another tool) counts in its run's version, so that a
 # summary kept of the run (kaoshi.store.summaries) is never taken for its rows once they changed. None on
-# INSERT: answers are stored at full speed, and a new row shows in the rows' count and largest rowid. A run
-# removed or renamed takes its kept summaries with it.
+# INSERT: answers are stored at full speed, and a new row shows in the rows' count and largest rowid. A row
+# replaced (INSERT OR REPLACE, as answers and grades are written) counts as deleted where the connection has
+# PRAGMA recursive_triggers on, as the store's has (kaoshi.store.Store): without it REPLACE's delete fires
+# no trigger, and only the new row's rowid, which a dump and restore numbers again, tells. A run removed or
+# renamed takes its kept summaries with it.
 SUMMARY_TRIGGERS: dict[str, str] = {
     **{
         f"{table}_changed": (

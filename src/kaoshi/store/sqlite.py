@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import logging
 import os
@@ -137,6 +138,10 @@ class Store:
         # NORMAL in WAL mode: a killed process loses nothing committed; only a power cut may.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        # An answer or grade replaced (INSERT OR REPLACE) then fires the DELETE triggers that keep kept
+        # summaries true (schema.SUMMARY_TRIGGERS): without it only the new row's larger rowid tells, and
+        # a dump and restore numbers the rows again. A new row deletes nothing and fires nothing.
+        self._db.execute("PRAGMA recursive_triggers=ON")
         create_missing_tables(self._db)
 
     def close(self) -> None:
@@ -483,7 +488,15 @@ class Store:
         def keep() -> bool:
             db = sqlite3.connect(self.path, timeout=_KEEP_WAIT_S, isolation_level=None)
             try:
-                return keep_summaries(db, kind, counted)
+                kept = keep_summaries(db, kind, counted)
+                if kept:
+                    # the reader's connection outlives this one, and a read-only one never checkpoints:
+                    # without this what was kept stays in a -wal beside the store (`kaoshi store check`
+                    # then asks to copy it with the file). Another process reading or writing the store
+                    # makes it give up after the short wait: that process's last connection checkpoints.
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+                return kept
             finally:
                 db.close()
 

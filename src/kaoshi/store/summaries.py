@@ -3,10 +3,11 @@ takes it instead of counting again, for as long as the run's rows are as they we
 ten runs of 100,000 samples is read in a fraction of a second where counting it takes seconds).
 
 A kept summary carries the signature of the rows it was counted from: for the run's samples, its samples
-after the first and its grades, how many there are, the largest rowid (an insert, a replaced answer
-included, gets a larger one than any before it) and how often they were changed in place (run_versions,
-counted by triggers on every UPDATE and DELETE: kaoshi.store.schema.SUMMARY_TRIGGERS). Writing answers
-fires no trigger. A summary whose signature is no longer the run's is not used: the reader counts again.
+after the first and its grades, how many there are, the largest rowid (an insert gets a larger one than
+any before it) and how often they were changed in place (run_versions, counted by triggers on every UPDATE
+and DELETE: kaoshi.store.schema.SUMMARY_TRIGGERS; a replaced answer or grade counts as deleted, since the
+store writes with recursive_triggers on). Writing new answers fires no trigger. A summary whose signature
+is no longer the run's is not used: the reader counts again.
 
 The signature is read before counting, and a summary is kept only if it is still the run's, checked in
 the write that keeps it: a run that changed while it was counted keeps nothing. Each kept summary also
@@ -24,7 +25,7 @@ import sqlite3
 from collections.abc import Collection, Mapping
 from typing import Any, NamedTuple
 
-from kaoshi.store.columns import Kind, ScoreRow
+from kaoshi.store.columns import KIND_COLUMNS, Kind, ScoreRow
 from kaoshi.store.pairing import KeyPairing
 from kaoshi.store.rows import dumps
 from kaoshi.store.schema import SUMMARY_TRIGGERS
@@ -140,6 +141,13 @@ def kinds_from_json(value: list[list[Any]]) -> list[Kind]:
 # The fields of a kind's row that score_kinds sets (question id .. served model); the others keep their
 # defaults.
 _KIND_FIELDS = ScoreRow._fields.index("served_model") + 1
+
+
+def kinds_layout() -> list[list[Any]]:
+    """What kinds_to_json's numbers are, by position: the row's fields, a kind's and the columns it is
+    counted from. Folded into the kind of what is kept (kaoshi.api.kept.comparison_kind), so that a kaoshi
+    whose rows differ looks up other kept summaries and never reads these misaligned."""
+    return [list(ScoreRow._fields), list(Kind._fields), list(KIND_COLUMNS)]
 
 
 def pairing_to_json(pairing: KeyPairing) -> dict[str, Any]:
