@@ -4,6 +4,8 @@ and judges' grades across runs), and the golden runs written again by this kaosh
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -105,3 +107,28 @@ def mixed_store(path: Path, repeats: int = 3) -> None:
                 grade = GradeRecord(f"q/{i}", "judge-a", GradeStatus.OK, 7.0, 0.7 * base.points, ())
                 store.add_grade("mixed", grade)
         store.finish_run("mixed")
+
+
+# -- changes to a store's runs, each a case of the kept summaries' tests ------------------------------------
+
+
+def add_new_question(store: Store) -> None:
+    one = store.samples("other")[0]
+    store.add_sample("other", replace(one, question_id="q/new", position=99, correct=False, score=0.0))
+
+
+def sql(statement: str) -> Callable[[Store], None]:
+    def change(store: Store) -> None:
+        store.flush()
+        with sqlite3.connect(store.path) as db:
+            db.execute(statement)
+
+    return change
+
+
+def judge_with_a_new_grader(store: Store) -> None:
+    store.add_grade("mixed", GradeRecord("q/5", "judge-c", GradeStatus.OK, 1.0, 0.1, ()))
+
+
+def replace_a_grade(store: Store) -> None:
+    store.add_grade("mixed", GradeRecord("q/5", "judge-a", GradeStatus.OK, 2.0, 0.2, ()))

@@ -25,7 +25,16 @@ from kaoshi.store.columns import KIND_COLUMNS, ScoreRow
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
 from kaoshi.store.schema import SUMMARY_TRIGGERS
 from kaoshi.store.summaries import run_signature
-from tests.support.mixed_runs import GOLDEN_FILE, mixed_store, rewrite, three_runs
+from tests.support.mixed_runs import (
+    GOLDEN_FILE,
+    add_new_question,
+    judge_with_a_new_grader,
+    mixed_store,
+    replace_a_grade,
+    rewrite,
+    sql,
+    three_runs,
+)
 from tests.support.stores import SPEC, digest
 
 
@@ -83,11 +92,6 @@ def test_a_kept_board_is_the_board_counted_again(tmp_path: Path, monkeypatch: py
     assert '"conflicting_ids": [\n   "q/2"\n  ]' in shown(three)
 
 
-def add_new_question(store: Store) -> None:
-    one = store.samples("other")[0]
-    store.add_sample("other", replace(one, question_id="q/new", position=99, correct=False, score=0.0))
-
-
 def replace_an_answer(store: Store) -> None:
     one = next(s for s in store.samples("third") if s.correct)
     store.add_sample("third", replace(one, correct=False, score=0.0))
@@ -100,23 +104,6 @@ def replace_the_last_row_written(store: Store) -> None:
     store.add_sample("third", replace(one, correct=False, score=0.0))
     store.add_sample("third", replace(one, response="again"))
     store.add_sample("third", replace(one, correct=False, score=0.0, response="and again"))
-
-
-def sql(statement: str) -> Callable[[Store], None]:
-    def change(store: Store) -> None:
-        store.flush()
-        with sqlite3.connect(store.path) as db:
-            db.execute(statement)
-
-    return change
-
-
-def judge_with_a_new_grader(store: Store) -> None:
-    store.add_grade("mixed", GradeRecord("q/5", "judge-c", GradeStatus.OK, 1.0, 0.1, ()))
-
-
-def replace_a_grade(store: Store) -> None:
-    store.add_grade("mixed", GradeRecord("q/5", "judge-a", GradeStatus.OK, 2.0, 0.2, ()))
 
 
 def remove_a_run(store: Store) -> None:
