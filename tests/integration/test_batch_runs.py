@@ -429,3 +429,30 @@ def test_the_llm_extractor_reads_unparsed_answers_in_batches_of_its_own(
     assert {q: v[:2] for q, v in runs["batch"].items()} == {q: v[:2] for q, v in runs["realtime"].items()}
     assert runs["batch"]["q0"][1] == "llm" and runs["batch"]["q1"][1] == "rules"
     assert "batch_id" in runs["batch"]["q0"][2] and "batch_id" not in runs["realtime"]["q0"][2]
+
+
+def test_k_samples_a_question_go_in_batches_with_ids_a_provider_takes(tmp_path: Path) -> None:
+    """--repeats k: a sample after a question's first has a request id with a control character; its
+    batch line's custom_id has none, and its answer comes back to it."""
+    exam = paid_exam(tmp_path / "exam.jsonl", 4)
+
+    def answer_for(prompt: str, body: dict[str, Any]) -> str:
+        return f"答案：{LETTERS[(int(body['seed']) + len(prompt)) % 4]}"
+
+    with FakeOpenAI(answer_for=answer_for) as server:
+        server.batch.polls_to_finish = 0
+        result = kaoshi.evaluate(
+            kaoshi.load_exam(data=exam), "openai:m", base_url=server.base_url, store=tmp_path / "s.sqlite",
+            batch=BatchPolicy(poll_s=0), cache=CachePolicy(enabled=False), repeats=3, temperature=0.7,
+        )  # fmt: skip
+        (batch,) = server.batch.created
+    ids = batch["custom_ids"]
+    assert len(ids) == 12 and all(ch.isprintable() for custom in ids for ch in custom)
+    assert result.new_samples == 12 and result.errors == 0
+    with Store(tmp_path / "s.sqlite", read_only=True) as opened:
+        stored_samples = opened.all_samples(result.name)
+    by_line = {line["custom_id"]: line["body"]["seed"] for line in batch["lines"]}
+    for one in stored_samples:  # each answer is its own line's (the seed tells them apart)
+        request = one.question_id if one.sample == 0 else f"{one.question_id}%1F{one.sample}"
+        seed = by_line[request]
+        assert one.response == answer_for(json.loads(one.prompt)[-1]["content"], {"seed": seed})

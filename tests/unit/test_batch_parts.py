@@ -8,7 +8,7 @@ import pytest
 from kaoshi.analysis.cost import Price, Usage
 from kaoshi.models.base import ModelError
 from kaoshi.models.batches import BatchState, parts
-from kaoshi.models.openai_batch import _records
+from kaoshi.models.openai_batch import _records, custom_id, request_of
 from kaoshi.runner.batching import BatchPolicy, BatchWait
 
 
@@ -92,3 +92,10 @@ def test_batch_answers_cost_the_batch_share_of_the_price() -> None:
     batched = price.cost(200, 20, 0, batch=True)
     assert usage.cost(price) == pytest.approx(realtime + batched)
     assert "batch_answers" in usage.to_json() and "batch_answers" not in Usage(answers=1).to_json()
+
+
+@pytest.mark.parametrize("request_id", ["q1", "q1\x1f2", "a%1Fb", "法学/3\x1f10", "%", "%%1F\x1f", "tab\tid"])
+def test_a_custom_id_holds_no_control_character_and_reads_back(request_id: str) -> None:
+    written = custom_id(request_id)
+    assert not any(ord(ch) < 32 or ord(ch) == 127 for ch in written)
+    assert request_of(written) == request_id

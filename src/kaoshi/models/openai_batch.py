@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -55,9 +56,9 @@ class OpenAIBatches:
         return "/v1" + path
 
     def line(self, request: GenerateRequest) -> bytes:
-        """The request as one line of a batch's input file (its custom_id: the request's id)."""
+        """The request as one line of a batch's input file (its custom_id: the request's id, custom_id())."""
         path, body = self.model.generation_body(request)
-        record = {"custom_id": request.id, "method": "POST", "url": "/v1" + path, "body": body}
+        record = {"custom_id": custom_id(request.id), "method": "POST", "url": "/v1" + path, "body": body}
         return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
     # -- the calls --------------------------------------------------------------------------------------
@@ -133,8 +134,9 @@ class OpenAIBatches:
             if not file_id:
                 continue
             for record in _records(self.content(file_id), file_id, self.where):
-                custom_id = record.get("custom_id")
-                if not isinstance(custom_id, str) or custom_id not in requests:
+                written = record.get("custom_id")
+                custom_id = request_of(written) if isinstance(written, str) else None
+                if custom_id is None or custom_id not in requests:
                     continue
                 if custom_id in outputs:
                     continue  # a request answered twice in one batch is read once
@@ -259,6 +261,22 @@ class OpenAIBatches:
 
     def _redact(self, text: str) -> str:
         return redact(text, self.model.secrets)
+
+
+def custom_id(request_id: str) -> str:
+    """A request's id as a batch line's custom_id: control characters (the mark of a sample after a
+    question's first, kaoshi.models.base.request_id) and `%` written as `%XX`, since a provider may refuse
+    control characters in an id; request_of reads it back."""
+    return _ESCAPED.sub(lambda found: f"%{ord(found.group()):02X}", request_id)
+
+
+def request_of(custom: str) -> str:
+    """The request id a custom_id was written from (custom_id's inverse)."""
+    return _ESCAPE.sub(lambda found: chr(int(found.group(1), 16)), custom)
+
+
+_ESCAPED = re.compile(r"[%\x00-\x1f\x7f]")
+_ESCAPE = re.compile(r"%([0-9A-F]{2})")
 
 
 def _records(raw: bytes, file_id: str, where: str) -> Iterator[dict[str, Any]]:
