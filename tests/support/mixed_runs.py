@@ -5,10 +5,14 @@ and judges' grades across runs), and the golden runs written again by this kaosh
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from kaoshi.api import kept as kept_module
 from kaoshi.data.model import QuestionType
 from kaoshi.store import Store
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
@@ -132,3 +136,20 @@ def judge_with_a_new_grader(store: Store) -> None:
 
 def replace_a_grade(store: Store) -> None:
     store.add_grade("mixed", GradeRecord("q/5", "judge-a", GradeStatus.OK, 2.0, 0.2, ()))
+
+
+@contextmanager
+def written_while_counted(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Within it, another process answers a question of the store at `path` each time a comparison has
+    been counted and before it is kept (kaoshi.api.kept.counted_comparison)."""
+    counted_comparison = kept_module.counted_comparison
+
+    def counted_while_written(*args: object, **kwargs: object) -> object:
+        found = counted_comparison(*args, **kwargs)  # type: ignore[arg-type]
+        with Store(path) as store:  # another process answers a question meanwhile
+            add_new_question(store)
+        return found
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_module, "counted_comparison", counted_while_written)
+        yield

@@ -43,6 +43,7 @@ from tests.support.mixed_runs import (
     rewrite,
     sql,
     three_runs,
+    written_while_counted,
 )
 from tests.support.stores import SPEC, digest
 
@@ -274,16 +275,7 @@ def test_a_comparison_that_changes_while_it_is_counted_keeps_nothing(
 ) -> None:
     path = tmp_path / "s.sqlite"
     three_runs(path, errors=())
-    counted_comparison = kept_module.counted_comparison
-
-    def counted_while_written(*args: object, **kwargs: object) -> object:
-        found = counted_comparison(*args, **kwargs)  # type: ignore[arg-type]
-        with Store(path) as store:  # another process answers a question meanwhile
-            add_new_question(store)
-        return found
-
-    with monkeypatch.context() as patched:
-        patched.setattr(kept_module, "counted_comparison", counted_while_written)
+    with written_while_counted(path, monkeypatch):
         reported(path, RUNS)
     assert "comparison" not in kept_kinds(path)
     assert everything(path, RUNS) == counted_again(path, RUNS, monkeypatch)

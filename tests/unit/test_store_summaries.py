@@ -34,6 +34,7 @@ from tests.support.mixed_runs import (
     rewrite,
     sql,
     three_runs,
+    written_while_counted,
 )
 from tests.support.stores import SPEC, digest
 
@@ -223,16 +224,7 @@ def test_a_run_that_changes_while_it_is_counted_keeps_nothing(
 ) -> None:
     path = tmp_path / "s.sqlite"
     three_runs(path, errors=())
-    counted_comparison = kept_module.counted_comparison
-
-    def counted_while_written(*args: object, **kwargs: object) -> object:
-        found = counted_comparison(*args, **kwargs)  # type: ignore[arg-type]
-        with Store(path) as store:  # another process answers a question meanwhile
-            add_new_question(store)
-        return found
-
-    with monkeypatch.context() as patched:
-        patched.setattr(kept_module, "counted_comparison", counted_while_written)
+    with written_while_counted(path, monkeypatch):
         shown(path)
     assert kept_rows(path) == []
     assert shown(path) == counted_again(path, monkeypatch)
