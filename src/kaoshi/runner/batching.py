@@ -212,7 +212,7 @@ class BatchSession:
             ids = tuple(request.id for request in part)
             self._sent.update(ids)
             self.take(input_file)  # before the row: no process beside this one takes it for a dead one's
-            self.book.creating(self.owner, self.role, input_file, self.endpoint.where, ids)
+            record = self.book.creating(self.owner, self.role, input_file, self.endpoint.where, ids)
             metadata = {
                 "kaoshi_run": self.owner[:512],
                 "kaoshi_role": self.role[:512],
@@ -225,12 +225,12 @@ class BatchSession:
                 # Whether the provider made it is unknown (a timeout, a dropped connection, a 5xx): looked up
                 # among its batches; not found, the row stays `creating` and the next command looks again
                 # before it sends anything (a listing may lag).
-                found = self._look_up({input_file}, self.book.of_run(self.owner, self.role, open_only=True))
+                found = self._look_up({input_file}, [record])
                 if input_file not in found:
                     raise
                 state = found[input_file]
             self.book.created(self.owner, input_file, state.id, state.status)
-            made.append(self._record(input_file))
+            made.append(replace(record, batch_id=state.id, status=state.status))
         return made
 
     # -- waiting ----------------------------------------------------------------------------------------
@@ -327,10 +327,6 @@ class BatchSession:
                 if len(found) == len(input_files):
                     break
         return found
-
-    def _record(self, input_file: str) -> BatchRecord:
-        found = self.book.of_run(self.owner, self.role, open_only=True)
-        return next(r for r in found if r.input_file == input_file)
 
 
 class BatchAsker:

@@ -64,14 +64,16 @@ class BatchBook:
 
     def creating(
         self, run: str, role: str, input_file: str, endpoint: str, requests: tuple[str, ...]
-    ) -> None:
-        """An input file is uploaded and its batch is about to be made."""
+    ) -> BatchRecord:
+        """An input file is uploaded and its batch is about to be made: the row, as written."""
+        record = BatchRecord(run, role, input_file, None, endpoint, requests, CREATING, time.time(), None)
         self._store._write(
             "INSERT INTO batches (run, role, input_file, batch_id, endpoint, requests, status, submitted_at) "
             "VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
-            (run, role, input_file, endpoint, json.dumps(list(requests)), CREATING, time.time()),
+            (run, role, input_file, endpoint, json.dumps(list(requests)), CREATING, record.submitted_at),
         )
         self._store.flush()
+        return record
 
     def created(self, run: str, input_file: str, batch_id: str, status: str) -> None:
         self._store._write(
