@@ -398,3 +398,25 @@ def test_a_runs_signature_follows_every_change(tmp_path: Path) -> None:
         after = store.summary_signatures(["mixed"])["mixed"]
     assert after[0][0] == before[0][0] and after[0][1] > before[0][1]
     assert after[0][2] == before[0][2] + 1  # the answer replaced counts as deleted (recursive_triggers)
+
+
+def test_a_run_keeps_its_benchmarks_board_when_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kaoshi.evaluate` into a store file counts its benchmark's board once its answers are in: the next
+    board (here after a second run, of another model) is read from what is kept, with no run paired again,
+    and is the board counted from the rows. A run of another benchmark keeps its own board, not this one's."""
+    import kaoshi
+
+    path = tmp_path / "runs.sqlite"
+    kaoshi.evaluate("sample", "constant:A", store=path, run_name="first")
+    kaoshi.evaluate("sample", "random", store=path, run_name="second")
+    expected = counted_again(path, monkeypatch)
+    assert {run for run, kind in kept_rows(path) if kind.startswith("board ")} == {"first", "second"}
+    with nothing_counted(monkeypatch):
+        assert shown(path, keep=False) == expected
+    # another run of the same benchmark replaces what was kept with the board of the three
+    kaoshi.evaluate("sample", "constant:B", store=path, run_name="third")
+    expected = counted_again(path, monkeypatch)
+    with nothing_counted(monkeypatch):
+        assert shown(path, keep=False) == expected

@@ -45,6 +45,18 @@ def leaderboard(
         return [_board(opened, name, chosen[name], keep) for name in sorted(chosen)]
 
 
+def keep_board(store: Store, benchmark: str) -> None:
+    """Bring what the store keeps of `benchmark`'s board (every split's runs, as `kaoshi leaderboard`
+    shows it) up to date: counted now, so that the next board reads it. What a run's writer does when the
+    run ends (kaoshi.api.evaluation), once its answers are in: the first `kaoshi leaderboard` after a run
+    then reads what is kept rather than pairing every run again (seconds at a million samples). Nothing
+    is kept of a board with runs of k samples a question or rows from before the fingerprint column (read
+    from the rows each time), nor when the store cannot be written just then."""
+    records = [run for run in store.runs() if run.spec.benchmark == benchmark]
+    if records and store.keeps_summaries():
+        _counted_board(store, benchmark, records, leaderboard_layout(benchmark), keep=True)
+
+
 def _board(store: Store, benchmark: str, records: Sequence[RunRecord], keep: bool) -> Board:
     layout = leaderboard_layout(benchmark)
     counted = _counted_board(store, benchmark, records, layout, keep)

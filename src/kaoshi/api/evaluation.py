@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kaoshi.analysis.cost import Price
+from kaoshi.api.boards import keep_board
 from kaoshi.api.summary import StoreLike, read_summary
 from kaoshi.benchmarks import load_exam_result as load_benchmark
 from kaoshi.data import LoadResult
@@ -347,6 +348,11 @@ def _evaluate_in(
                 "the questions it had claimed are asked again"
             )
         outcome = _run(prepared, given, model_options, store, lease, session)
+        if store.path != Path(IN_MEMORY) and not lease.others_alive():
+            # the run's answers are in: its benchmark's board is counted now and kept, so that the next
+            # `kaoshi leaderboard` reads it (a process that joined this run and answers it still keeps it
+            # when it ends)
+            keep_board(store, prepared.spec.benchmark)
     # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
     # a store in memory, gone with it.
     in_memory = store.path == Path(IN_MEMORY)
