@@ -548,7 +548,9 @@ def fake_rows(questions: Questions, peers: Peers, lmeval_settings: Sequence[tupl
 
         print("generation on the fake server", flush=True)
         evaluate_seconds, evaluate_counts, result = kaoshi_evaluate(questions, url, "generate")
-        max_new_tokens = result.spec.new_tokens("single")
+        from kaoshi.runner.samples import new_tokens
+
+        max_new_tokens = new_tokens(result.spec, "single")
         bodies = kaoshi_bodies(questions, "generate", max_new_tokens)
         generate.add("raw client", "", raw_seconds(url, "/chat/completions", bodies), (n, n), note=RAW)
         seconds, counts, texts = kaoshi_generate(questions, url, max_new_tokens)

@@ -42,6 +42,7 @@ _ESSENTIALS = {
             "agreement",
             "leaderboard",
             "list_benchmarks",
+            "list_backends",
             "render_prompt",
             "finetune",
         ),
@@ -79,6 +80,9 @@ if TYPE_CHECKING:  # the same names, typed for mypy and editors
     )
     from kaoshi.api import (
         leaderboard as leaderboard,
+    )
+    from kaoshi.api import (
+        list_backends as list_backends,
     )
     from kaoshi.api import (
         list_benchmarks as list_benchmarks,

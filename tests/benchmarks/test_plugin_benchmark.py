@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.support.installed import kaoshi, pip_installed
 
 pytestmark = pytest.mark.slow  # pip installs a package; every command is a subprocess
 
@@ -93,25 +92,7 @@ tiny = "kaoshi_tiny:TINY"
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a Python where kaoshi-tiny is pip-installed (into a folder on its path)."""
-    root = tmp_path_factory.mktemp("plugin")
-    source = root / "kaoshi-tiny"
-    (source / "kaoshi_tiny").mkdir(parents=True)
-    (source / "kaoshi_tiny" / "__init__.py").write_text(textwrap.dedent(PACKAGE), encoding="utf-8")
-    (source / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    site = root / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-         "--target", str(site), str(source)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    assert list(site.glob("kaoshi_tiny-0.1.dist-info/entry_points.txt")), "pip wrote the entry point"
-    path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
-    return {**os.environ, "PYTHONPATH": path, "COLUMNS": "200"}
-
-
-def kaoshi(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("kaoshi")
-    return subprocess.run([str(script), *args], capture_output=True, text=True, env=env)
+    return pip_installed(tmp_path_factory.mktemp("plugin"), "kaoshi-tiny", "kaoshi_tiny", PACKAGE, PYPROJECT)
 
 
 def test_an_installed_benchmark_is_listed(installed: dict[str, str]) -> None:

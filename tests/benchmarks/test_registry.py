@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import kaoshi
+from kaoshi.api.summary import benchmark_metrics
 from kaoshi.benchmarks import (
     BENCHMARK_DEFAULTS,
     BENCHMARKS,
@@ -221,7 +222,10 @@ def test_a_registered_benchmark_runs_with_its_prompt_and_layout(
         assert (result.spec.benchmark, result.spec.prompt) == ("toy", "qualbench-zero")
     loaded = [kaoshi.load_run(name, store=store_path) for name in ("always-b", "always-a")]
     board = build_board(
-        "toy", [(r.run, list(r.samples), r.grader) for r in loaded], leaderboard_layout("toy")
+        "toy",
+        [(r.run, list(r.samples), r.grader) for r in loaded],
+        leaderboard_layout("toy"),
+        metrics=benchmark_metrics("toy"),
     )
     table = leaderboard_table(board)
     assert table.headers[6:] == ("arithmetic", "geography", "subject mean")
@@ -238,7 +242,12 @@ def test_a_registered_benchmark_runs_with_its_prompt_and_layout(
     )  # fmt: skip
     one = kaoshi.load_run(some.name, store=store_path)
     alone = leaderboard_table(
-        build_board("toy", [(one.run, list(one.samples), one.grader)], leaderboard_layout("toy"))
+        build_board(
+            "toy",
+            [(one.run, list(one.samples), one.grader)],
+            leaderboard_layout("toy"),
+            metrics=benchmark_metrics("toy"),
+        )
     )
     assert alone.rows[0][6:] == ["100.0%", "100.0% (1/2)"]
     # The exporter is found through the registry.

@@ -518,24 +518,25 @@ def test_a_run_stored_with_split_none_resumes(
     assert code == 0 and "0 new, 2 already stored" in err
 
 
-def test_a_run_under_the_earlier_default_name_is_resumed_not_paid_again(
+def test_a_run_under_an_earlier_default_name_resumes_by_its_name(
     capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
 ) -> None:
-    """Default names gained the split; the same command resumes a run stored under the earlier name."""
+    """Default names gained the split (and the limits); a run stored under an earlier default name is
+    resumed by giving its name, and the command without one starts the run its default name names."""
     from tests.support.files import make_ceval
 
     root = make_ceval(tmp_path / "ceval-exam")
     common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit-total", "2")
     legacy = "ceval-constant_A-generate-5shot"
-    assert kaoshi(capsys, "run", *common, "--run-name", legacy, "--store", str(store_path))[0] == 0
-    code, _, err = kaoshi(capsys, "run", *common, "--store", str(store_path))
-    assert code == 0 and f"resuming the run '{legacy}'" in err and "0 new, 2 already stored" in err
-    # another split is another run: it gets its own name and is not refused
-    code, _, err = kaoshi(capsys, "run", *common, "--split", "dev", "--store", str(store_path))
-    assert code == 0 and "resuming" not in err
+    store = ("--store", str(store_path))
+    assert kaoshi(capsys, "run", *common, "--run-name", legacy, *store)[0] == 0
+    code, _, err = kaoshi(capsys, "run", *common, "--run-name", legacy, *store)
+    assert code == 0 and "0 new, 2 already stored" in err
+    code, _, err = kaoshi(capsys, "run", *common, *store)
+    assert code == 0 and "resuming" not in err and "2 new" in err
     with sqlite3.connect(store_path) as db:
         names = {row[0] for row in db.execute("SELECT name FROM runs")}
-    assert names == {legacy, "ceval-dev-constant_A-generate-5shot-total2"}
+    assert names == {legacy, "ceval-val-constant_A-generate-5shot-total2"}
 
 
 @pytest.mark.slow
@@ -702,25 +703,6 @@ def test_a_loglik_run_from_before_budgets_resumes_without_options(
     assert code == 0 and "0 new, 3 already stored" in err
     code, _, err = kaoshi(capsys, *common, "--max-new-tokens-open", "64")
     assert code == 2 and "max_new_tokens_open: stored 512, now 64" in err
-
-
-def test_an_earlier_default_name_with_another_spec_is_named_not_resumed(
-    capsys: pytest.CaptureFixture[str], store_path: Path, tmp_path: Path
-) -> None:
-    from tests.support.files import make_ceval
-
-    root = make_ceval(tmp_path / "ceval-exam")
-    common = ("--benchmark", "ceval", "--data", str(root), "--model", "constant:A", "--limit-total", "2")
-    legacy = "ceval-constant_A-generate-5shot"
-    store = ("--store", str(store_path))
-    assert kaoshi(capsys, "run", *common, "--run-name", legacy, "--max-new-tokens", "256", *store)[0] == 0
-    code, _, err = kaoshi(capsys, "run", *common, *store)
-    assert code == 0 and "2 new" in err
-    assert f"note: the run '{legacy}' (the earlier default name) has another spec" in err
-    assert (
-        "max_new_tokens: stored 256, now 32" in err
-        and "starting 'ceval-val-constant_A-generate-5shot-total2'" in err
-    )
 
 
 def test_library_progress_bars_are_left_out_off_a_terminal() -> None:

@@ -1,5 +1,5 @@
 """`kaoshi run --limit N` over an exam of three subjects: N of each, a smoke test whose default name is not
-the full run's, and runs stored when `--limit` was a cap in all still resumed (issue 30)."""
+the full run's, and runs stored when `--limit` was a cap in all still resumed by their names (issue 30)."""
 
 from __future__ import annotations
 
@@ -103,21 +103,20 @@ def test_a_run_stored_before_resumes(
         assert code == 0 and "0 new" in err, err
 
 
-def test_a_run_limited_under_the_full_runs_name_before_is_found_and_named(
+def test_a_run_limited_under_the_full_runs_name_before_resumes_by_its_name(
     capsys: pytest.CaptureFixture[str],
     run: tuple[str, ...],
     store_path: Path,
 ) -> None:
-    """Earlier, `kaoshi run X --limit 3` stored 3 questions in all under the full run's default name."""
+    """Earlier, `kaoshi run X --limit 3` stored 3 questions in all under the full run's default name. Its
+    name is given to resume it (no default name is looked up under an earlier naming); the full run is
+    refused there, naming what differs, and renaming the limited run (`kaoshi runs mv`) frees the name."""
     assert kaoshi(capsys, *run, "--limit-total", "3", "--run-name", FULL)[0] == 0
     _as_stored_before(store_path, FULL)
-    # the same questions asked today are --limit-total 3: that command resumes it under its name
-    code, _, err = kaoshi(capsys, *run, "--limit-total", "3")
-    assert code == 0 and f"resuming the run '{FULL}'" in err and "0 new, 3 already stored" in err
-    # the full run is refused, naming the rename that keeps the limited run
+    code, _, err = kaoshi(capsys, *run, "--limit-total", "3", "--run-name", FULL)
+    assert code == 0 and "0 new, 3 already stored" in err
     code, _, err = kaoshi(capsys, *run)
-    assert code == 2 and "limit: stored 3, now None" in err
-    assert f"kaoshi runs mv {FULL} {FULL}-total3" in err
+    assert code == 2 and "limit: stored 3, now None" in err and "choose another --run-name" in err
     assert kaoshi(capsys, "runs", "mv", FULL, f"{FULL}-total3", "--store", str(store_path))[0] == 0
     code, _, err = kaoshi(capsys, *run)
     assert code == 0 and f"run '{FULL}': 10 new" in err

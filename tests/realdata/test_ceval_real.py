@@ -33,8 +33,9 @@ import pytest
 
 from kaoshi.benchmarks import get_template
 from kaoshi.benchmarks.ceval.loader import CEVAL_STYLE, CevalStyle, load_ceval_layout
-from kaoshi.benchmarks.ceval.prompts import CEVAL_NAMES, FINEVAL_NAMES
+from kaoshi.benchmarks.ceval.prompts import CEVAL_NAMES
 from kaoshi.benchmarks.fineval.benchmark import FINEVAL_STYLE
+from kaoshi.benchmarks.fineval.prompts import FINEVAL_NAMES
 from kaoshi.data.model import Exam, Question
 from kaoshi.prompts import RenderOptions
 from tests.realdata.compare import RecordingChat, as_dicts, first_differences, stand_ins

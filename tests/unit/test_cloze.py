@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import kaoshi
 from kaoshi.benchmarks import get_template
-from kaoshi.benchmarks.kaoshi_jsonl.loader import load_kaoshi_jsonl
+from kaoshi.benchmarks.common.exam_jsonl import load_kaoshi_jsonl
 from kaoshi.data.errors import FieldError
 from kaoshi.data.model import Exam, Question, QuestionType, parse_question_type
 from kaoshi.finetune.examples import target_text

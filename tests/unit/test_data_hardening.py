@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kaoshi.benchmarks import load_exam_result
-from kaoshi.benchmarks.kaoshi_jsonl.loader import _parse_answer
+from kaoshi.benchmarks.common.exam_jsonl import _parse_answer
 from kaoshi.cli.main import main
 from kaoshi.data import DataError
 from kaoshi.data.limits import (

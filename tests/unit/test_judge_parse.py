@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kaoshi.prompts.judge import gaokao_judge_prompt, judge_prompt
+from kaoshi.prompts.judge import judge_prompt, points_judge_prompt
 from kaoshi.runner.judge import POINTS_READ_LIMIT
 from kaoshi.scoring.judge_parse import parse_judge_score
 from tests.support.judge_cases import (
@@ -86,7 +86,7 @@ def test_arbitrary_replies_never_crash(reply: str, prompt: str | None) -> None:
 QUESTION, REFERENCE, CANDIDATE = "简述光合作用的意义。", "提供有机物和氧气，维持碳氧平衡。", "植物会长大。"
 CAREFUL = judge_prompt("careful", QUESTION, REFERENCE, CANDIDATE)
 GENERAL = judge_prompt("general", QUESTION, REFERENCE, CANDIDATE)
-GAOKAO = gaokao_judge_prompt(
+GAOKAO = points_judge_prompt(
     "已知等差数列中a_1=1，d=2，求通项公式。", "由通项公式得。", "a_n=2n-1", 12, "a_n=2n"
 )
 LEVELS = (

@@ -29,7 +29,7 @@ from kaoshi.report.compare import render_comparison
 from kaoshi.report.differences import differences_among, differing_questions, key_differences
 from kaoshi.report.paired import paired_table
 from kaoshi.report.tables import render_tables
-from kaoshi.runner.judge import chosen_grader
+from kaoshi.results.grading import chosen_grader
 from kaoshi.store import Store
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
 from kaoshi.view import create_app

@@ -256,6 +256,55 @@ def test_each_benchmark_lives_in_its_package() -> None:
         assert (SRC / "benchmarks" / benchmark / "benchmark.py").exists(), benchmark
 
 
+# Benchmarks the core once named in its code: the packages', and LHMKE's mixed exams (kaoshi's JSONL).
+NAMED_IN_CODE = (*BENCHMARK_NAMES, "lhmke")
+
+
+def identifiers(tree: ast.Module) -> list[tuple[int, str]]:
+    """Every name the code gives or uses: variables, attributes, functions, classes, arguments, keyword
+    arguments and import aliases (not strings, not comments: prose may name a benchmark)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            found.append((node.lineno, node.attr))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.lineno, node.name))
+        elif isinstance(node, ast.arg) or (isinstance(node, ast.keyword) and node.arg is not None):
+            found.append((node.lineno, str(node.arg)))
+        elif isinstance(node, ast.alias):
+            found.append((0, node.asname or node.name.rpartition(".")[2]))
+    return found
+
+
+def naming_a_benchmark(name: str) -> bool:
+    return any(benchmark in name.lower().replace("_", "").replace("-", "") for benchmark in NAMED_IN_CODE)
+
+
+def test_no_identifier_below_the_benchmarks_names_one() -> None:
+    """The core knows no benchmark: a benchmark's own numbers, prompts and judges live in its package
+    (or kaoshi.benchmarks.common), and what lies below them names none in its code."""
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    naming = sorted(
+        {
+            f"{name}:{line}: {identifier}"
+            for name, path in all_modules().items()
+            if rank[layer_of(name)] < rank["benchmarks"]
+            for line, identifier in identifiers(parsed(path))
+            if naming_a_benchmark(identifier)
+        }
+    )
+    assert naming == []
+
+
+def test_the_identifier_check_sees_a_benchmarks_name() -> None:
+    code = "from x import qualbench_f1\nclass CevalLayout: pass\nf(gaokao_mode=1, x='ceval')\nT.f1_qualbench"
+    named = sorted(name for _, name in identifiers(ast.parse(code)) if naming_a_benchmark(name))
+    assert named == ["CevalLayout", "f1_qualbench", "gaokao_mode", "qualbench_f1"]
+    assert not naming_a_benchmark("category_means") and naming_a_benchmark("M3KE_TASKS")
+
+
 def test_the_order_check_sees_an_upward_import(tmp_path: Path) -> None:
     known = all_modules()
     upward = [

@@ -316,9 +316,9 @@ def test_dev_exemplar_with_the_same_id_as_the_question_is_still_used() -> None:
 def test_a_budget_resolves_the_options_given(
     given: tuple[int | None, int | None], expected: tuple[int, int]
 ) -> None:
-    from kaoshi.prompts.base import QUALBENCH_BUDGET
+    from kaoshi.prompts.base import EXAM_BUDGET
 
-    assert QUALBENCH_BUDGET.resolved(*given) == expected
+    assert EXAM_BUDGET.resolved(*given) == expected
 
 
 def test_a_budget_refuses_zero_tokens() -> None:

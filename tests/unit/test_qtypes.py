@@ -65,7 +65,7 @@ CLOZE = QuestionKind(
     wording=Wording(
         name_zh="填空题",
         plain="以下是填空题，请写出括号处应填的内容。",
-        qualbench="请回答下面的填空题。先写“答案：”和所填内容，再在“解析：”后说明理由。",
+        exam_style="请回答下面的填空题。先写“答案：”和所填内容，再在“解析：”后说明理由。",
         extractor="只输出它最终填写的内容",
     ),
     objective=True,
@@ -148,10 +148,10 @@ def test_a_new_type_has_its_wording_in_kaoshis_prompts(cloze: QuestionKind, tmp_
         "中华人民共和国的首都是（　）。\n答案："
     )
     lhmke = get_template("lhmke").render(CAPITAL, EXAM, RenderOptions(shots=0)).text
-    assert lhmke == f"{CLOZE.wording.qualbench}\n\n题目：中华人民共和国的首都是（　）。\n答案："
+    assert lhmke == f"{CLOZE.wording.exam_style}\n\n题目：中华人民共和国的首都是（　）。\n答案："
     # The authors' QualBench prompt has no line for the type: kaoshi's QualBench-style wording stands in.
     paper = get_template("qualbench").render(CAPITAL, EXAM, RenderOptions(shots=0)).text
-    assert paper.startswith(f"{CLOZE.wording.qualbench}\n题目：")
+    assert paper.startswith(f"{CLOZE.wording.exam_style}\n题目：")
     template = tmp_path / "mine.j2"
     template.write_text("{{ type_zh }}（{{ type }}）：{{ question }}", encoding="utf-8")
     user = get_template(str(template)).render(CAPITAL, EXAM, RenderOptions(shots=0)).text

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from kaoshi.benchmarks.common.statistics import ANSWER_METRICS, CATEGORY_AVERAGES
 from kaoshi.report import render_summary, summarize
 from kaoshi.report.render import metric_rows
+from kaoshi.results.grading import apply_grades
+from kaoshi.results.metric import measured
 from kaoshi.results.standard import parse_standard_scores
-from kaoshi.runner.judge import apply_grades
 from kaoshi.store import SampleRecord
 from kaoshi.store.records import GradeRecord
 from tests.support.stores import REPORT_SAMPLES, sample
@@ -31,36 +35,48 @@ def test_hand_computed_summary() -> None:
 
 
 def test_qualbench_f1_overall_and_per_group_by_hand() -> None:
-    summary = summarize("r", REPORT_SAMPLES, ["domain", "type"])
+    """The QualBench F1 is a metric a benchmark declares (kaoshi.benchmarks.common.statistics), measured
+    from the summary's samples overall and in every group, and rendered from what it measured."""
+    bare = summarize("r", REPORT_SAMPLES, ["domain", "type"])
+    assert bare.measurements == () and metric_rows(bare)[1].label.startswith("accuracy (macro")
+    summary = measured(bare, ANSWER_METRICS)
+    f1 = summary.measurement("f1_qualbench")
+    assert f1 is not None and f1.column == "F1"
     # checked (gold, answer): (A,A) (B,B) (AB,"") (正确,错误) (错误,错误) (C,""); every gold label has
     # support 1. Precision: A 1, B 1, AB 0, 正确 0 (never predicted), 错误 1/2, C 0 -> P = 2.5/6;
     # R = accuracy = 3/6; F1 = 2PR/(P+R) = 5/11.
-    assert summary.overall.f1_qualbench == pytest.approx(5 / 11)
+    assert f1.value == pytest.approx(5 / 11) and f1.text == "45.5%"
     # d1: (A,A) (B,B) (AB,""): P = 2/3, R = 2/3 -> 2/3. d2: (正确,错误) (错误,错误): P = 1/4, R = 1/2 -> 1/3
-    assert summary.groups["domain"]["d1"].f1_qualbench == pytest.approx(2 / 3)
-    assert summary.groups["domain"]["d2"].f1_qualbench == pytest.approx(1 / 3)
-    assert summary.groups["type"]["open"].f1_qualbench is None  # nothing checked
+    assert f1.by_group["domain"]["d1"] == pytest.approx(2 / 3)
+    assert f1.by_group["domain"]["d2"] == pytest.approx(1 / 3)
+    assert f1.by_group["type"]["open"] is None  # nothing checked
+    assert set(f1.by_group["domain"]) == set(summary.groups["domain"])
     as_json = summary.to_json()
-    assert as_json["f1_qualbench"] == pytest.approx(5 / 11)
-    groups = as_json["groups"]
-    assert isinstance(groups, dict)
-    assert groups["type"]["judge"]["f1_qualbench"] == pytest.approx(1 / 3)
-    assert all("f1_qualbench" in entry for table in groups.values() for entry in table.values())
-    labels = [label for label, _, _ in metric_rows(summary)]
+    metrics = as_json["benchmark_metrics"]
+    assert isinstance(metrics, dict)
+    shown = metrics["F1 (QualBench: 2PR/(P+R), weighted P and R)"]
+    assert shown["value"] == pytest.approx(5 / 11)
+    assert shown["by_group"]["type"]["judge"] == pytest.approx(1 / 3)
+    assert "f1_qualbench" not in json.dumps(as_json["groups"])  # a tally holds what every exam has
+    labels = [row.label for row in metric_rows(summary)]
     assert "F1 (QualBench: 2PR/(P+R), weighted P and R)" in labels
     assert "weighted F1 (scikit-learn average=weighted)" in labels
+    # the F1 column of the tally tables, after the interval: the overall and each group's value
+    text = render_summary(summary, "md")
+    assert "| n | accuracy | 95% CI | F1 | correct |" in text
+    assert "| d1 | 4 | 66.7% |" in text and "| 66.7% | 2 |" in text
 
 
 def test_ambiguous_answers_are_counted_in_every_format() -> None:
     summary = summarize("r", REPORT_SAMPLES, ["domain"])
-    rates = {label: value for label, value, _ in metric_rows(summary)}
+    rates = {row.label: row.value for row in metric_rows(summary)}
     assert rates["ambiguous rate"] == pytest.approx(1 / 6)  # h of the 6 checked answers
     assert "| ambiguous |" in render_summary(summary, "md").split("\n\n")[1]  # the overall table's header
     assert "r — overall,all,ambiguous,1," in render_summary(summary, "csv")
 
 
 def test_renderings() -> None:
-    summary = summarize("r", REPORT_SAMPLES, ["domain"])
+    summary = measured(summarize("r", REPORT_SAMPLES, ["domain"]), ANSWER_METRICS)
     md = render_summary(summary, "md")
     # 3/6 has the Wilson interval 18.8%–81.2%
     assert "| all | 8 | 50.0% | 18.8–81.2 | 45.5% | 3 | 6 | 1 | 1 | 1 | 1 | 3/7 |" in md
@@ -79,7 +95,7 @@ def test_macro_and_micro_differ_by_hand() -> None:
     summary = summarize("r", REPORT_SAMPLES, ["domain"])
     assert summary.overall.accuracy == 0.5  # 3 of 6 graded questions
     assert summary.macro["domain"] == (2 / 3 + 1 / 2) / 2  # h has no domain: not in the domain mean
-    metrics = dict((label, value) for label, value, _ in metric_rows(summary))
+    metrics = {row.label: row.value for row in metric_rows(summary)}
     assert metrics["accuracy (macro, mean over domains)"] == (2 / 3 + 1 / 2) / 2
     assert metrics["unparsed rate"] == 1 / 6 and metrics["error rate"] == 1 / 8
 
@@ -105,8 +121,9 @@ def test_ceval_averages_are_means_of_subject_accuracies() -> None:
         *(graded(f"3{i}", "s2", "STEM", True) for i in range(3)),
         graded("4", "s3", "Humanities", False),
     ]
-    summary = summarize("r", rows, ["category"])
-    assert summary.category_averages == {"STEM": 0.75, "Humanities": 0.0, "Average": 0.5}
+    summary = measured(summarize("r", rows, ["category"]), (CATEGORY_AVERAGES,))
+    averages = summary.measurement("category_average")
+    assert averages is not None and averages.parts == {"STEM": 0.75, "Humanities": 0.0, "Average": 0.5}
     assert summary.overall.accuracy == 4 / 6  # the micro average is a different number
     assert summary.groups["category"]["STEM"].accuracy == 4 / 5
     text = render_summary(summary, "md")
@@ -164,14 +181,14 @@ def test_judged_open_answers_are_graded_and_earn_their_points() -> None:
         "o2": GradeRecord("o2", "careful:j", "unparsed", None, None, ()),
     }
     samples = apply_grades([*REPORT_SAMPLES, *open_answers], grades)
-    summary = summarize("r", samples, ["domain", "type"])
+    summary = measured(summarize("r", samples, ["domain", "type"]), ANSWER_METRICS)
     opened = summary.groups["type"]["open"]
     assert (opened.n, opened.graded, opened.judged, opened.ungraded) == (4, 1, 1, 3)
     assert (opened.scored, opened.points, opened.max_points) == (1, 3.0, 5.0)
     assert opened.accuracy is None and opened.interval is None
     # judged answers leave the accuracy (objective only) and the unparsed rate alone
     assert summary.overall.accuracy == 0.5 and summary.overall.graded == 7 and summary.overall.checked == 6
-    assert dict((label, v) for label, v, _ in metric_rows(summary))["unparsed rate"] == 1 / 6
+    assert {row.label: row.value for row in metric_rows(summary)}["unparsed rate"] == 1 / 6
     for table in (summary.groups["domain"], summary.groups["type"], {"all": summary.overall}):
         for name, tally in table.items():
             assert tally.scored == tally.graded, name  # every graded answer has points, and only those
@@ -186,8 +203,9 @@ def test_summary_tallies_are_the_exact_sums_of_their_samples_in_any_order() -> N
     import math
     import random
 
-    from kaoshi.results.aggregate import GROUP_KEYS, Tally, part_of
+    from kaoshi.results.aggregate import GROUP_KEYS, part_of
     from kaoshi.results.metrics import UNKNOWN_GROUP
+    from kaoshi.results.tally import Tally
 
     kinds: list[dict[str, object]] = [
         {},
@@ -216,7 +234,7 @@ def test_summary_tallies_are_the_exact_sums_of_their_samples_in_any_order() -> N
         return {**Tally().__dict__, **integers, **exact}
 
     def counts(tally: Tally) -> dict[str, object]:
-        return {**tally.__dict__, "f1_qualbench": None}  # set per group by summarize
+        return dict(tally.__dict__)
 
     assert summary.overall.n == 40
     assert counts(summary.overall) == one_by_one(samples)

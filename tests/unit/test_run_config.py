@@ -63,9 +63,11 @@ def test_every_config_field_is_a_run_option_and_every_run_option_a_field() -> No
     offered = {action.dest for action in command("run")._actions}
     assert offered - CLI_ONLY == set(generated)
     assert set(generated.values()) == (set(RUN_OPTIONS) - {"backend"}) | set(BACKEND_OPTIONS)
-    # RunConfig owns seed, batch_size and adapter; every other ModelOptions field is a backend option.
-    own = {f.name for f in dataclasses.fields(ModelOptions) if CLI not in f.metadata}
-    assert own == {"seed", "batch_size", "adapter"} == set(RUN_OPTIONS) & own
+    # Every ModelOptions field is an option, and each option has one owner: no name is both the run's and
+    # the backend's (seed, batch_size and adapter are the backend's: what the model is loaded with).
+    assert all(CLI in f.metadata for f in dataclasses.fields(ModelOptions))
+    assert not set(RUN_OPTIONS) & set(BACKEND_OPTIONS)
+    assert {"seed", "batch_size", "adapter"} <= set(BACKEND_OPTIONS)
 
 
 def test_the_parsed_command_line_is_a_run_config() -> None:
@@ -83,14 +85,14 @@ def test_the_parsed_command_line_is_a_run_config() -> None:
         exemplars=("a", "b"),
         exemplars_file=Path("x.jsonl"),
         shard=(2, 8),
-        seed=3,
-        batch_size=4,
         multi_policy="f1",
         partial_credit=0.25,
         standard_scores={"数学": 150.0},
-        adapter=Path("lora"),
         llm_extractor="random",
         backend=ModelOptions(
+            seed=3,
+            batch_size=4,
+            adapter="lora",
             base_url=("http://a", "http://b"),
             requests_per_minute=30.0,
             timeout_s=9.0,
@@ -118,7 +120,7 @@ def test_help_fills_in_each_commands_default() -> None:
 
 
 def test_evaluate_with_a_config_equals_evaluate_with_keywords() -> None:
-    config = kaoshi.RunConfig(method="loglik", seed=3, limit=6, backend=ModelOptions(dtype="float32"))
+    config = kaoshi.RunConfig(method="loglik", limit=6, backend=ModelOptions(seed=3, dtype="float32"))
     by_config = kaoshi.evaluate("sample", "random", config, max_new_tokens_open=64, shard="1/2")
     by_keywords = kaoshi.evaluate(
         "sample",
@@ -133,6 +135,7 @@ def test_evaluate_with_a_config_equals_evaluate_with_keywords() -> None:
     assert by_config.name == by_keywords.name
     assert by_config.spec == by_keywords.spec
     assert by_config.spec.model_settings == {"dtype": "float32"}
+    assert by_config.spec.seed == 3  # the backend's seed is the run's
     assert [s.to_json() for s in by_config.samples] == [s.to_json() for s in by_keywords.samples]
     # An override wins over the config's value, the config is left as it was.
     assert len(kaoshi.evaluate("sample", "random", config, limit=2).samples) == 2 * 4  # 4 subjects
@@ -148,20 +151,17 @@ def test_an_unknown_option_is_a_type_error_naming_the_known_ones() -> None:
         RunConfig().override(methd="loglik")
 
 
-def test_the_config_takes_values_as_given_and_keeps_the_runs_own_fields_off_its_backend() -> None:
-    config = RunConfig(exemplars=["q1"], exemplars_file="x.jsonl", adapter="lora", shard="2/8")  # type: ignore[arg-type]
-    assert (config.exemplars, config.exemplars_file, config.adapter, config.shard) == (
-        ("q1",),
-        Path("x.jsonl"),
-        Path("lora"),
-        (2, 8),
-    )
-    loaded_with = config.override(seed=5, batch_size=8, device="cpu").model_options()
+def test_the_config_takes_values_as_given_and_its_backend_holds_what_the_model_loads_with() -> None:
+    config = RunConfig(exemplars=["q1"], exemplars_file="x.jsonl", shard="2/8")  # type: ignore[arg-type]
+    assert (config.exemplars, config.exemplars_file, config.shard) == (("q1",), Path("x.jsonl"), (2, 8))
+    changed = config.override(seed=5, batch_size=8, adapter=Path("lora"), device="cpu")
+    loaded_with = changed.backend
     assert (loaded_with.seed, loaded_with.batch_size, loaded_with.adapter, loaded_with.device) == (
         5,
         8,
         "lora",
         "cpu",
     )
-    with pytest.raises(TypeError, match="seed: set on the RunConfig"):
-        RunConfig(backend=ModelOptions(seed=5))
+    # the run reads its seed and adapter from there: one value each
+    assert (changed.seed, changed.adapter) == (5, Path("lora"))
+    assert (config.seed, config.adapter, config.backend) == (0, None, ModelOptions())

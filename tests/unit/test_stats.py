@@ -7,7 +7,7 @@ import math
 import pytest
 
 from kaoshi.analysis.stats import paired_bootstrap, wilson_interval
-from kaoshi.results.metrics import macro_accuracy, qualbench_f1, weighted_f1
+from kaoshi.results.metrics import macro_accuracy, pr_f1, weighted_f1
 
 
 @pytest.mark.parametrize(
@@ -46,11 +46,11 @@ def test_qualbench_f1_by_hand() -> None:
     # FORMATS.md's example. Weighted precision: A 2 x 1/1, B 1 x 1/2, C 1 x 0 (never predicted), AB 1 x 1
     # -> 3.5 / 5 = 0.7; weighted recall = accuracy = 3/5; F1 = 2 * 0.7 * 0.6 / 1.3 = 0.64615.
     pairs = list(zip(["A", "A", "B", "C", "AB"], ["A", "B", "B", "", "AB"], strict=True))
-    assert qualbench_f1(pairs) == pytest.approx(0.646154, abs=1e-6)
+    assert pr_f1(pairs) == pytest.approx(0.646154, abs=1e-6)
     assert weighted_f1(pairs) == pytest.approx(0.6)  # the support-weighted mean of per-label F1s differs
-    assert qualbench_f1([("正确", "正确"), ("ABD", "ABD")]) == 1.0
-    assert qualbench_f1([("A", "B")]) == 0.0
-    assert qualbench_f1([]) is None
+    assert pr_f1([("正确", "正确"), ("ABD", "ABD")]) == 1.0
+    assert pr_f1([("A", "B")]) == 0.0
+    assert pr_f1([]) is None
 
 
 def test_qualbench_f1_matches_scikit_learn_weighted_precision_and_recall() -> None:
@@ -65,7 +65,7 @@ def test_qualbench_f1_matches_scikit_learn_weighted_precision_and_recall() -> No
         precision = metrics.precision_score(gold, predicted, average="weighted", zero_division=0)
         recall = metrics.recall_score(gold, predicted, average="weighted", zero_division=0)
         expected = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        assert qualbench_f1(zip(gold, predicted, strict=True)) == pytest.approx(expected, abs=1e-12)
+        assert pr_f1(zip(gold, predicted, strict=True)) == pytest.approx(expected, abs=1e-12)
 
 
 def test_macro_accuracy_skips_ungraded_groups() -> None:

@@ -15,7 +15,7 @@ import pytest
 from kaoshi.analysis.outputs import TAIL_CHARS
 from kaoshi.api import boards, comparing, kept
 from kaoshi.api.boards import leaderboard
-from kaoshi.api.summary import load_run, load_scores, summarize
+from kaoshi.api.summary import benchmark_metrics, load_run, load_scores, summarize
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.report.compare import ComparedRuns, compare_runs, render_comparison
 from kaoshi.report.leaderboard import build_board, leaderboard_table
@@ -81,7 +81,10 @@ def whole_boards_json(path: Path) -> list[dict[str, object]]:
     for name in sorted(by_benchmark):
         loaded = [load_run(r.name, store=path) for r in by_benchmark[name]]
         board = build_board(
-            name, [(one.run, list(one.samples), one.grader) for one in loaded], leaderboard_layout(name)
+            name,
+            [(one.run, list(one.samples), one.grader) for one in loaded],
+            leaderboard_layout(name),
+            metrics=benchmark_metrics(name),
         )
         found.append(board.to_json(leaderboard_table(board)))
     return found
@@ -368,7 +371,7 @@ def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
     ones found from their score rows, with errors, an id holding another question and a judge's grades;
     and in each benchmark's golden runs written again by this kaoshi."""
     from kaoshi.api.counting import open_types
-    from kaoshi.runner.judge import chosen_grader
+    from kaoshi.results.grading import chosen_grader
     from kaoshi.store.pairing import AnswerRow
     from kaoshi.view.compare import differences, key_differences
 

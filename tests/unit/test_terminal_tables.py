@@ -115,3 +115,39 @@ def test_the_newcomers_commands_fit_a_100_column_terminal(
     assert out.strip() and max(widths(out)) <= 100
     if command == ["runs"]:
         assert any(run in line for line in out.splitlines())  # whole, on one line
+
+
+def test_a_cell_with_brackets_shows_as_it_is() -> None:
+    """Cells, headers, titles and notes are text, never rich markup: `kaoshi[api]` keeps its `[api]`, a
+    model's answer `[A]` and a `[bold]` in a reply show as written."""
+    table = TextTable(
+        "runs [of the day]",
+        ("[run]", "install"),
+        [["[A]", "pip install 'kaoshi[api]'"], ["[bold]x[/bold]", "y"]],
+        note="see [docs]",
+    )
+    shown = render_tables([table], "table")
+    for text in (
+        "runs [of the day]",
+        "[run]",
+        "[A]",
+        "pip install 'kaoshi[api]'",
+        "[bold]x[/bold]",
+        "see [docs]",
+    ):
+        assert text in shown, text
+
+
+def test_kaoshi_samples_shows_a_reply_with_brackets_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kaoshi
+
+    monkeypatch.setenv("COLUMNS", "240")
+    store = tmp_path / "s.sqlite"
+    kaoshi.evaluate(
+        "sample", lambda prompt: "答案：[A] [bold]x[/bold]", store=store, run_name="t [x]", limit_total=2
+    )
+    shown = cli(capsys, "samples", "t [x]", "--store", str(store))
+    assert "t [x]: 2 sample(s)" in shown
+    assert "答案：[A] [bold]x[/bold]" in shown

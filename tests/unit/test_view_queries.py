@@ -12,7 +12,7 @@ import pytest
 from kaoshi.api.summary import load_run, runs
 from kaoshi.errors import InputError
 from kaoshi.report.html import outcome
-from kaoshi.runner.judge import apply_grades
+from kaoshi.results.grading import apply_grades
 from kaoshi.store import GradeRecord, SampleRecord, Store
 from kaoshi.view import live as live_module
 from kaoshi.view.filters import PAGE_SIZE, SampleFilter, choice_counts, like_pattern, matching

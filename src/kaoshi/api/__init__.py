@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "BenchmarkInfo": "kaoshi.api.catalog",
     "list_benchmarks": "kaoshi.api.catalog",
+    "BackendInfo": "kaoshi.models.catalog",
+    "list_backends": "kaoshi.models.catalog",
+    "model_spec_help": "kaoshi.models.catalog",
     "AgreementReport": "kaoshi.report.agreement",
+    "BackendKeywords": "kaoshi.runner.keywords",
     "BackupResult": "kaoshi.api.store_tools",
     "Board": "kaoshi.report.leaderboard",
     "CheckpointResult": "kaoshi.api.store_tools",
@@ -38,7 +42,7 @@ _EXPORTS = {
     "RunConfig": "kaoshi.runner.config",
     "RunInfo": "kaoshi.api.summary",
     "RunInterrupted": "kaoshi.api.evaluation",
-    "RunOptions": "kaoshi.runner.prepare",
+    "RunKeywords": "kaoshi.runner.keywords",
     "RunRecord": "kaoshi.store",
     "RunSpec": "kaoshi.store",
     "RunStatus": "kaoshi.store",
@@ -51,7 +55,7 @@ _EXPORTS = {
     "Store": "kaoshi.store",
     "StoreCheck": "kaoshi.api.store_tools",
     "StoreError": "kaoshi.store",
-    "Tally": "kaoshi.results.aggregate",
+    "Tally": "kaoshi.results.tally",
     "UnknownName": "kaoshi.errors",
     "Vote": "kaoshi.api.studies",
     "agreement": "kaoshi.api.grading_agreement",
@@ -176,6 +180,7 @@ if TYPE_CHECKING:
         ModelError,
         ModelOptions,
     )
+    from kaoshi.models.catalog import BackendInfo, list_backends, model_spec_help
     from kaoshi.report.agreement import (
         AgreementReport,
     )
@@ -184,6 +189,8 @@ if TYPE_CHECKING:
     )
     from kaoshi.results.aggregate import (
         RunSummary,
+    )
+    from kaoshi.results.tally import (
         Tally,
     )
     from kaoshi.runner.config import (
@@ -192,8 +199,9 @@ if TYPE_CHECKING:
     from kaoshi.runner.judge import (
         JudgeOutcome,
     )
-    from kaoshi.runner.prepare import (
-        RunOptions,
+    from kaoshi.runner.keywords import (
+        BackendKeywords,
+        RunKeywords,
     )
     from kaoshi.runner.rescore import (
         RescoreOutcome,
@@ -234,6 +242,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AgreementReport",
+    "BackendInfo",
+    "BackendKeywords",
     "BackupResult",
     "BenchmarkInfo",
     "Board",
@@ -259,7 +269,7 @@ __all__ = [
     "RunConfig",
     "RunInfo",
     "RunInterrupted",
-    "RunOptions",
+    "RunKeywords",
     "RunRecord",
     "RunSpec",
     "RunStatus",
@@ -287,6 +297,7 @@ __all__ = [
     "finetune",
     "judge",
     "leaderboard",
+    "list_backends",
     "list_benchmarks",
     "load_exam",
     "load_exam_result",
@@ -294,6 +305,7 @@ __all__ = [
     "load_run",
     "load_scores",
     "merge",
+    "model_spec_help",
     "parse_shard",
     "remove_runs",
     "rename_run",

@@ -7,13 +7,14 @@ from dataclasses import replace
 
 from kaoshi.api.counting import Counted
 from kaoshi.api.kept import kept_comparison
-from kaoshi.api.summary import StoreLike, open_store, read_scores
+from kaoshi.api.summary import StoreLike, benchmark_metrics, open_store, read_scores
 from kaoshi.benchmarks import leaderboard_layout
 from kaoshi.errors import InputError
 from kaoshi.report.leaderboard import Board, Entry, build_board
 from kaoshi.results.aggregate import RunSummary, summarize_kinds
+from kaoshi.results.grading import chosen_grader
 from kaoshi.results.layout import LeaderboardLayout
-from kaoshi.runner.judge import chosen_grader
+from kaoshi.results.metric import measured
 from kaoshi.store import RunRecord, Store
 from kaoshi.store.columns import ScoreRow
 
@@ -54,7 +55,8 @@ def keep_board(store: Store, benchmark: str) -> None:
     from the rows each time), nor when the store cannot be written just then."""
     records = [run for run in store.runs() if run.spec.benchmark == benchmark]
     if records and store.keeps_summaries():
-        _counted_board(store, benchmark, records, leaderboard_layout(benchmark), keep=True)
+        # what is kept is the counts: the benchmark's metrics are measured on them when a board is read
+        _counted_board(store, benchmark, records, leaderboard_layout(benchmark), keep=True, measure=False)
 
 
 def _board(store: Store, benchmark: str, records: Sequence[RunRecord], keep: bool) -> Board:
@@ -69,7 +71,7 @@ def _board(store: Store, benchmark: str, records: Sequence[RunRecord], keep: boo
         loaded.append((run, list(scored.rows), scored.grader))
         if run.spec.repeats > 1:
             repeats[run.name] = list(scored.repeat_rows)
-    return _unpaired(build_board(benchmark, loaded, layout, repeats))
+    return _unpaired(build_board(benchmark, loaded, layout, repeats, metrics=benchmark_metrics(benchmark)))
 
 
 def _unpaired(board: Board) -> Board:
@@ -87,18 +89,28 @@ def _unpaired(board: Board) -> Board:
 
 
 def _counted_board(
-    store: Store, benchmark: str, records: Sequence[RunRecord], layout: LeaderboardLayout, keep: bool
+    store: Store,
+    benchmark: str,
+    records: Sequence[RunRecord],
+    layout: LeaderboardLayout,
+    keep: bool,
+    *,
+    measure: bool = True,
 ) -> Board | None:
     """The board build_board makes, with SQLite doing the counting (kaoshi.api.counting) or from what the
     store keeps of it (kaoshi.api.kept); None where a run has k samples a question or rows from before the
-    fingerprint and group columns: build_board from their score rows then."""
+    fingerprint and group columns: build_board from their score rows then. `measure` False: the summaries
+    without the benchmark's metrics (what is kept is the counts: a board read from them measures them)."""
     graders = [chosen_grader(store, run.name, None) for run in records]
+    metrics = benchmark_metrics(benchmark) if measure else ()
 
     def summarize(run: RunRecord, grader: str | None, counted: Counted) -> RunSummary:
-        # as build_board summarises a run: by subject and domain, with its standard scores
-        return summarize_kinds(
+        # as build_board summarises a run: by subject and domain, with its standard scores and the
+        # benchmark's own numbers
+        summary = summarize_kinds(
             run.name, counted.kinds, counted.outcomes, ["subject", "domain"], run.spec.standard_scores
         )
+        return measured(summary, metrics)
 
     compared = kept_comparison(store, records, graders, summarize, keep=keep)
     if compared is None:

@@ -15,7 +15,7 @@ from kaoshi.api.kept import REPORT, kept_comparison
 from kaoshi.api.summary import StoreLike, completed_summary, open_store, read_scores
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, summarize_kinds
-from kaoshi.runner.judge import chosen_grader
+from kaoshi.results.grading import chosen_grader
 from kaoshi.store import RunRecord
 from kaoshi.store.columns import ScoreRow
 

@@ -30,7 +30,7 @@ from kaoshi.runner.cache import CachePolicy, cached_for
 from kaoshi.runner.config import RunConfig
 from kaoshi.runner.prepare import PreparedRun, prepare_run
 from kaoshi.runner.run import plan_run
-from kaoshi.runner.samples import PendingQuestion
+from kaoshi.runner.samples import PendingQuestion, new_tokens
 from kaoshi.runner.spending import sample_cost
 from kaoshi.store import Store
 from kaoshi.store.opening import IN_MEMORY
@@ -141,7 +141,7 @@ def estimate_prepared(
             count if count is not None else _approximate(p.prompt)
             for count, p in zip(counts, pending, strict=True)
         )
-        budget = sum(spec.new_tokens(p.question.type.value) for p in pending)
+        budget = sum(new_tokens(spec, p.question.type.value) for p in pending)
     finally:
         if given is None:
             loaded.close()

@@ -6,7 +6,8 @@ import logging
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -29,7 +30,8 @@ from kaoshi.runner.batching import BatchesUnanswered as BatchesUnanswered  # re-
 from kaoshi.runner.batching import BatchPolicy as BatchPolicy  # re-exported: kaoshi.evaluate(batch=...)
 from kaoshi.runner.batching import BatchWait as BatchWait  # re-exported: BatchPolicy.on_wait's argument
 from kaoshi.runner.cache import CachePolicy as CachePolicy  # re-exported: kaoshi.evaluate(cache=...)
-from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig
+from kaoshi.runner.config import BACKEND_OPTIONS, RunConfig, unknown_option
+from kaoshi.runner.keywords import BackendKeywords, RunKeywords, Unpack
 from kaoshi.runner.prepare import PreparedRun, check_before_load, prepare_run
 from kaoshi.runner.run import ProgressCallback, RunOutcome, execute_run
 from kaoshi.runner.spending import CostCapReached, Spending
@@ -38,6 +40,7 @@ from kaoshi.store.leases import Lease
 
 if TYPE_CHECKING:
     import pandas
+
 
 ModelLike = str | Model | Callable[[Any], str]
 IN_MEMORY = ":memory:"
@@ -164,7 +167,7 @@ def evaluate(
     max_cost: float | None = None,
     cache: CachePolicy | None = None,
     batch: BatchPolicy | None = None,
-    **overrides: Any,
+    **overrides: Unpack[RunKeywords],
 ) -> EvalResult:
     """Evaluate `model` on `exam` into a store, resuming a run of the same name; the options are those of
     `kaoshi run` (the same options record the same run spec, so either resumes the other's runs).
@@ -173,13 +176,15 @@ def evaluate(
     model: a spec string ("smollm2", "hf:ID", "openai:MODEL", "random", ...), a `kaoshi.models.Model`
         (`kaoshi.models.from_transformers(model, tokenizer)` for weights already in memory), or a callable
         prompt -> answer text. A model evaluate loads is closed at the end; one passed in is left open.
-    config: the run's options (`kaoshi.RunConfig`: method, prompt, shots, limit, limit_total, seed,
-        max_new_tokens, ..., and `backend`, the `kaoshi.models.ModelOptions`); default: `kaoshi run`'s
-        defaults. `limit=N` takes the first N questions of each subject (its domain where it has none),
-        `limit_total=N` at most N in all after it.
-    **overrides: options by name, over `config`'s: a RunConfig field (`method="loglik"`, `shard="2/8"`,
-        `limit=10`), or a backend's setting (ModelOptions fields: device, dtype, base_url, concurrency,
-        requests_per_minute, timeout_s, max_retries, max_length, ...); TypeError for any other name.
+    config: the run's options (`kaoshi.RunConfig`: method, prompt, shots, limit, limit_total,
+        max_new_tokens, ..., and `backend`, the `kaoshi.models.ModelOptions`: seed, batch_size, adapter,
+        device, ...); default: `kaoshi run`'s defaults. `limit=N` takes the first N questions of each
+        subject (its domain where it has none), `limit_total=N` at most N in all after it.
+    **overrides: options by name, over `config`'s (typed: kaoshi.runner.keywords.RunKeywords): a RunConfig
+        field (`method="loglik"`, `shard="2/8"`, `limit=10`), or a backend's setting (ModelOptions fields:
+        seed, batch_size, adapter, device, dtype, base_url, concurrency, max_length, ...); TypeError naming
+        the close ones for any other name. A model passed in runs with the settings it was loaded with;
+        one asked otherwise is a TypeError.
     store: a path, an open `kaoshi.store.Store`, or None for an in-memory store (gone with the result).
     run_name: default <exam>-<split>-<model>-<method>-<N>shot, then -limit<N> / -total<N> for the limits;
         the same name resumes.
@@ -203,30 +208,11 @@ def evaluate(
     if isinstance(exam, LoadResult):
         exam = exam.exam
     if isinstance(model, Model):
-        # A loaded model runs as it was loaded; the spec records its own settings, so say so rather than
-        # record options it never used.
-        ignored = [
-            *(name for name in BACKEND_OPTIONS if name in overrides or _set_on_backend(options, name)),
-            *(["adapter"] if options.adapter is not None else []),
-            *(["batch_size"] if options.batch_size else []),
-        ]
-        if ignored:
-            raise TypeError(
-                f"{', '.join(ignored)} would not reach a model already loaded: "
-                "pass them to kaoshi.load_model (or from_transformers) instead"
-            )
-        if options.seed != model.options.seed:
-            raise TypeError(f"seed={options.seed}, but the model was loaded with seed {model.options.seed}")
-        model_options = model.options
-        if model.options.adapter:
-            options = replace(options, adapter=Path(model.options.adapter))
-    else:
-        model_options = options.model_options()
+        options = replace(options, backend=_loaded_with(model, options.backend, given=overrides))
     return evaluate_prepared(
         exam,
         model,
         options,
-        model_options,
         run_name=run_name,
         store=store,
         join=join,
@@ -239,41 +225,51 @@ def evaluate(
     )
 
 
-def load_model(spec: str, *, seed: int = 0, batch_size: int | None = None, **backend: Any) -> Model:
+def _loaded_with(model: Model, asked: ModelOptions, given: Collection[str]) -> ModelOptions:
+    """The settings a model already loaded runs with: its own, which the spec records. TypeError for a
+    setting asked otherwise (`given` by keyword, or set on the config's backend): it would not reach the
+    model, and the spec would record what the model never used."""
+    default = ModelOptions()
+    refused = [
+        name
+        for name in BACKEND_OPTIONS
+        if (name in given or getattr(asked, name) != getattr(default, name))
+        and getattr(asked, name) != getattr(model.options, name)
+    ]
+    if refused:
+        shown = ", ".join(
+            f"{name}={getattr(asked, name)!r} (loaded with {getattr(model.options, name)!r})"
+            for name in refused
+        )
+        raise TypeError(
+            f"{shown}: would not reach a model already loaded; pass them to kaoshi.load_model (or "
+            "from_transformers) instead"
+        )
+    return model.options
+
+
+def load_model(spec: str, **backend: Unpack[BackendKeywords]) -> Model:
     """Load a backend once to evaluate it several times (e.g. both methods); close it when done.
 
     spec: "smollm2", "hf:ID_OR_FOLDER", "gguf:FILE", "openai:MODEL", "vllm:ID", "random", ...;
-    **backend: `kaoshi.models.ModelOptions` fields (device, dtype, base_url, max_length, ...)."""
-    return resolve_model(spec, backend_options(backend, seed=seed, batch_size=batch_size, adapter=None))
+    **backend: `kaoshi.models.ModelOptions` fields (seed, batch_size, adapter, device, dtype, base_url,
+    max_length, ...)."""
+    return resolve_model(spec, backend_options(backend))
 
 
-def backend_options(
-    backend: Mapping[str, Any], *, seed: int, batch_size: int | None, adapter: Path | None
-) -> ModelOptions:
-    """ModelOptions from backend keywords (load_model's, judge's); TypeError naming an unknown one."""
+def backend_options(backend: Mapping[str, Any], **fixed: Any) -> ModelOptions:
+    """ModelOptions from backend keywords (load_model's, judge's), with `fixed` the ones the caller sets
+    itself; TypeError naming an unknown one."""
     unknown = sorted(set(backend) - set(BACKEND_OPTIONS))
     if unknown:
-        raise TypeError(
-            f"unknown option {unknown[0]!r} (backend options: {', '.join(sorted(BACKEND_OPTIONS))})"
-        )
-    return ModelOptions(
-        seed=seed, batch_size=batch_size, adapter=str(adapter) if adapter is not None else None, **backend
-    )
-
-
-def _set_on_backend(config: RunConfig, name: str) -> bool:
-    """Whether the config's backend setting `name` is other than the default."""
-    return bool(getattr(config.backend, name) != getattr(_DEFAULT_BACKEND, name))
-
-
-_DEFAULT_BACKEND = ModelOptions()
+        raise unknown_option(unknown[0])
+    return ModelOptions(**backend, **fixed)
 
 
 def evaluate_prepared(
     exam: Exam,
     model: ModelLike,
     options: RunConfig,
-    model_options: ModelOptions,
     *,
     run_name: str | None,
     store: StoreLike,
@@ -286,8 +282,13 @@ def evaluate_prepared(
     batch: BatchPolicy | None = None,
 ) -> EvalResult:
     """evaluate with its options already gathered (the `kaoshi run` command calls this); `spending`: its
-    cost cap (spending_of)."""
-    given = as_model(model, model_options)
+    cost cap (spending_of).
+
+    A run is prepared, its store opened, its spec checked and its lease taken, its model loaded (after
+    the check: a refused spec costs no load), run, and then closed: the model if this call loaded it, the
+    store if this call opened it. Into a store file not made yet, the model loads before the file is
+    made, so that a bad model spec leaves no empty store behind."""
+    given = as_model(model, options.backend)
     spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
     if options.chat is not None:
         chat: bool | None = options.chat
@@ -296,24 +297,56 @@ def evaluate_prepared(
     else:
         chat = default_chat_before_load(spec_text, options.method)
     prepared = prepare_run(
-        exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=notify
+        exam, spec_text, options, options.backend, chat=chat, run_name=run_name, notify=notify
     )
     session = _Session(join, notify, on_sample, on_plan, spending, cache or CachePolicy(), batch)
+    with ExitStack() as stack:
+        run_model = stack.enter_context(_RunModel(given, prepared.spec.model, options.backend))
+        if _makes_store_file(store):
+            run_model.load()
+        opened = stack.enter_context(_opened_store(store))
+        return _evaluate_in(opened, prepared, run_model, session)
+
+
+def _makes_store_file(store: StoreLike) -> bool:
+    """Whether opening the store makes its file."""
+    return store is not None and not isinstance(store, Store) and not Path(store).exists()
+
+
+def _opened_store(store: StoreLike) -> AbstractContextManager[Store]:
+    """The run's store: the caller's Store (left open), or a file or one in memory (None), closed when
+    the run ends."""
     if isinstance(store, Store):
-        return _evaluate_in(store, prepared, given, model_options, run_name, session)
-    path = Path(IN_MEMORY if store is None else store)
-    if store is not None and not path.exists():
-        # A new store file is made once the model has loaded: a bad model spec leaves no empty store.
-        model_loaded = given or resolve_model(prepared.spec.model, model_options)
-        try:
-            with Store(path) as opened:
-                return _evaluate_in(opened, prepared, model_loaded, model_options, run_name, session)
-        finally:
-            if given is None:
-                model_loaded.close()
-    with Store(path) as opened:
-        result = _evaluate_in(opened, prepared, given, model_options, run_name, session)
-    return replace(result, store=None) if store is None else result
+        return nullcontext(store)
+    return Store(Path(IN_MEMORY if store is None else store))
+
+
+class _RunModel:
+    """The run's model: the caller's (never closed here), or loaded from the spec when first needed and
+    closed once when the run ends."""
+
+    def __init__(self, given: Model | None, spec: str, options: ModelOptions) -> None:
+        self.given, self.spec, self.options = given, spec, options
+        self._loaded: Model | None = None
+
+    def load(self) -> Model:
+        if self.given is not None:
+            return self.given
+        if self._loaded is None:
+            self._loaded = resolve_model(self.spec, self.options)
+        return self._loaded
+
+    def close(self) -> None:
+        """Close the model if it was loaded here (once, however often asked)."""
+        loaded, self._loaded = self._loaded, None
+        if loaded is not None:
+            loaded.close()
+
+    def __enter__(self) -> _RunModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass(frozen=True)
@@ -330,36 +363,30 @@ class _Session:
     batch: BatchPolicy | None = None  # send through the provider's batch endpoint (--batch)
 
 
-def _evaluate_in(
-    store: Store,
-    prepared: PreparedRun,
-    given: Model | None,
-    model_options: ModelOptions,
-    run_name: str | None,
-    session: _Session,
-) -> EvalResult:
+def _evaluate_in(store: Store, prepared: PreparedRun, run_model: _RunModel, session: _Session) -> EvalResult:
     """Check the spec and take the run's lease before the model loads (minutes for a 7B model), run, read
     back."""
-    prepared = check_before_load(store, prepared, default_name=run_name is None, notify=session.notify)
+    check_before_load(store, prepared)
+    in_memory = store.path == Path(IN_MEMORY)
     with store.hold(prepared.name, join=session.join) as lease:
         for dead in lease.taken_over:
             session.notify(
                 f"note: took over run {prepared.name!r} from {dead.describe(time.time())}, which is gone; "
                 "the questions it had claimed are asked again"
             )
-        outcome = _run(prepared, given, model_options, store, lease, session)
-        if store.path != Path(IN_MEMORY) and not lease.others_alive():
+        outcome = _run(prepared, run_model, store, lease, session)
+        run_model.close()  # its memory (a GPU's) is free before the board is counted
+        if not in_memory and not lease.others_alive():
             # the run's answers are in: its benchmark's board is counted now and kept, so that the next
             # `kaoshi leaderboard` reads it (a process that joined this run and answers it still keeps it
             # when it ends)
             keep_board(store, prepared.spec.benchmark)
     # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
     # a store in memory, gone with it.
-    in_memory = store.path == Path(IN_MEMORY)
     return EvalResult(
         name=prepared.name,
         spec=store.get_run(prepared.name).spec,
-        store=store.path,
+        store=None if in_memory else store.path,
         new_samples=outcome.new_samples,
         already_done=outcome.already_done,
         errors=outcome.errors,
@@ -386,40 +413,31 @@ def as_model(model: ModelLike | None, options: ModelOptions) -> Model | None:
 
 
 def _run(
-    prepared: PreparedRun,
-    given: Model | None,
-    model_options: ModelOptions,
-    store: Store,
-    lease: Lease,
-    session: _Session,
+    prepared: PreparedRun, run_model: _RunModel, store: Store, lease: Lease, session: _Session
 ) -> RunOutcome:
-    model = given if given is not None else resolve_model(prepared.spec.model, model_options)
+    model = run_model.load()
     spec = (
         prepared.spec
         if prepared.chat_known
         else replace(prepared.spec, chat=model.default_chat_for(prepared.spec.method))
     )
-    extractor = None
     try:
-        if spec.llm_extractor:
-            # The extractor is a model of its own: not the run's replicas, adapter or GPUs.
-            local = replace(model_options, ray=False, replicas=1, ray_address=None, adapter=None)
-            extractor = resolve_model(spec.llm_extractor, local)
-        return execute_run(
-            name=prepared.name,
-            exam=prepared.exam,
-            spec=spec,
-            model=model,
-            template=prepared.template,
-            store=store,
-            on_sample=session.on_sample,
-            on_plan=session.on_plan,
-            extractor=extractor,
-            lease=lease,
-            spending=session.spending,
-            cache=session.cache,
-            batch=session.batch,
-        )
+        with _extractor(spec.llm_extractor, run_model.options) as extractor:
+            return execute_run(
+                name=prepared.name,
+                exam=prepared.exam,
+                spec=spec,
+                model=model,
+                template=prepared.template,
+                store=store,
+                on_sample=session.on_sample,
+                on_plan=session.on_plan,
+                extractor=extractor,
+                lease=lease,
+                spending=session.spending,
+                cache=session.cache,
+                batch=session.batch,
+            )
     except CostCapReached as capped:
         saved, where = _stopped(store, lease, prepared.name)
         raise RunCapped(prepared.name, saved, capped.spent, capped.cap, where) from None
@@ -429,11 +447,20 @@ def _run(
     except BatchesUnanswered:
         _stopped(store, lease, prepared.name)
         raise
+
+
+@contextmanager
+def _extractor(spec: str | None, options: ModelOptions) -> Iterator[Model | None]:
+    """The LLM extractor a run's spec names (None: none), closed when the run ends. It is a model of its
+    own: not the run's replicas, adapter or GPUs."""
+    if not spec:
+        yield None
+        return
+    extractor = resolve_model(spec, replace(options, ray=False, replicas=1, ray_address=None, adapter=None))
+    try:
+        yield extractor
     finally:
-        if given is None:
-            model.close()
-        if extractor is not None:
-            extractor.close()
+        extractor.close()
 
 
 def _stopped(store: Store, lease: Lease, name: str) -> tuple[int, Path | None]:

@@ -25,9 +25,7 @@ def shuffle_exam(exam: Exam, seed: int = 0) -> Exam:
 def save_exam(exam: Exam, path: str | Path, *, header: dict[str, Any] | None = None) -> int:
     """Write the exam (its few-shot pool and questions) as kaoshi JSONL; how many questions were written.
     The header keeps the exam's name, description and standard scores, and `header`'s keys."""
-    return write_exam(
-        Path(path), (*exam.fewshot, *exam.questions), {**exam_header(exam.metadata), **(header or {})}
-    )
+    return write_exam(Path(path), (*exam.fewshot, *exam.questions), {**exam_header(exam), **(header or {})})
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def split_to_files(
     seed, ratio, strata, ids and each question's content key (`source`: where the exam came from)."""
     split = split_exam(exam, train, seed, list(stratify))
     out = Path(folder)
-    header = exam_header(exam.metadata)
+    header = exam_header(exam)
     write_exam(out / "train.jsonl", (*exam.fewshot, *split.train), header)
     write_exam(out / "test.jsonl", (*exam.fewshot, *split.test), header)
     manifest = split.manifest(source or exam.name)

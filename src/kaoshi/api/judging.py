@@ -13,6 +13,7 @@ from kaoshi.models.registry import resolve_model
 from kaoshi.prompts.judge import JUDGE_MODES
 from kaoshi.runner.batching import BatchPolicy
 from kaoshi.runner.judge import JudgeOutcome, JudgeSetup, judge_run, pending
+from kaoshi.runner.keywords import BackendKeywords, Unpack
 from kaoshi.store import GradeRecord
 
 
@@ -24,19 +25,18 @@ def judge(
     mode: str = "careful",
     second_judge: ModelLike | None = None,
     max_new_tokens: int = 512,
-    seed: int = 0,
-    batch_size: int | None = None,
     on_grade: Callable[[GradeRecord], None] | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     batch: BatchPolicy | None = None,
-    **backend: Any,
+    **backend: Unpack[BackendKeywords],
 ) -> JudgeOutcome:
     """Grade the run's open answers not yet graded by this judge setup; every judge call is stored, so
     judging resumes. Grades are kept per grader (`careful:<judge>`, `debate:<a>+<b>`); reports fold in
     the most recent one. No judge is loaded when nothing is left to grade.
 
     judge / second_judge: a model spec, a `kaoshi.models.Model` or a callable prompt -> reply (a loaded
-    spec is closed at the end). **backend: `kaoshi.models.ModelOptions` fields (base_url, ...).
+    spec is closed at the end). **backend: `kaoshi.models.ModelOptions` fields (seed, batch_size, base_url,
+    ...; no adapter: a judge is the model it names).
     on_plan(total, done): before each round of judge calls (a debate has two), once the judges are loaded:
     the open answers the round covers and how many have its grade already. on_grade: each grade as it is
     stored, one per judge call (a debate's first round gives a PARTIAL grade). batch: the judge calls go
@@ -46,7 +46,9 @@ def judge(
         raise InputError(f"unknown judge mode {mode!r} (known: {', '.join(JUDGE_MODES)})")
     if second_judge is not None and mode != "debate":
         raise InputError("--second-judge is for --mode debate")
-    options = backend_options(backend, seed=seed, batch_size=batch_size, adapter=None)
+    if backend.get("adapter") is not None:
+        raise InputError("a judge is loaded without an adapter: --adapter is for the run's own model")
+    options = backend_options(backend)
     first_given, second_given = as_model(judge, options), as_model(second_judge, options)
     setup = JudgeSetup(
         mode,

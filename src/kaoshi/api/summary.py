@@ -17,8 +17,10 @@ from kaoshi.data.subsets import Subset
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.qtypes import QUESTION_KINDS, kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
+from kaoshi.results.grading import apply_grade_rows, chosen_grader
+from kaoshi.results.metric import Metric, measured
 from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
-from kaoshi.runner.judge import apply_grade_rows, chosen_grader, load_graded
+from kaoshi.runner.judge import load_graded
 from kaoshi.store import (
     Coverage,
     GradeRecord,
@@ -35,8 +37,8 @@ from kaoshi.store.records import RunStatus
 from kaoshi.store.settings import compact_settings
 
 StoreLike = Store | str | Path | None
-# The headline numbers (results.aggregate.headline_numbers) over objective answers alone.
-OBJECTIVE_NUMBERS = ("accuracy", "macro_accuracy.", "category_average.", "f1_qualbench", "weighted_f1")
+# kaoshi's own exam format (kaoshi JSONL): whose metrics a run of a benchmark kaoshi does not know gets
+OWN_FORMAT = "kaoshi"
 
 
 @dataclass(frozen=True)
@@ -113,23 +115,30 @@ class ScoredRun:
         firsts = list(chosen)
         asked = {row.question_id for row in firsts}
         by_index = [firsts, *by_sample_index(self.repeat_rows, k, asked)]
-        benchmark = find_benchmark(self.run.spec.benchmark)
-        numbers: list[dict[str, tuple[float, bool]]] = []
-        for rows in by_index:
-            one = summarize_rows(self.run.name, rows, list(keys), standards)
-            if benchmark is not None:
-                one = one.with_metrics(benchmark.metrics)
-            numbers.append(headline_numbers(one))
+        metrics = benchmark_metrics(self.run.spec.benchmark)
+        numbers = [
+            headline_numbers(measured(summarize_rows(self.run.name, rows, list(keys), standards), metrics))
+            for rows in by_index
+        ]
         common = sorted(set.intersection(*(set(n) for n in numbers)))  # what every sample index has
         if any(not kind_of(row.qtype).objective for row in firsts):
             # Open answers are judged on the first sample only: a number with their points would average
             # a judged sample with unjudged ones. Only the numbers over objective answers are averaged.
-            common = [name for name in common if name.startswith(OBJECTIVE_NUMBERS)]
-        means = {name: sum(n[name][0] for n in numbers) / len(numbers) for name in common}
-        rates = frozenset(name for name in common if numbers[0][name][1])
-        per_sample = tuple(n["accuracy"][0] if "accuracy" in n else None for n in numbers)
+            common = [name for name in common if numbers[0][name].objective]
+        means = {name: sum(n[name].value for n in numbers) / len(numbers) for name in common}
+        rates = frozenset(name for name in common if numbers[0][name].rate)
+        per_sample = tuple(n["accuracy"].value if "accuracy" in n else None for n in numbers)
         every = [row for rows in by_index for row in rows]
         return repeat_summary(every, k, per_sample, means, rates)
+
+
+def benchmark_metrics(benchmark: str) -> tuple[Metric, ...]:
+    """The metrics a run of `benchmark` is measured with (Benchmark.metrics); for a benchmark kaoshi does
+    not know (an exam built in Python, a run stored by a plugin not installed here), those of kaoshi's own
+    exam format, which reports what an exam of any types and groups can (both F1s over answer strings, the
+    category averages where subjects have categories)."""
+    found = find_benchmark(benchmark) or find_benchmark(OWN_FORMAT)
+    return found.metrics if found is not None else ()
 
 
 def completed_summary(
@@ -151,13 +160,9 @@ def completed_summary(
     if shown is not None:
         asked = set(shown)
         summary = replace(summary, groups={k: t for k, t in summary.groups.items() if k in asked})
-    benchmark = find_benchmark(record.spec.benchmark)
-    measured = summary.with_metrics(benchmark.metrics) if benchmark is not None else summary
-    statistics = benchmark.statistics if benchmark is not None else None
     return replace(
-        measured,
+        measured(summary, benchmark_metrics(record.spec.benchmark)),
         grader=grader,
-        statistics=statistics,
         spec=record.spec,
         repeats=repeats,
         outputs=outputs,

@@ -11,10 +11,9 @@ from kaoshi.finetune.lora import describe as describe_modules
 from kaoshi.finetune.train import FinetuneResult, StepLog, TrainSettings
 from kaoshi.finetune.train import finetune as train_adapter
 from kaoshi.models.base import ModelOptions
+from kaoshi.models.registry import adapter_backends, spec_capabilities
 
 __all__ = ["FinetuneResult", "LoraSettings", "StepLog", "describe_modules", "finetune", "parse_modules"]
-
-LOCAL_MODELS = ("hf", "gguf", "smollm2")
 
 
 def finetune(
@@ -47,9 +46,10 @@ def finetune(
     JSONL exam, e.g. from `kaoshi.split_to_files`) with the exact evaluation prompts, the loss on the
     answer tokens; write it with its manifest (base, training data and content keys, settings, losses) to
     `out`. Needs `pip install 'kaoshi[hf,finetune]'`."""
-    if model.partition(":")[0] not in LOCAL_MODELS:
+    capabilities = spec_capabilities(model)
+    if capabilities is None or not capabilities.adapters:
         raise InputError(
-            f"finetune needs a local transformers model ({', '.join(LOCAL_MODELS)}), got {model!r}"
+            f"finetune needs a local transformers model ({', '.join(adapter_backends())}), got {model!r}"
         )
     numbers = {"epochs": epochs, "batch_size": batch_size, "max_length": max_length}
     for name, value in {**numbers, "lora_r": lora_r, "lora_alpha": lora_alpha}.items():

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from kaoshi.prompts.base import Template
 from kaoshi.results.layout import DomainLayout, LeaderboardLayout
@@ -24,6 +25,20 @@ class LoadRequest:
     split: str | None = None  # None: the benchmark's default
     clean: bool = False  # apply the benchmark's cleaning rule, where it has one
     subjects: tuple[str, ...] | None = None  # only these subjects, where the benchmark has subjects
+
+
+class Specificity(enum.IntEnum):
+    """How much of a path a benchmark's detector recognises. Detection asks every benchmark; the most
+    specific claim wins, and two equally specific claims are refused (kaoshi.benchmarks.detect)."""
+
+    ANY_FILE = 1  # any file at all: kaoshi's own format, whose loader then names the rows that do not fit
+    FILE_TYPE = 2  # the kind of file only: QualBench takes any .json
+    FORMAT = 3  # its layout, header or fields (what a detector returning True claims)
+    OWN_NAMES = 4  # its format holding its own subject or task names: C-Eval's layout with FinEval's subjects
+
+
+# Does this existing path hold the benchmark's data, and how specifically is it told? None or False: no.
+Detector: TypeAlias = Callable[[Path], "Specificity | bool | None"]
 
 
 @dataclass(frozen=True)
@@ -58,8 +73,9 @@ class Benchmark:
     description: str
     load: Callable[[LoadRequest], LoadResult]
     default_prompt: str = "default"  # the template `kaoshi run` uses without --prompt
-    # Does this existing path hold the benchmark's format? (None: never detected; give --benchmark)
-    detect: Callable[[Path], bool] | None = None
+    # Does this existing path hold the benchmark's format, and how specifically (Specificity; True is
+    # FORMAT)? None: never detected; give --benchmark
+    detect: Detector | None = None
     hub_id: str | None = None  # the Hugging Face dataset `load` reads when the request has no data
     categories: Mapping[str, str] = field(default_factory=dict)  # subject or domain -> its category
     leaderboard: LeaderboardLayout = field(default_factory=DomainLayout)
@@ -74,7 +90,7 @@ class Benchmark:
     english_names: Mapping[str, str] = field(default_factory=dict)
     # its own prompt templates, found by name like kaoshi's generic ones
     templates: tuple[Template, ...] = ()
-    metrics: tuple[Metric, ...] = ()  # its own numbers in `kaoshi report` (kaoshi.results.metric)
-    # the statistics over answer strings its protocol reports (kaoshi.results.metrics.ANSWER_STATISTICS:
-    # the QualBench F1, the weighted F1); its reports leave out the others
-    statistics: frozenset[str] = frozenset()
+    # its own numbers in its runs' reports and leaderboards, beyond what every exam has
+    # (kaoshi.results.metric; shared ones in kaoshi.benchmarks.common.statistics: F1s over answer
+    # strings, category averages)
+    metrics: tuple[Metric, ...] = ()

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Literal
 
 from kaoshi.benchmarks.base import LoadRequest
-from kaoshi.benchmarks.kaoshi_jsonl.loader import load_kaoshi_jsonl
+from kaoshi.benchmarks.common.exam_jsonl import load_kaoshi_jsonl
 from kaoshi.benchmarks.registry import BUILTIN_BENCHMARKS, benchmark_names, detect, find_benchmark
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError, RowError
 from kaoshi.data.model import Question
 from kaoshi.data.rawio import iter_jsonl, read_bytes, read_text, refuse_special_path
+from kaoshi.errors import InputError
 
 OnInvalid = Literal["fail", "skip"]
 BENCHMARKS = tuple(BUILTIN_BENCHMARKS)  # kaoshi's own; kaoshi.benchmarks.benchmark_names() adds a user's
@@ -27,13 +28,15 @@ def sample_exam_path() -> Path:
 
 
 def detect_benchmark(path: Path) -> str:
-    """The benchmark a data path holds, as the benchmarks' detectors tell (kaoshi.benchmarks.detect): a
-    folder is C-Eval, .json QualBench, and JSONL is read to tell QualBench from kaoshi's own schema."""
+    """The benchmark a data path holds, as the benchmarks' detectors tell (kaoshi.benchmarks.detect: the
+    most specific claim wins; InputError when several are equally specific). DataError when none claims it."""
     refuse_special_path(path)  # a detector reading a FIFO's opening would wait for a writer forever
     if not path.exists():
         raise DataError(f"{path}: no such file or directory")
     try:
         name = detect(path)
+    except InputError:
+        raise  # several benchmarks claim the path: the message names them
     except (ValueError, RecursionError) as exc:
         # A detector that reads the first record met a line Python's json cannot decode (a number of
         # 4,301 digits, nesting 1,000 deep): name the line instead of failing as an internal error.

@@ -10,30 +10,22 @@ import logging
 from functools import cache
 from pathlib import Path
 
-from kaoshi.benchmarks.base import Benchmark
+from kaoshi.benchmarks.base import Benchmark, Specificity
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.results.layout import DomainLayout, LeaderboardLayout
 
-# name -> "module:attribute". Detection asks in this order, so kaoshi's own JSONL format, whose detector
-# takes any file, comes last.
+# name -> "module:attribute", in the order `kaoshi benchmarks` lists them. Detection asks every one and
+# takes the most specific claim (detect), so this order decides nothing there.
 BUILTIN_BENCHMARKS: dict[str, str] = {
     "sample": "kaoshi.benchmarks.sample.benchmark:SAMPLE",
-    # a CSV by its header, before C-Eval takes any folder
     "cmexam": "kaoshi.benchmarks.cmexam.benchmark:CMEXAM",
-    # a JSON array by its fields, before QualBench takes any .json
     "cflue": "kaoshi.benchmarks.cflue.benchmark:CFLUE",
-    # its folders or files, before QualBench
     "gaokao-bench": "kaoshi.benchmarks.gaokao.benchmark:GAOKAO_BENCH",
     "qualbench": "kaoshi.benchmarks.qualbench.benchmark:QUALBENCH",
-    # a folder by its task files, before C-Eval's any folder
     "agieval": "kaoshi.benchmarks.agieval.benchmark:AGIEVAL",
-    # a .txt by its 8-line records, before kaoshi's any file
     "logiqa": "kaoshi.benchmarks.logiqa.benchmark:LOGIQA",
-    # data/{dev,test}/<subject>.csv, or a CSV by its header
     "cmmlu": "kaoshi.benchmarks.cmmlu.benchmark:CMMLU",
-    # C-Eval's layout with FinEval's subjects
     "fineval": "kaoshi.benchmarks.fineval.benchmark:FINEVAL",
-    # data/{dev,test}/<task>.jsonl, or a task file by its name
     "m3ke": "kaoshi.benchmarks.m3ke.benchmark:M3KE",
     "ceval": "kaoshi.benchmarks.ceval.benchmark:CEVAL",
     "ceval-hard": "kaoshi.benchmarks.ceval.benchmark:CEVAL_HARD",
@@ -120,15 +112,47 @@ def benchmark_names() -> tuple[str, ...]:
     return (*BUILTIN_BENCHMARKS, *plugins, *(name for name in _registered if name not in BUILTIN_BENCHMARKS))
 
 
+# How equally specific claims were made, for the message refusing them.
+_HOW = {
+    Specificity.ANY_FILE: "as any file",
+    Specificity.FILE_TYPE: "by the file's type alone",
+    Specificity.FORMAT: "by its format",
+    Specificity.OWN_NAMES: "by their own subject or task names",
+}
+
+
 def detect(path: Path) -> str | None:
-    """The name of the first benchmark whose detector claims the existing `path`: registered ones first,
-    newest first, so a user's format is seen before kaoshi's catch-all; None when none does."""
-    builtin = (find_benchmark(name) for name in BUILTIN_BENCHMARKS if name not in _registered)
-    plugins = (find_benchmark(name) for name in sorted(plugin_benchmarks()) if name not in _registered)
-    for benchmark in (*reversed(_registered.values()), *plugins, *builtin):
-        if benchmark is not None and benchmark.detect is not None and benchmark.detect(path):
-            return benchmark.name
-    return None
+    """The name of the benchmark whose detector claims the existing `path` most specifically: every known
+    benchmark is asked (kaoshi's own, installed packages', registered ones alike), whatever their order;
+    None when none claims it; InputError naming them when several claim it equally."""
+    claims = detection_claims(path)
+    if not claims:
+        return None
+    best = max(claims.values())
+    tied = [name for name, claim in claims.items() if claim == best]
+    if len(tied) > 1:
+        raise InputError(
+            f"{path}: benchmarks {', '.join(tied)} each claim this path {_HOW[best]}; give --benchmark NAME "
+            "to pick one"
+        )
+    return tied[0]
+
+
+def detection_claims(path: Path) -> dict[str, Specificity]:
+    """Each benchmark whose detector claims the existing `path`, and how specifically (Specificity; a
+    detector's True, or any other truthy answer, is FORMAT; a falsy one claims nothing), in
+    benchmark_names() order."""
+    claims: dict[str, Specificity] = {}
+    for name in benchmark_names():
+        benchmark = find_benchmark(name)
+        if benchmark is None or benchmark.detect is None:
+            continue
+        claim = benchmark.detect(path)
+        if isinstance(claim, Specificity):
+            claims[name] = claim
+        elif claim:  # True, or any truthy answer (a regular expression's match) a yes/no detector gives
+            claims[name] = Specificity.FORMAT
+    return claims
 
 
 def english_names() -> dict[str, str]:

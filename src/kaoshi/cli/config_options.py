@@ -5,7 +5,8 @@ dataclass. An option is written once, in its field (kaoshi/option_fields.py)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Collection
+import dataclasses
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, TypeVar
 
 from kaoshi.api.vocabulary import Option, build_config, field_default, option_fields
@@ -21,10 +22,11 @@ def add_config_options(
     unset: str | None = None,
 ) -> None:
     """An argument per option field of `config`, in field order (a nested dataclass's in its place, under
-    their help sections). only: just these fields. unset: what an option left out means to this command
-    (e.g. "the source run's"): its default is then None, and the help says so."""
+    their help sections). only: just these fields (a nested dataclass's too, by name). unset: what an
+    option left out means to this command (e.g. "the source run's"): its default is then None, and the
+    help says so."""
     groups: dict[str, argparse._ArgumentGroup] = {}
-    for field, option in option_fields(config, only):
+    for field, option in _chosen(config, only):
         default = field_default(field)
         target: argparse._ActionsContainer = parser
         if option.group is not None:
@@ -75,6 +77,16 @@ def read_config(config: type[T], args: argparse.Namespace) -> T:
     return build_config(config, lambda field, option: option.value_from(args, field.name))
 
 
-def config_values(config: type[Any], args: argparse.Namespace) -> dict[str, Any]:
-    """The values of `config`'s options (nested ones too) by field name, as keyword arguments."""
-    return {field.name: option.value_from(args, field.name) for field, option in option_fields(config)}
+def config_values(
+    config: type[Any], args: argparse.Namespace, *, only: Collection[str] | None = None
+) -> dict[str, Any]:
+    """The values of `config`'s options (nested ones too; `only` these) by field name, as keyword
+    arguments."""
+    return {field.name: option.value_from(args, field.name) for field, option in _chosen(config, only)}
+
+
+def _chosen(
+    config: type[Any], only: Collection[str] | None
+) -> Iterator[tuple[dataclasses.Field[Any], Option]]:
+    """`config`'s option fields, nested ones in their place; `only` those of these names."""
+    return (item for item in option_fields(config) if only is None or item[0].name in only)

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kaoshi.api import RunStatus, SampleRecord
 from kaoshi.api.comparing import compare_stored
@@ -223,13 +224,14 @@ def samples_command(args: argparse.Namespace) -> int:
 
 
 def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
-    table = Table(title=title, title_justify="left")
+    # text, never rich markup: a model's `[A]` or `[bold]` shows as it wrote it
+    table = Table(title=Text(title), title_justify="left")
     for column in ("id", "type", "gold", "answer", "status", "correct", "response"):
         table.add_column(column, overflow="fold")
     for sample in samples:
         row = sample.to_json()
         response = (sample.response or sample.error or "").replace("\n", " ")
-        table.add_row(
+        cells = (
             row["id"] if not sample.sample else f"{row['id']} #{sample.sample + 1}",
             row["type"],
             _short(row["gold"]),
@@ -238,6 +240,7 @@ def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
             "" if row["correct"] is None else ("✓" if row["correct"] else "✗"),
             _short(response, 60),
         )
+        table.add_row(*(Text(str(cell)) for cell in cells))
     Console(width=output_width() or PIPE_WIDTH).print(table)
 
 

@@ -30,6 +30,10 @@ COMMANDS: dict[str, Command] = {
     ),
     "samples": Command("inspect_cmds", "the stored samples of a run"),
     "benchmarks": Command("benchmarks_cmd", "list the benchmarks kaoshi can load"),
+    "models": Command(
+        "models_cmd",
+        "list the model backends (--model NAME[:ARG]), what each can do and whether it is installed",
+    ),
     "validate": Command("validate_cmd", "check an exam file (kaoshi JSONL, QualBench, C-Eval folder)"),
     "prompt": Command("prompt_cmd", "show the prompt a question is sent with"),
     "rescore": Command("rescore_cmd", "re-score stored responses into a new run (no model calls)"),

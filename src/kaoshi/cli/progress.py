@@ -124,7 +124,7 @@ class ProgressBar:
         console = console or Console(file=sys.stderr)
         self.description, self.clock, self.cost_of = description, clock, cost_of
         self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", style="bold", markup=False),  # a run's name as it is
             BarColumn(),
             MofNCompleteColumn(),
             _ThroughputColumn(unit),

@@ -8,7 +8,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result
+from kaoshi.api import LoadResult, ModelOptions, RunConfig, load_exam_result, model_spec_help
 from kaoshi.api.costs import Price, Usage, estimate_prepared, run_usage, sample_cost, worst_margin
 from kaoshi.api.evaluation import (
     BATCH_FALLBACKS,
@@ -24,6 +24,7 @@ from kaoshi.api.evaluation import (
     spending_of,
 )
 from kaoshi.api.exams import load_notes
+from kaoshi.api.vocabulary import option_fields
 from kaoshi.benchmarks import benchmark_names
 from kaoshi.cli.common import add_store_option, eprint, price_option, store_path
 from kaoshi.cli.config_options import add_config_options, config_values, read_config
@@ -65,13 +66,19 @@ def add_standard_score_option(parser: argparse.ArgumentParser) -> None:
     add_config_options(parser, RunConfig, only=("standard_scores",))
 
 
+# The backend settings, listed under their help sections (--base-url, --device, the Ray options, ...): what
+# another command that loads a model (kaoshi judge) shares with kaoshi run. Seed, batch size and adapter,
+# also ModelOptions fields, are among each command's own options, added where it lists them.
+BACKEND_SETTINGS = tuple(field.name for field, option in option_fields(ModelOptions) if option.group)
+
+
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
-    add_config_options(parser, ModelOptions)
+    add_config_options(parser, ModelOptions, only=BACKEND_SETTINGS)
 
 
 def backend_keywords(args: argparse.Namespace) -> dict[str, Any]:
-    """The backend options as `kaoshi.evaluate` / `kaoshi.judge` take them (ModelOptions fields)."""
-    return config_values(ModelOptions, args)
+    """The backend settings as `kaoshi.judge` takes them (ModelOptions fields)."""
+    return config_values(ModelOptions, args, only=BACKEND_SETTINGS)
 
 
 def load_from_args(args: argparse.Namespace) -> LoadResult:
@@ -110,8 +117,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--model",
         required=True,
-        help="hf:ID_OR_FOLDER, gguf:FILE, smollm2, openai:MODEL (--base-url), llamacpp:FILE, vllm:ID, "
-        "random, constant:X, mock:FILE, py:MODULE:CLASS[:ARG]",
+        help=model_spec_help(),
     )
     add_config_options(parser, RunConfig)  # every run option (backends' too), from RunConfig's fields
     parser.add_argument(
@@ -200,7 +206,6 @@ def run_command(args: argparse.Namespace) -> int:
                 result.exam,
                 args.model,
                 config,
-                config.model_options(),
                 run_name=args.run_name,
                 store=store_path(args),
                 notify=eprint,
@@ -268,7 +273,7 @@ def _estimate(
 ) -> int:
     """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
     estimate = estimate_prepared(
-        loaded.exam, args.model, config, config.model_options(), run_name=args.run_name,
+        loaded.exam, args.model, config, config.backend, run_name=args.run_name,
         store=store_path(args), price=price, cache=cache, batch=args.batch,
     )  # fmt: skip
     stored = f" ({estimate.stored} answered already, stored or in the cache)" if estimate.stored else ""

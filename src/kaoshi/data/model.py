@@ -5,12 +5,13 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import math
 import reprlib
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal, get_args
 
 from kaoshi.data.answers import parse_judge_answer, parse_option_letters, require_among_options
 from kaoshi.data.errors import FieldError
@@ -252,15 +253,59 @@ def format_gold(gold: Gold) -> str:
     return gold or ""
 
 
+# How a multiple-choice answer earns points: kaoshi.scoring.grade.MultiPolicy's values, named here because
+# the data layer sits below scoring (tests/unit/test_exam_settings.py keeps the two the same).
+MultiPolicyName = Literal["exact", "partial", "f1"]
+MULTI_POLICY_NAMES: tuple[str, ...] = get_args(MultiPolicyName)
+
+
+@dataclass(frozen=True)
+class ExamSettings:
+    """How the exam's own protocol scores a run, as its loader sets them (GAOKAO-Bench: partial credit
+    and each subject's full marks; a kaoshi JSONL file: its header's standard scores). A run's options
+    override each one (--multi-policy, --standard-score) and the run spec records what was used. Checked
+    when built: an InputError names the bad value."""
+
+    multi_policy: MultiPolicyName = "exact"
+    # subject -> the standard score its points are scaled to (数学 -> 150)
+    standard_scores: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.multi_policy not in MULTI_POLICY_NAMES:
+            raise InputError(
+                f"unknown multi policy {self.multi_policy!r} (known: {', '.join(MULTI_POLICY_NAMES)})"
+            )
+        if not isinstance(self.standard_scores, Mapping):
+            raise InputError(f"standard_scores must map subject -> score, got {self.standard_scores!r}")
+        for subject, score in self.standard_scores.items():
+            if not isinstance(subject, str):
+                raise InputError(f"standard_scores: a subject must be text, got {subject!r}")
+            if not _is_positive_number(score):
+                raise InputError(f"standard_scores: {subject!r} must be a positive number, got {score!r}")
+        # a copy: the caller's dict changing later cannot change the exam's settings
+        object.__setattr__(self, "standard_scores", dict(self.standard_scores))
+
+
+def _is_positive_number(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value) and value > 0
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
 @dataclass(frozen=True, repr=False)
 class Exam:
-    """The questions under evaluation, an optional few-shot pool (dev split) and metadata. Its repr is a
-    summary (name, counts of questions by type, subjects, splits), not every question."""
+    """The questions under evaluation, an optional few-shot pool (dev split), metadata describing where
+    they came from (benchmark, path, split, how they were loaded) and the settings its protocol scores
+    with. Its repr is a summary (name, counts of questions by type, subjects, splits), not every question."""
 
     name: str
     questions: tuple[Question, ...]
     fewshot: tuple[Question, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    settings: ExamSettings = field(default_factory=ExamSettings)
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -322,7 +367,7 @@ class Exam:
             questions = questions[:limit]
         if len(questions) == len(self.questions):
             return self
-        return Exam(self.name, questions, self.fewshot, self.metadata)
+        return replace(self, questions=questions)
 
 
 def limit_subject(question: Question) -> str | None:

@@ -66,4 +66,4 @@ def unshuffle_question(question: Question) -> Question:
 def shuffle_exam(exam: Exam, seed: int) -> Exam:
     """Every evaluated question shuffled; the few-shot pool is left in its original order."""
     questions = tuple(shuffle_question(q, seed) for q in exam.questions)
-    return Exam(exam.name, questions, exam.fewshot, {**exam.metadata, "shuffle_seed": seed})
+    return replace(exam, questions=questions, metadata={**exam.metadata, "shuffle_seed": seed})

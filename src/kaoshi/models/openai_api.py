@@ -29,7 +29,16 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kaoshi.models.base import GenerateRequest, LoglikRequest, Model, ModelError, ModelOptions, ModelOutput
+from kaoshi.models.base import (
+    Capabilities,
+    ChatForm,
+    GenerateRequest,
+    LoglikRequest,
+    Model,
+    ModelError,
+    ModelOptions,
+    ModelOutput,
+)
 from kaoshi.models.chat import as_dicts
 from kaoshi.models.endpoints import EndpointPool
 from kaoshi.models.openai_batch import OpenAIBatches
@@ -108,14 +117,22 @@ class _RateLimiter:
 
 class OpenAIModel(Model):
     name = "openai"
-    default_chat = True
-    # Log-likelihood scores whole answers from a completions endpoint's echoed prompt log-probabilities;
-    # chat endpoints echo nothing (--chat there ranks the next token only).
-    default_chat_loglik = False
-    # top_k and the thinking switch are fields of vLLM, SGLang, llama.cpp's server and DashScope; a server
-    # that refuses one answers with its own error (models/openai_body.py)
-    sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
-    takes_extra_body = True
+    capabilities = Capabilities(
+        description="any OpenAI-compatible endpoint (--base-url; key from $OPENAI_API_KEY, --api-key-env)",
+        argument="MODEL",
+        methods=frozenset({"generate", "loglik"}),
+        chat=ChatForm.CHAT,
+        # Log-likelihood scores whole answers from a completions endpoint's echoed prompt
+        # log-probabilities; chat endpoints echo nothing (--chat there ranks the next token only).
+        chat_loglik=ChatForm.PLAIN,
+        # top_k and the thinking switch are fields of vLLM, SGLang, llama.cpp's server and DashScope; a
+        # server that refuses one answers with its own error (models/openai_body.py)
+        sampling=frozenset({"temperature", "top_p", "top_k", "thinking"}),
+        extra_body=True,
+        batch_endpoint=True,
+        needs=("aiohttp",),
+        install="pip install 'kaoshi[api]'",
+    )
 
     def cached_by_default(self) -> bool:
         """A provider's endpoints (every request paid for); not a server on this machine or a private

@@ -61,6 +61,7 @@ class _Replica:
     def describe(self) -> dict[str, Any]:
         return {
             "default_chat": self.model.default_chat,
+            "chat_for": {m: self.model.default_chat_for(m) for m in ("generate", "loglik")},
             "supports": {m: self.model.supports(m) for m in ("generate", "loglik")},
             "chunk_size": {m: self.model.chunk_size(m) for m in ("generate", "loglik")},
             "checks_length": type(self.model).fits is not Model.fits,
@@ -138,18 +139,30 @@ class RayReplicas(Model):
             raise ModelError(f"a replica of {spec!r} could not start: {_cause(exc)}") from None
         first = described[0]
         self.default_chat = bool(first["default_chat"])
+        self._chat_for: dict[str, bool] = first["chat_for"]
         self._supports: dict[str, bool] = first["supports"]
         self._chunk: dict[str, int] = first["chunk_size"]
         self._checks_length = bool(first["checks_length"])
         # what the replicas' backend honours, as the backend itself declares it
-        self.sampling_options = frozenset(first["sampling_options"])
-        self.takes_extra_body = bool(first["takes_extra_body"])
+        self._sampling_options = frozenset(first["sampling_options"])
+        self._takes_extra_body = bool(first["takes_extra_body"])
         self._units = itertools.count()
         self.lost = 0  # replicas that died during the run
 
-    # -- what the runner asks --------------------------------------------------------------------------
+    # -- what the runner asks: the replicas' backend's answers -----------------------------------------
     def supports(self, method: str) -> bool:
         return self._supports[method]
+
+    def default_chat_for(self, method: str) -> bool:
+        return self._chat_for[method]
+
+    @property
+    def sampling_options(self) -> frozenset[str]:
+        return self._sampling_options
+
+    @property
+    def takes_extra_body(self) -> bool:
+        return self._takes_extra_body
 
     def chunk_size(self, method: str) -> int:
         # The runner claims and waits for a whole chunk before the next: units for every replica.

@@ -17,6 +17,8 @@ from functools import cached_property
 from typing import Any
 
 from kaoshi.models.base import (
+    Capabilities,
+    ChatForm,
     GenerateRequest,
     LoglikRequest,
     Message,
@@ -33,7 +35,15 @@ from kaoshi.models.tokens import tokenize_request
 class VLLMModel(Model):
     name = "vllm"
     default_batch_size = 256
-    sampling_options = frozenset({"temperature", "top_p", "top_k", "thinking"})
+    capabilities = Capabilities(
+        description="vLLM's offline engine with prefix caching, --tensor-parallel-size (needs a GPU)",
+        argument="ID_OR_FOLDER",
+        methods=frozenset({"generate", "loglik"}),
+        chat=ChatForm.LOADED,  # the tokenizer's chat template
+        sampling=frozenset({"temperature", "top_p", "top_k", "thinking"}),
+        needs=("vllm",),
+        install="pip install 'kaoshi[vllm]'",
+    )
 
     def __init__(self, spec: str, options: ModelOptions) -> None:
         super().__init__(spec, options)

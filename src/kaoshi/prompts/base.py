@@ -82,7 +82,7 @@ class GenerationBudget:
 
 DEFAULT_BUDGET = GenerationBudget()
 # QualBench's authors generate 50 new tokens (greedy decoding); open answers (LHMKE) take paragraphs.
-QUALBENCH_BUDGET = GenerationBudget(objective=50, open=512)
+EXAM_BUDGET = GenerationBudget(objective=50, open=512)
 
 
 # A predicate the backend supplies: does this prompt fit the model's context window?

@@ -2,7 +2,7 @@
 kaoshi.benchmarks.qualbench.prompts): a type-specific instruction, solved exemplars of the same type
 (题目 / 答案 / 解析), then '题目：…\\n答案：'. LHMKE's mixed exams ask open questions for a full answer.
 
-The instruction wording is kaoshi's own, each question type's (`Wording.qualbench`, kaoshi.qtypes); the
+The instruction wording is kaoshi's own, each question type's (`Wording.exam_style`, kaoshi.qtypes); the
 authors' exact QualBench prompt is `qualbench` (kaoshi.benchmarks.qualbench.paper_prompt).
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, format_gold
 from kaoshi.prompts.base import (
-    QUALBENCH_BUDGET,
+    EXAM_BUDGET,
     GenerationBudget,
     Message,
     Prompt,
@@ -41,17 +41,17 @@ def _solved(exemplar: Question) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
-class QualbenchTemplate:
+class ExamStyleTemplate:
     name: str
     persona: bool = False
     version: int = 1
     default_shots: int = 1
     # The authors' budget, kept for kaoshi's wording so the two compare.
-    budget: GenerationBudget = QUALBENCH_BUDGET
+    budget: GenerationBudget = EXAM_BUDGET
 
     def render(self, question: Question, exam: Exam, options: RenderOptions) -> Prompt:
         exemplars = pick_exemplars(question, exemplar_pool(exam, options.exemplar_ids), options.shots)
-        instruction = kind_of(question.type).wording.qualbench
+        instruction = kind_of(question.type).wording.exam_style
         if self.persona:
             instruction = f"{EXPERT_PERSONA}\n{instruction}"
         instruction = with_system(options.system, instruction)
@@ -74,4 +74,4 @@ class QualbenchTemplate:
         return EXPLANATION_LEAD
 
 
-LHMKE = QualbenchTemplate("lhmke", default_shots=0)
+MIXED_EXAM = ExamStyleTemplate("lhmke", default_shots=0)

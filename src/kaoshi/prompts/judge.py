@@ -10,14 +10,14 @@ from __future__ import annotations
 from kaoshi.errors import InputError
 
 JUDGE_MODES = ("careful", "general", "debate", "gaokao")
-GAOKAO_MODE = "gaokao"
+POINTS_MODE = "gaokao"
 # The version of the judge prompts before versions were recorded: grades stored without one are this.
 JUDGE_PROMPT_VERSION = 1
 # Each mode's prompt version, stored with every grade it makes (debate: its careful first prompt and its
 # second judge's prompt together). Raise a mode's number when its wording changes (the shared parts too):
 # a version after the first is part of the grader's name (kaoshi.runner.judge.JudgeSetup.grader), so
 # grades from two versions of a prompt are two graders and never mix.
-JUDGE_PROMPT_VERSIONS: dict[str, int] = {"careful": 1, "general": 1, "debate": 1, GAOKAO_MODE: 1}
+JUDGE_PROMPT_VERSIONS: dict[str, int] = {"careful": 1, "general": 1, "debate": 1, POINTS_MODE: 1}
 
 
 def judge_prompt_version(mode: str) -> int:
@@ -45,7 +45,7 @@ def _body(question: str, reference: str, candidate: str) -> str:
     return f"题目：{question}\n\n答案1：{reference}\n\n答案2：{candidate}"
 
 
-def gaokao_judge_prompt(question: str, analysis: str, reference: str, points: float, candidate: str) -> str:
+def points_judge_prompt(question: str, analysis: str, reference: str, points: float, candidate: str) -> str:
     """GAOKAO-Bench's grader: the item, its reference analysis and answer and its points, and the student's
     answer; the judge gives `【总分】N分` (N at most the item's points). The fields and the reply are the
     released grading script's; the wording is ours."""
@@ -63,9 +63,9 @@ def gaokao_judge_prompt(question: str, analysis: str, reference: str, points: fl
 
 def judge_prompt(mode: str, question: str, reference: str, candidate: str) -> str:
     """The first (or only) judge's prompt; `debate` opens with the careful prompt."""
-    if mode == GAOKAO_MODE:
+    if mode == POINTS_MODE:
         raise InputError(
-            "the gaokao judge mode needs the item's analysis and points: use gaokao_judge_prompt"
+            "the gaokao judge mode needs the item's analysis and points: use points_judge_prompt"
         )
     if mode not in JUDGE_MODES:
         raise InputError(f"unknown judge mode {mode!r} (choose from {', '.join(JUDGE_MODES)})")

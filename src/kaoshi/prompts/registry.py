@@ -11,11 +11,11 @@ from pathlib import Path
 from kaoshi.data.model import Exam
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.prompts.base import Template
-from kaoshi.prompts.exam_style import LHMKE
+from kaoshi.prompts.exam_style import MIXED_EXAM
 from kaoshi.prompts.plain import PlainTemplate
 from kaoshi.prompts.user import UserTemplate
 
-CORE_TEMPLATES: dict[str, Template] = {t.name: t for t in (PlainTemplate(), LHMKE)}
+CORE_TEMPLATES: dict[str, Template] = {t.name: t for t in (PlainTemplate(), MIXED_EXAM)}
 _registered: dict[str, Template] = {}
 
 

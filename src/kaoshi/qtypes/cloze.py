@@ -244,7 +244,7 @@ CLOZE = QuestionKind(
     wording=Wording(
         name_zh="填空题",
         plain="以下是填空题，请写出空白处应填的内容；有多个空时，按顺序填写，用“;”隔开。",
-        qualbench=(
+        exam_style=(
             "请回答下面的填空题。先写“答案：”和所填内容（有多个空时按顺序填写，用“;”隔开），"
             "再在“解析：”后说明理由。"
         ),

@@ -26,7 +26,7 @@ class Wording:
 
     name_zh: str  # 单选题: user templates' `type_zh`
     plain: str  # the `default` template's instruction
-    qualbench: str  # `qualbench-kaoshi` and `lhmke`'s; `qualbench`'s where the authors wrote none
+    exam_style: str  # `qualbench-kaoshi` and `lhmke`'s; `qualbench`'s where the authors wrote none
     extractor: str | None  # what the LLM extractor is told to output; None: it reads no answer of this type
 
 

@@ -44,7 +44,7 @@ MULTI_CHOICE = QuestionKind(
     wording=Wording(
         name_zh="多选题",
         plain="以下是多项选择题，请选出所有正确的选项。",
-        qualbench=(
+        exam_style=(
             "请回答下面的多项选择题，从选项中选出所有正确答案。"
             "先写“答案：”和全部正确选项的字母，再在“解析：”后说明理由。"
         ),

@@ -105,7 +105,7 @@ MULTI_QUESTION = QuestionKind(
     wording=Wording(
         name_zh="组合选择题",
         plain="以下题目包含若干小题，每个小题只有一个正确选项。请按小题顺序给出每个小题的答案。",
-        qualbench=(
+        exam_style=(
             "请回答下面的题目，它包含若干小题，每个小题只有一个正确选项。"
             "先写“答案：”和各小题的选项字母（按小题顺序，如 1.A 2.C），再在“解析：”后说明理由。"
         ),

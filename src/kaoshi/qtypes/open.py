@@ -29,7 +29,7 @@ OPEN_ANSWER = QuestionKind(
     wording=Wording(
         name_zh="主观题",
         plain="以下是主观题，请给出完整的回答。",
-        qualbench="请回答下面的主观题。在“答案：”后给出完整、准确的回答。",
+        exam_style="请回答下面的主观题。在“答案：”后给出完整、准确的回答。",
         extractor=None,
     ),
     objective=False,

@@ -21,7 +21,7 @@ SINGLE_CHOICE = QuestionKind(
     wording=Wording(
         name_zh="单选题",
         plain="以下是单项选择题，请选出唯一正确的选项。",
-        qualbench=(
+        exam_style=(
             "请回答下面的单项选择题，从选项中选出一个正确答案。"
             "先写“答案：”和选项字母，再在“解析：”后说明理由。"
         ),

@@ -29,7 +29,7 @@ TRUE_FALSE = QuestionKind(
     wording=Wording(
         name_zh="判断题",
         plain="以下是判断题，请判断下列说法是否正确，回答“正确”或“错误”。",
-        qualbench="请判断下面的说法是否正确。先写“答案：正确”或“答案：错误”，再在“解析：”后说明理由。",
+        exam_style="请判断下面的说法是否正确。先写“答案：正确”或“答案：错误”，再在“解析：”后说明理由。",
         extractor="只输出“正确”或“错误”",
     ),
     objective=True,

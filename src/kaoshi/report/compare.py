@@ -257,15 +257,15 @@ def _parts_table(summaries: Sequence[RunSummary]) -> TextTable:
 
 
 def _metrics_table(summaries: Sequence[RunSummary], without: Sequence[str] = ()) -> TextTable:
-    per_run = [[row for row in metric_rows(s) if row[0] not in without] for s in summaries]
-    labels = list(dict.fromkeys(label for rows in per_run for label, _, _ in rows))
-    lookup = [{label: (value, higher) for label, value, higher in rows} for rows in per_run]
+    per_run = [[row for row in metric_rows(s) if row.label not in without] for s in summaries]
+    labels = list(dict.fromkeys(row.label for rows in per_run for row in rows))
+    lookup = [{row.label: row for row in rows} for rows in per_run]
     text_rows: list[list[str]] = []
     best: set[tuple[int, int]] = set()
     for r, label in enumerate(labels):
-        values = [run.get(label, (None, True))[0] for run in lookup]
-        higher = next(run[label][1] for run in lookup if label in run)
-        text_rows.append([label, *(percent(v) for v in values)])
+        values = [run[label].value if label in run else None for run in lookup]
+        higher = next(run[label].higher_is_better for run in lookup if label in run)
+        text_rows.append([label, *(run[label].text if label in run else percent(None) for run in lookup)])
         best.update((r, c) for _, c in mark_best([[None, *values]], lower_is_better=not higher))
     return TextTable("overall", ("metric", *(s.run for s in summaries)), text_rows, frozenset(best))
 

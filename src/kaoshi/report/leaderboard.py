@@ -16,6 +16,7 @@ from kaoshi.report.render import percent
 from kaoshi.report.tables import TextTable, mark_best
 from kaoshi.results.aggregate import RunSummary, summarize_rows
 from kaoshi.results.layout import DomainLayout, LeaderboardLayout
+from kaoshi.results.metric import Metric, measured
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE
 from kaoshi.results.repeats import by_sample_index
 from kaoshi.store.columns import ScoreRow, score_row
@@ -66,11 +67,15 @@ def build_board(
     loaded: Sequence[tuple[RunRecord, Sequence[ScoreRow] | Sequence[SampleRecord], str | None]],
     layout: LeaderboardLayout | None = None,
     repeats: Mapping[str, Sequence[ScoreRow] | Sequence[SampleRecord]] | None = None,
+    *,
+    metrics: Sequence[Metric],
 ) -> Board:
     """`loaded`: each run with its samples (open answers graded), or their score rows
     (kaoshi.api.summary.read_scores), and the grader whose grades count; `layout`: the benchmark's columns
     (kaoshi.benchmarks.leaderboard_layout; default one per domain); `repeats`: run name -> the samples
-    after each question's first, for runs of k samples a question."""
+    after each question's first, for runs of k samples a question; `metrics`: the benchmark's own
+    (kaoshi.api.summary.benchmark_metrics), measured on each run's summary: a layout reads its columns
+    from them (C-Eval's averages), so they are always given."""
     compared_ids: dict[str, set[str]] = {}
     rows = [(run, _rows(samples), grader) for run, samples, grader in loaded]
     more = {name: _rows(samples) for name, samples in (repeats or {}).items()}
@@ -78,11 +83,12 @@ def build_board(
     def summarize_run(run: RunRecord, samples: list[ScoreRow]) -> RunSummary:
         compared_ids[run.name] = {s.question_id for s in samples}
         # the run's standard scores too, as `kaoshi report` and `kaoshi.summarize` count its points
-        return summarize_rows(run.name, samples, ["subject", "domain"], run.spec.standard_scores)
+        summary = summarize_rows(run.name, samples, ["subject", "domain"], run.spec.standard_scores)
+        return measured(summary, metrics)
 
     compared = compare_runs([(run, samples) for run, samples, _ in rows], summarize_run)
     entries = tuple(
-        Entry(run, summary, coverage, grader, _more_samples(run, compared_ids, more.get(run.name)))
+        Entry(run, summary, coverage, grader, _more_samples(run, compared_ids, more.get(run.name), metrics))
         for (run, _, grader), summary, coverage in zip(
             rows, compared.summaries, compared.coverage, strict=True
         )
@@ -95,7 +101,10 @@ def _rows(samples: Sequence[ScoreRow] | Sequence[SampleRecord]) -> list[ScoreRow
 
 
 def _more_samples(
-    run: RunRecord, compared_ids: Mapping[str, set[str]], repeats: Sequence[ScoreRow] | None
+    run: RunRecord,
+    compared_ids: Mapping[str, set[str]],
+    repeats: Sequence[ScoreRow] | None,
+    metrics: Sequence[Metric],
 ) -> tuple[RunSummary, ...]:
     """A run's samples 2..k summarised each on the questions the board compares."""
     if not repeats or run.spec.repeats < 2 or any(not kind_of(s.qtype).objective for s in repeats):
@@ -103,7 +112,7 @@ def _more_samples(
         return ()
     asked = compared_ids.get(run.name, set())
     return tuple(
-        summarize_rows(run.name, rows, ["subject", "domain"], run.spec.standard_scores)
+        measured(summarize_rows(run.name, rows, ["subject", "domain"], run.spec.standard_scores), metrics)
         for rows in by_sample_index(repeats, run.spec.repeats, asked)
     )
 

@@ -1,28 +1,30 @@
-"""A run's summary as tables: grouped tallies, metrics, the category averages and exam points."""
+"""A run's summary as tables: grouped tallies, metrics, the benchmark's own measurements and exam points.
+What a benchmark reports beyond what every exam has is rendered from its measurements
+(kaoshi.results.measurement): a column of the tally tables, a row of the metrics table, a table of its own."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from kaoshi.analysis.cost import Price, Usage
 from kaoshi.report.outputs import outputs_section
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
-from kaoshi.results.aggregate import RunSummary, Tally
-from kaoshi.results.metrics import CATEGORY_ORDER, CEVAL_AVERAGE, QUALBENCH_F1, WEIGHTED_F1
+from kaoshi.results.aggregate import RunSummary
+from kaoshi.results.measurement import Measurement
 from kaoshi.results.repeats import RepeatSummary
+from kaoshi.results.tally import Tally
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 from kaoshi.store.settings import describe_settings
 
 FORMATS = (*TEXT_FORMATS, "json")
 ERROR_RATE = "error rate"
-F1_HEADER = "F1"
 _HEADERS = (
     "n",
     "accuracy",
     "95% CI",
-    F1_HEADER,
     "correct",
     "graded",
     "unparsed",
@@ -79,7 +81,6 @@ def _row(label: str, tally: Tally) -> list[str]:
         str(tally.n),
         percent(tally.accuracy),
         interval_text(tally),
-        percent(tally.f1_qualbench),
         str(tally.correct),
         str(tally.graded),
         str(tally.unparsed),
@@ -91,18 +92,26 @@ def _row(label: str, tally: Tally) -> list[str]:
 
 
 # How long each column of a tally table stays in a narrow terminal (higher stays longer): the label,
-# accuracy and its interval, n and points first; the counts behind them after.
-_PRIORITY = (20, 17, 19, 18, 16, 11, 12, 14, 13, 15, 10, 16)
+# accuracy and its interval, n and points first; the counts behind them after (a measurement's column,
+# after the interval: 16).
+_PRIORITY = (20, 17, 19, 18, 11, 12, 14, 13, 15, 10, 16)
+_COLUMN_PRIORITY = 16
 
 
 CUT_OFF_HEADER = "cut off"
 
 
 def _tally_table(
-    summary: RunSummary, title: str, label: str, tallies: Sequence[tuple[str, Tally]], note: str
+    summary: RunSummary,
+    title: str,
+    label: str,
+    tallies: Sequence[tuple[str, Tally]],
+    note: str,
+    grouping: str | None = None,
 ) -> TextTable:
-    """A tally table, without the F1 column where the run's benchmark does not report it; with a column
-    of the answers cut off at the token budget where the run has any (beside the accuracy they lower)."""
+    """A tally table (of the groups of `grouping`; None: overall), with a column of the answers cut off
+    at the token budget where the run has any (beside the accuracy they lower) and a column for each of
+    the benchmark's measurements that has one (after those: the QualBench F1)."""
     rows = [_row(name, tally) for name, tally in tallies]
     headers: tuple[str, ...] = _HEADERS
     priority: tuple[int, ...] = _PRIORITY
@@ -112,43 +121,65 @@ def _tally_table(
         ]
         headers = (*_HEADERS[:3], CUT_OFF_HEADER, *_HEADERS[3:])
         priority = (*_PRIORITY[:4], 17, *_PRIORITY[4:])
-    table = TextTable(title, (label, *headers), rows, note=note, priority=priority)
-    if summary.reports(QUALBENCH_F1):
-        return table
-    return table.without_columns({1 + headers.index(F1_HEADER)})
+    columned = [m for m in summary.measurements if m.column]
+    if columned:
+        # after the interval, and the cut-off count beside it
+        at = headers.index(CUT_OFF_HEADER if CUT_OFF_HEADER in headers else "95% CI") + 1
+        cells = [[_column_cell(m, grouping, name) for m in columned] for name, _ in tallies]
+        rows = [[*row[: at + 1], *more, *row[at + 1 :]] for row, more in zip(rows, cells, strict=True)]
+        headers = (*headers[:at], *(m.column for m in columned), *headers[at:])
+        priority = (*priority[: at + 1], *(_COLUMN_PRIORITY for _ in columned), *priority[at + 1 :])
+    return TextTable(title, (label, *headers), rows, note=note, priority=priority)
+
+
+def _column_cell(measurement: Measurement, grouping: str | None, group: str) -> str:
+    """A measurement's cell in a tally table: its value overall, or the group's."""
+    grouped = measurement.by_group.get(grouping, {}) if grouping is not None else {}
+    value = measurement.value if grouping is None else grouped.get(group)
+    return number_text(value, measurement.rate)
+
+
+def number_text(value: float | None, rate: bool) -> str:
+    """A number as the tables show it: a rate as a percentage, another as it is."""
+    if rate or value is None:
+        return percent(value)
+    return f"{value:g}"
 
 
 def rate(count: int, total: int) -> float | None:
     return count / total if total else None
 
 
-def metric_rows(summary: RunSummary) -> list[tuple[str, float | None, bool]]:
-    """(label, value, higher is better) for the headline metrics."""
+class MetricRow(NamedTuple):
+    """A row of the metrics table: what it is, its value, whether higher is better, and its text."""
+
+    label: str
+    value: float | None
+    higher_is_better: bool
+    text: str
+
+
+def _rate_row(label: str, value: float | None, higher_is_better: bool) -> MetricRow:
+    return MetricRow(label, value, higher_is_better, percent(value))
+
+
+def metric_rows(summary: RunSummary) -> list[MetricRow]:
+    """The headline metrics: accuracy over questions and groups, the benchmark's own measurements (those
+    shown as a row), points, and the rates of unreadable, cut-off and failed answers."""
     overall = summary.overall
-    rows: list[tuple[str, float | None, bool]] = [
-        ("accuracy (micro, over questions)", overall.accuracy, True)
-    ]
+    rows = [_rate_row("accuracy (micro, over questions)", overall.accuracy, True)]
     for key, value in summary.macro.items():
-        rows.append((f"accuracy (macro, mean over {key}s)", value, True))
-    if summary.reports(QUALBENCH_F1):
-        rows.append(("F1 (QualBench: 2PR/(P+R), weighted P and R)", overall.f1_qualbench, True))
-    if summary.reports(WEIGHTED_F1):
-        rows.append(("weighted F1 (scikit-learn average=weighted)", summary.weighted_f1, True))
+        rows.append(_rate_row(f"accuracy (macro, mean over {key}s)", value, True))
+    rows += [MetricRow(m.label, m.value, m.higher_is_better, m.text) for m in summary.measurements if m.text]
     if overall.max_points:
-        rows.append(("points earned / available", overall.points / overall.max_points, True))
-    rows.append(("unparsed rate", rate(overall.unparsed, overall.checked), False))
-    rows.append(("ambiguous rate", rate(overall.ambiguous, overall.checked), False))
+        rows.append(_rate_row("points earned / available", overall.points / overall.max_points, True))
+    rows.append(_rate_row("unparsed rate", rate(overall.unparsed, overall.checked), False))
+    rows.append(_rate_row("ambiguous rate", rate(overall.ambiguous, overall.checked), False))
     if overall.truncated:  # shown where a backend said so: the budget was too small for these answers
         label = f"cut off by the token budget ({overall.truncated} of {overall.graded} graded answers)"
-        rows.append((label, rate(overall.truncated, overall.graded), False))
-    rows.append((ERROR_RATE, rate(overall.errors, overall.n), False))
+        rows.append(_rate_row(label, rate(overall.truncated, overall.graded), False))
+    rows.append(_rate_row(ERROR_RATE, rate(overall.errors, overall.n), False))
     return rows
-
-
-def ceval_columns(summary: RunSummary) -> list[str]:
-    known = [c for c in CATEGORY_ORDER if c in summary.category_averages]
-    others = sorted(c for c in summary.category_averages if c not in CATEGORY_ORDER and c != CEVAL_AVERAGE)
-    return [*known, *others, CEVAL_AVERAGE]
 
 
 def settings_note(summary: RunSummary) -> str:
@@ -234,36 +265,27 @@ def run_tables(summary: RunSummary) -> list[TextTable]:
     if summary.repeats is not None:
         tables.append(repeats_table(summary.run, summary.repeats))
     for key, table in summary.groups.items():
-        tables.append(_tally_table(summary, f"{summary.run} — by {key}", key, list(table.items()), note))
+        tables.append(_tally_table(summary, f"{summary.run} — by {key}", key, list(table.items()), note, key))
     tables.append(
         TextTable(
             f"{summary.run} — metrics",
             ("metric", "value"),
-            [[label, percent(value)] for label, value, _ in metric_rows(summary)],
+            [[row.label, row.text] for row in metric_rows(summary)],
         )
     )
-    if summary.measurements:
-        tables.append(
-            TextTable(
-                f"{summary.run} — the benchmark's own metrics",
-                ("metric", "value"),
-                [[m.label, m.text] for m in summary.measurements],
-            )
-        )
     if summary.has_subjective:
         tables.append(parts_table(summary))
-    if summary.category_averages:
-        columns = ceval_columns(summary)
-        tables.append(
-            TextTable(
-                # C-Eval's convention, which CMMLU, FinEval and M3KE share (the leaderboard also shows a
-                # benchmark's own columns, such as CMMLU's China-specific, whose subjects count twice).
-                f"{summary.run} — category averages",
-                ("", *columns),
-                [["accuracy", *(percent(summary.category_averages.get(c)) for c in columns)]],
-                note="each category is the mean of its subjects' accuracies; Average is over all subjects",
+    for measurement in summary.measurements:
+        if measurement.table is not None:
+            shown = measurement.table
+            tables.append(
+                TextTable(
+                    f"{summary.run} — {shown.title}",
+                    shown.header,
+                    [list(row) for row in shown.rows],
+                    note=shown.note,
+                )
             )
-        )
     if any(row.standard is not None for row in summary.subject_points):
         tables.append(_points_table(summary))
     if summary.group_points:

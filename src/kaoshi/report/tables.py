@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from kaoshi.errors import InputError
 
@@ -167,15 +168,24 @@ def _left_out_note(table: TextTable, left_out: set[int], width: int) -> str:
 
 
 def _rich_table(t: TextTable, extra_note: str = "", fold_all: bool = False) -> Table:
-    caption = "; ".join(n for n in (t.legend(BEST_MARK), extra_note) if n) or None
-    table = Table(title=t.title, title_justify="left", caption=caption, caption_justify="left")
+    # Every text is given as rich Text, never read as markup: a cell such as `pip install 'kaoshi[api]'` or
+    # a model's answer `[A]` shows as it is (as a string, rich took `[api]` for a style and dropped it).
+    caption = "; ".join(n for n in (t.legend(BEST_MARK), extra_note) if n)
+    table = Table(
+        title=Text(t.title),
+        title_justify="left",
+        caption=Text(caption) if caption else None,
+        caption_justify="left",
+    )
     for i, header in enumerate(t.headers):
         # fold: a cell that must narrow wraps inside its cell instead of being cut with '…'
         wraps = fold_all or i in t.wrap
         prose = i == 0 or i in t.wrap  # reads from the left
-        table.add_column(header, justify="left" if prose else "right", overflow="fold", no_wrap=not wraps)
+        table.add_column(
+            Text(header), justify="left" if prose else "right", overflow="fold", no_wrap=not wraps
+        )
     for r in range(len(t.rows)):
-        table.add_row(*(_cell(t, r, c, "{} " + BEST_MARK) for c in range(len(t.rows[r]))))
+        table.add_row(*(Text(_cell(t, r, c, "{} " + BEST_MARK)) for c in range(len(t.rows[r]))))
     return table
 
 

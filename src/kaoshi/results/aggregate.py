@@ -4,28 +4,20 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 from kaoshi.analysis.estimate import Estimate
 from kaoshi.analysis.outputs import OutputProfile
-from kaoshi.analysis.stats import exact_sum, wilson_interval
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
-from kaoshi.results.metric import Measurement, Metric, measure_all
-from kaoshi.results.metrics import (
-    OBJECTIVE,
-    SUBJECTIVE,
-    UNKNOWN_GROUP,
-    category_averages,
-    macro_accuracy,
-    qualbench_f1,
-    weighted_f1,
-)
+from kaoshi.results.measurement import Measurement
+from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE, UNKNOWN_GROUP, macro_accuracy
 from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
+from kaoshi.results.tally import Counts, Tally, sample_counts
 from kaoshi.store.columns import Kind, ScoreRow, score_row
 from kaoshi.store.pairing import QuestionKey
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
@@ -46,91 +38,52 @@ def part_of(sample: SampleRecord | ScoreRow) -> str:
 
 
 @dataclass(frozen=True)
-class Tally:
-    """Counts over a set of samples.
+class SampleKinds:
+    """A run's samples as columns, counted by kind: what a benchmark's metrics compute from
+    (kaoshi.results.metric reads them from RunSummary.kinds). Each row is a kind of sample: the samples
+    agreeing on everything a summary tallies (type, groups, status, outcome, score, points, gold and answer;
+    its question id is one of theirs where the store counted it, else empty), with `weights` saying how
+    many samples are of it, in the order first met. `category_of`: each subject's category, as its last
+    sample has it."""
 
-    graded: answers with a grade and no error: objective ones checked against the gold answer (unparsed
-    answers are graded, as wrong, because the model did answer) and open ones a judge has scored
-    (`judged`). An open answer whose judge reply was unparsed is ungraded and earns no points.
-    accuracy = correct / checked, over the objective answers only. points / max_points: over every
-    sample that has a score; scored counts those, so the points always cover the graded answers.
-    f1_qualbench: the QualBench paper's F1 over the checked answers (`summarize` sets it per group).
-    truncated: graded answers the backend cut off at the token budget (finish_reason "length").
-    """
+    rows: tuple[ScoreRow, ...] = ()
+    weights: tuple[int, ...] = ()
+    category_of: Mapping[str, str] = field(default_factory=dict)
 
-    n: int = 0
-    graded: int = 0
-    judged: int = 0
-    correct: int = 0
-    unparsed: int = 0
-    ambiguous: int = 0
-    errors: int = 0
-    ungraded: int = 0
-    scored: int = 0
-    points: float = 0.0
-    max_points: float = 0.0
-    f1_qualbench: float | None = None
-    truncated: int = 0
+    def __iter__(self) -> Iterator[tuple[ScoreRow, int]]:
+        return zip(self.rows, self.weights, strict=True)
 
-    @property
-    def checked(self) -> int:
-        """Objective answers checked against the gold answer: the accuracy's denominator."""
-        return self.graded - self.judged
+    def answer_pairs(self) -> Counter[tuple[str, str]]:
+        """(gold, answer) as strings for every checked objective answer (unreadable: ""), counted."""
+        pairs: Counter[tuple[str, str]] = Counter()
+        for row, weight in self:
+            pair = _answer_pair(row)
+            if pair is not None:
+                pairs[pair] += weight
+        return pairs
 
-    @property
-    def accuracy(self) -> float | None:
-        return self.correct / self.checked if self.checked else None
+    def answer_pairs_by(self, grouping: str) -> dict[str, Counter[tuple[str, str]]]:
+        """answer_pairs within each group of `grouping` (a GROUP_KEYS name; samples without one in
+        `(none)`)."""
+        group_of = GROUP_KEYS[grouping]
+        found: dict[str, Counter[tuple[str, str]]] = {}
+        for row, weight in self:
+            pair = _answer_pair(row)
+            name = group_of(row)
+            counted = found.setdefault(UNKNOWN_GROUP if name is None else name, Counter())
+            if pair is not None:
+                counted[pair] += weight
+        return found
 
-    def add(self, sample: SampleRecord) -> Tally:
-        return Tally.total([(self._counts(), 1), (_counts(score_row(sample)), 1)])
-
-    @classmethod
-    def total(cls, rows: Iterable[tuple[_Counts, int]]) -> Tally:
-        """The tally of per-sample counts (`_counts`), each with how many samples have them. Points are
-        summed exactly (as fractions, rounded once), so a tally does not depend on the order its samples
-        were stored or counted in."""
-        rows = list(rows)
-        if not rows:
-            return cls()
-        sums: dict[str, Any] = {}
-        for index, (name, zero) in enumerate(_COUNTED):
-            if isinstance(zero, float):
-                sums[name] = exact_sum((c[index], w) for c, w in rows)
-            else:
-                sums[name] = sum(c[index] * w for c, w in rows)
-        return cls(**sums)
-
-    def _counts(self) -> _Counts:
-        return tuple(getattr(self, name) for name, _ in _COUNTED)
-
-    @property
-    def points_rate(self) -> float | None:
-        """Points earned as a share of the points available over the scored samples."""
-        return self.points / self.max_points if self.max_points else None
-
-    @property
-    def interval(self) -> tuple[float, float] | None:
-        """95% Wilson interval of the accuracy."""
-        return wilson_interval(self.correct, self.checked) if self.checked else None
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "n": self.n,
-            "accuracy": self.accuracy,
-            "interval": list(self.interval) if self.interval else None,
-            "f1_qualbench": self.f1_qualbench,
-            "correct": self.correct,
-            "graded": self.graded,
-            "judged": self.judged,
-            "unparsed": self.unparsed,
-            "ambiguous": self.ambiguous,
-            "errors": self.errors,
-            "ungraded": self.ungraded,
-            "scored": self.scored,
-            "points": self.points,
-            "max_points": self.max_points,
-            "truncated": self.truncated,
-        }
+    def tallies_by(self, grouping: str) -> dict[str, Tally]:
+        """A tally of each named group of `grouping` (samples without one left out)."""
+        group_of = GROUP_KEYS[grouping]
+        rows: dict[str, list[tuple[Counts, int]]] = {}
+        for row, weight in self:
+            name = group_of(row)
+            if name is not None:
+                rows.setdefault(name, []).append((sample_counts(row), weight))
+        return {name: Tally.total(counted) for name, counted in rows.items()}
 
 
 @dataclass(frozen=True)
@@ -142,6 +95,8 @@ class RunSummary:
     parts: objective / subjective tallies (only the parts the exam has), for the LHMKE comparison.
     subject_parts: the same per subject (GAOKAO-Bench weighs each subject's two parts).
     grader: whose grades of open answers were folded in (None: none).
+    measurements: the run's benchmark's own numbers (kaoshi.results.metric.measured), computed from
+    `kinds`, the samples the summary was made from as columns.
     served_models: model -> samples whose reply a server said came from that model instead of the one
     asked for (a gateway's routing), most first; empty when every reply came from the asked model.
     """
@@ -150,19 +105,13 @@ class RunSummary:
     overall: Tally
     groups: dict[str, dict[str, Tally]]
     macro: dict[str, float | None] = field(default_factory=dict)
-    weighted_f1: float | None = None
-    category_averages: dict[str, float] = field(default_factory=dict)
     subject_points: list[SubjectPoints] = field(default_factory=list)
     group_points: list[GroupPoints] = field(default_factory=list)
     outcomes: dict[QuestionKey, float] = field(default_factory=dict, repr=False)
     parts: dict[str, Tally] = field(default_factory=dict)
     subject_parts: dict[str, dict[str, Tally]] = field(default_factory=dict)
     grader: str | None = None  # whose grades of open answers count (None: no grades)
-    # the run's benchmark's own numbers (kaoshi.results.metric), measured by the API for a stored run
     measurements: tuple[Measurement, ...] = ()
-    # the statistics over answer strings the run's benchmark reports (results.metrics.ANSWER_STATISTICS);
-    # None: a summary made without its benchmark, which shows them all
-    statistics: frozenset[str] | None = None
     # what produced the numbers (None: a summary of samples alone); JSON reports carry it whole
     spec: RunSpec | None = None
     served_models: dict[str, int] = field(default_factory=dict)
@@ -174,14 +123,20 @@ class RunSummary:
     # (kaoshi.analysis.estimate), added by the API with `spec`; or why there is none
     estimate: Estimate | None = None
     estimate_note: str = ""
-
-    def reports(self, statistic: str) -> bool:
-        """Does this run's report show `statistic` (QUALBENCH_F1, WEIGHTED_F1)?"""
-        return self.statistics is None or statistic in self.statistics
+    kinds: SampleKinds = field(default_factory=SampleKinds, compare=False, repr=False)
 
     @property
     def has_subjective(self) -> bool:
         return SUBJECTIVE in self.parts
+
+    def measurement(self, name: str) -> Measurement | None:
+        """The benchmark's measurement named `name` among the run's numbers (Measurement.number_name)."""
+        return next((m for m in self.measurements if m.number_name == name), None)
+
+    def number(self, name: str) -> float | None:
+        """The value of the measurement named `name`, None where the run has none."""
+        found = self.measurement(name)
+        return None if found is None else found.value
 
     def without_unused_groups(self) -> RunSummary:
         """The summary without the groupings the exam does not use (every sample in `(none)`)."""
@@ -192,8 +147,6 @@ class RunSummary:
             "run": self.run,
             **self.overall.to_json(),
             "macro_accuracy": self.macro,
-            "weighted_f1": self.weighted_f1,
-            "category_averages": self.category_averages,
             "subject_points": [row.to_json() for row in self.subject_points],
             "group_points": [row.to_json() for row in self.group_points],
             "parts": {
@@ -231,59 +184,39 @@ class RunSummary:
             **({"estimate_note": self.estimate_note} if self.estimate_note else {}),
         }
 
-    def with_metrics(self, metrics: Iterable[Metric]) -> RunSummary:
-        """The summary with the measurements of a benchmark's `metrics` added."""
-        return replace(self, measurements=measure_all(metrics, self))
+
+class Number(NamedTuple):
+    """One of the numbers a run is quoted by: its value, whether it is a rate (shown as a percentage) and
+    whether it is counted over the objective answers alone (no judge's points)."""
+
+    value: float
+    rate: bool
+    objective: bool
 
 
-# What one sample adds to each of a Tally's counts, in field order (f1_qualbench aside).
-_Counts = tuple[int, int, int, int, int, int, int, int, int, float, float, int]
-_COUNTED: tuple[tuple[str, Any], ...] = tuple(
-    (f.name, f.default) for f in fields(Tally) if f.name != "f1_qualbench"
-)  # (name, zero)
-
-
-def headline_numbers(summary: RunSummary) -> dict[str, tuple[float, bool]]:
-    """The numbers a run is quoted by, by name, each with whether it is a rate (shown as a percentage):
-    accuracy, points, macro accuracies, F1s, category averages, subject points and the benchmark's own
-    measurements (what a run of k samples averages over its samples)."""
+def headline_numbers(summary: RunSummary) -> dict[str, Number]:
+    """The numbers a run is quoted by, by name: accuracy, points, macro accuracies, subject points and the
+    benchmark's own measurements with their named values (what a run of k samples averages over its
+    samples)."""
     overall = summary.overall
-    numbers: dict[str, tuple[float | None, bool]] = {
-        "accuracy": (overall.accuracy, True),
-        "points": (overall.points if overall.scored else None, False),
-        "points_rate": (overall.points_rate, True),
-        "f1_qualbench": (overall.f1_qualbench, True),
-        "weighted_f1": (summary.weighted_f1, True),
-        **{f"macro_accuracy.{key}": (value, True) for key, value in summary.macro.items()},
-        **{f"category_average.{name}": (v, True) for name, v in summary.category_averages.items()},
-        **{f"subject_points.{row.subject}": (row.points, False) for row in summary.subject_points},
-        # a measurement is a rate where its own text shows one
-        **{f"metric.{m.label}": (m.value, m.text.endswith("%")) for m in summary.measurements},
+    numbers: dict[str, tuple[float | None, bool, bool]] = {
+        "accuracy": (overall.accuracy, True, True),
+        "points": (overall.points if overall.scored else None, False, False),
+        "points_rate": (overall.points_rate, True, False),
+        **{m.number_name: (m.value, m.rate, m.objective) for m in summary.measurements},
+        **{f"macro_accuracy.{key}": (value, True, True) for key, value in summary.macro.items()},
+        **{
+            f"{m.number_name}.{part}": (v, m.rate, m.objective)
+            for m in summary.measurements
+            for part, v in m.parts.items()
+        },
+        **{f"subject_points.{row.subject}": (row.points, False, False) for row in summary.subject_points},
     }
-    return {name: (value, rate) for name, (value, rate) in numbers.items() if value is not None}
-
-
-def _counts(row: ScoreRow) -> _Counts:
-    is_error = row.status == SampleStatus.ERROR
-    is_checked = not is_error and row.correct is not None
-    # An open answer has no `correct`; it is graded once a judge's score has been folded in.
-    is_judged = not is_error and row.correct is None and row.score is not None
-    is_ungraded = not is_error and not is_checked and not is_judged
-    has_score = not is_error and row.score is not None
-    return (
-        1,
-        is_checked + is_judged,
-        int(is_judged),
-        int(bool(row.correct)),
-        int(row.status == SampleStatus.UNPARSED),
-        int(row.status == SampleStatus.AMBIGUOUS),
-        int(is_error),
-        int(is_ungraded),
-        int(has_score),
-        row.score or 0.0 if has_score else 0.0,
-        row.points if has_score else 0.0,
-        int(row.truncated and (is_checked or is_judged)),
-    )
+    return {
+        name: Number(value, rate, objective)
+        for name, (value, rate, objective) in numbers.items()
+        if value is not None
+    }
 
 
 def _answer_pair(row: ScoreRow) -> tuple[str, str] | None:
@@ -386,17 +319,14 @@ def _summarize_weighted(
     standards: Mapping[str, float] | None,
 ) -> RunSummary:
     """The summary of rows counted by kind (each with its number of samples, in the order first met)."""
-    overall_rows: list[tuple[_Counts, int]] = []
+    overall_rows: list[tuple[Counts, int]] = []
     tallied = {*keys, "subject", "domain"}
-    group_rows: dict[str, dict[str, list[tuple[_Counts, int]]]] = {key: {} for key in tallied}
-    answer_pairs: Counter[tuple[str, str]] = Counter()
-    # (grouping, group name) -> (gold, answer) pair counts, for the F1 of each group
-    group_pairs: dict[tuple[str, str], Counter[tuple[str, str]]] = {}
-    part_rows: dict[str, list[tuple[_Counts, int]]] = {}
-    subject_part_rows: dict[str, dict[str, list[tuple[_Counts, int]]]] = {}
+    group_rows: dict[str, dict[str, list[tuple[Counts, int]]]] = {key: {} for key in tallied}
+    part_rows: dict[str, list[tuple[Counts, int]]] = {}
+    subject_part_rows: dict[str, dict[str, list[tuple[Counts, int]]]] = {}
     served: Counter[str] = Counter()
     for row, weight in weighted:
-        counts = (_counts(row), weight)
+        counts = (sample_counts(row), weight)
         if row.served_model is not None:
             served[row.served_model] += weight
         overall_rows.append(counts)
@@ -404,7 +334,6 @@ def _summarize_weighted(
         part_rows.setdefault(part, []).append(counts)
         if row.subject:
             subject_part_rows.setdefault(row.subject, {}).setdefault(part, []).append(counts)
-        pair = _answer_pair(row)
         for key in tallied:
             name = GROUP_KEYS[key](row)
             if name is None:
@@ -412,10 +341,6 @@ def _summarize_weighted(
                     continue
                 name = UNKNOWN_GROUP
             group_rows[key].setdefault(name, []).append(counts)
-            if pair is not None:
-                group_pairs.setdefault((key, name), Counter())[pair] += weight
-        if pair is not None:
-            answer_pairs[pair] += weight
     overall = Tally.total(overall_rows)
     groups = {
         key: {name: Tally.total(rows) for name, rows in table.items()} for key, table in group_rows.items()
@@ -425,14 +350,6 @@ def _summarize_weighted(
         subject: {part: Tally.total(rows) for part, rows in by_part.items()}
         for subject, by_part in subject_part_rows.items()
     }
-    groups = {
-        key: {
-            name: replace(t, f1_qualbench=qualbench_f1(group_pairs.get((key, name), Counter())))
-            for name, t in table.items()
-        }
-        for key, table in groups.items()
-    }
-    overall = replace(overall, f1_qualbench=qualbench_f1(answer_pairs))
     named = {
         key: {n: t for n, t in groups[key].items() if n != UNKNOWN_GROUP} for key in ("subject", "domain")
     }
@@ -443,12 +360,11 @@ def _summarize_weighted(
         overall,
         {key: dict(sorted(groups[key].items())) for key in keys},
         macro=macro,
-        weighted_f1=weighted_f1(answer_pairs),
-        category_averages=category_averages(named["subject"], category_of) if category_of else {},
         subject_points=subjects,
         group_points=group_points(subjects),
         outcomes=outcomes,
         parts={name: parts[name] for name in (OBJECTIVE, SUBJECTIVE) if name in parts},
         subject_parts=dict(sorted(subject_parts.items())),
+        kinds=SampleKinds(tuple(row for row, _ in weighted), tuple(w for _, w in weighted), category_of),
         served_models=dict(sorted(served.items(), key=lambda item: (-item[1], item[0]))),
     )

@@ -1,4 +1,6 @@
-"""Metrics beyond micro accuracy: macro means over groups, the C-Eval averages, weighted F1."""
+"""Statistics beyond micro accuracy: macro means over groups, category means of subject accuracies, and
+F1s over answer strings. A benchmark whose protocol reports one declares it among its metrics
+(kaoshi.results.metric)."""
 
 from __future__ import annotations
 
@@ -6,17 +8,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-CEVAL_AVERAGE = "Average"
-# Statistics over answer strings that a benchmark reports when its protocol does (Benchmark.statistics):
-# the QualBench paper's F1, and scikit-learn's weighted F1 (CMExam's). Other benchmarks' reports leave
-# them out; a summary made without a benchmark shows both.
-QUALBENCH_F1 = "qualbench_f1"
-WEIGHTED_F1 = "weighted_f1"
-ANSWER_STATISTICS = frozenset({QUALBENCH_F1, WEIGHTED_F1})
 OBJECTIVE, SUBJECTIVE = "objective", "subjective"  # the parts of a mixed exam
 UNKNOWN_GROUP = "(none)"  # the group of a sample without a domain, subject or category
-# The order C-Eval prints its four categories in; CMMLU and M3KE name theirs the same, so category
-# averages are shown in this order, any other category after them alphabetically, then Average.
+# The order C-Eval prints its four categories in; CMMLU and M3KE name theirs the same, so categories are
+# shown in this order, any other after them alphabetically.
 CATEGORY_ORDER = ("STEM", "Social Science", "Humanities", "Other")
 
 
@@ -31,11 +26,12 @@ def macro_accuracy(groups: Mapping[str, HasAccuracy]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def category_averages(
-    subjects: Mapping[str, HasAccuracy], category_of: Mapping[str, str]
+def category_means(
+    subjects: Mapping[str, HasAccuracy], category_of: Mapping[str, str], overall: str
 ) -> dict[str, float]:
-    """The C-Eval convention: each category is the mean of its subjects' accuracies, and `Average` is
-    the mean over all subjects (not over the four category means, not over questions)."""
+    """Each category the mean of its subjects' accuracies, and `overall` the mean over all subjects (not
+    over the category means, not over questions): C-Eval's convention, which CMMLU, FinEval and M3KE
+    share. Categories in the order their first subject comes, `overall` last."""
     by_category: dict[str, list[float]] = {}
     every: list[float] = []
     for subject, tally in subjects.items():
@@ -47,7 +43,7 @@ def category_averages(
             by_category.setdefault(category, []).append(tally.accuracy)
     result = {name: sum(v) / len(v) for name, v in by_category.items()}
     if every:
-        result[CEVAL_AVERAGE] = sum(every) / len(every)
+        result[overall] = sum(every) / len(every)
     return result
 
 
@@ -88,7 +84,7 @@ def weighted_f1(pairs: Pairs) -> float | None:
     return weighted / total
 
 
-def qualbench_f1(pairs: Pairs) -> float | None:
+def pr_f1(pairs: Pairs) -> float | None:
     """F1 as the QualBench paper computes it: 2PR/(P+R) of the weighted precision P and weighted recall R
     over answer strings as labels (each gold label weighted by its support; a label never predicted has
     precision 0). R equals accuracy. This is not `weighted_f1`, the support-weighted mean of per-label

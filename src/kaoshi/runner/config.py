@@ -1,11 +1,13 @@
 """RunConfig: every option of a run, written once. `kaoshi.evaluate(exam, model, config, **overrides)` takes
-it (or its fields by name), and `kaoshi run`'s options are generated from its fields' metadata
-(kaoshi/option_fields.py, kaoshi/cli/config_options.py): a field is an option of the same name."""
+it (or its fields by name, typed by kaoshi.runner.keywords), and `kaoshi run`'s options are generated from
+its fields' metadata (kaoshi/option_fields.py, kaoshi/cli/config_options.py): a field is an option of the
+same name."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +58,9 @@ class RunConfig:
     """How a run is made, besides the exam and the model: each field is the `kaoshi run` option of that
     name (its help is the field's metadata), and the same config records the same run spec.
 
-    backend: the backend's settings (kaoshi.models.ModelOptions: base_url, device, dtype, ...); its seed,
-    batch_size and adapter are this config's own fields. A path may be given as a str, exemplars as any
-    sequence and shard as "I/N"; they are stored as Path, tuple and (I, N).
+    backend: what the model is loaded with (kaoshi.models.ModelOptions: seed, batch_size, adapter,
+    base_url, device, dtype, ...); the run reads its seed and adapter from there. A path may be given as
+    a str, exemplars as any sequence and shard as "I/N"; they are stored as Path, tuple and (I, N).
     """
 
     method: str = field(default="generate", metadata=cli(choices=METHODS))
@@ -133,11 +135,13 @@ class RunConfig:
             metavar="I/N",
         ),
     )
-    seed: int = field(
-        default=0,
+    # its options (--seed, --batch-size, --adapter, then the backends' sections) are listed from here
+    backend: ModelOptions = field(default_factory=ModelOptions, metadata=nested())
+    allow_overlap: bool = field(
+        default=False,
         metadata=cli(
-            "chooses the exemplars and seeds sampling (each of --repeats' samples gets its own seed from it)",
-            type=int,
+            "evaluate even questions the adapter was trained on (recorded in the run spec)",
+            action="store_true",
         ),
     )
     # Decoding of generated answers (kaoshi.models.Sampling): greedy unless set.
@@ -190,9 +194,6 @@ class RunConfig:
             metavar="N",
         ),
     )
-    batch_size: int | None = field(
-        default=None, metadata=cli("requests per model call (default: the backend's)", type=int)
-    )
     # None takes the exam's own rule (GAOKAO-Bench: partial), else exact
     multi_policy: str | None = field(
         default=None,
@@ -217,28 +218,15 @@ class RunConfig:
             metavar="SUBJECT=N,...",
         ),
     )
-    backend: ModelOptions = field(default_factory=ModelOptions, metadata=nested())
     llm_extractor: str | None = field(
         default=None,
         metadata=cli("a model that reads answers the rules leave unparsed (off by default)", metavar="SPEC"),
-    )
-    adapter: Path | None = field(
-        default=None,
-        metadata=cli("a LoRA adapter folder from kaoshi finetune (hf, gguf, smollm2 models)", type=Path),
-    )
-    allow_overlap: bool = field(
-        default=False,
-        metadata=cli(
-            "evaluate even questions the adapter was trained on (recorded in the run spec)",
-            action="store_true",
-        ),
     )
 
     def __post_init__(self) -> None:
         given: Mapping[str, Any] = {
             "exemplars": tuple(self.exemplars),
             "exemplars_file": None if self.exemplars_file is None else Path(self.exemplars_file),
-            "adapter": None if self.adapter is None else Path(self.adapter),
             "shard": parse_shard(self.shard) if isinstance(self.shard, str) else self.shard,
             "standard_scores": dict(self.standard_scores or {}),
         }
@@ -246,32 +234,29 @@ class RunConfig:
             object.__setattr__(self, name, value)
         if not isinstance(self.backend, ModelOptions):
             raise TypeError(f"backend must be a kaoshi.models.ModelOptions, not {type(self.backend)}")
-        stray = [
-            name for name in _OWN_BACKEND_FIELDS if getattr(self.backend, name) != getattr(_NO_BACKEND, name)
-        ]
-        if stray:
-            raise TypeError(f"{', '.join(stray)}: set on the RunConfig, not on its backend")
+
+    @property
+    def seed(self) -> int:
+        """The run's seed (the backend's: it seeds the model too): chooses the exemplars and the sample,
+        and each sample's seed derives from it."""
+        return self.backend.seed
+
+    @property
+    def adapter(self) -> Path | None:
+        """The LoRA adapter the model is loaded with (the backend's), as the run spec records it."""
+        return None if self.backend.adapter is None else Path(self.backend.adapter)
 
     def override(self, **overrides: Any) -> RunConfig:
         """This config with some options changed: its own fields, or the backend's (ModelOptions) by name;
-        TypeError naming the known options for any other name."""
+        TypeError naming the close and the known options for any other name."""
         unknown = sorted(set(overrides) - set(RUN_OPTIONS) - set(BACKEND_OPTIONS))
         if unknown:
-            raise TypeError(
-                f"unknown option {unknown[0]!r} (run options: {', '.join(sorted(RUN_OPTIONS))}; "
-                f"backend options: {', '.join(sorted(BACKEND_OPTIONS))})"
-            )
+            raise unknown_option(unknown[0], RUN_OPTIONS)
         own = {name: value for name, value in overrides.items() if name in RUN_OPTIONS}
         backend = {name: value for name, value in overrides.items() if name in BACKEND_OPTIONS}
         if backend:
             own["backend"] = replace(own.get("backend", self.backend), **backend)
         return replace(self, **own) if own else self
-
-    def model_options(self) -> ModelOptions:
-        """The backend's settings with the run's seed, batch size and adapter: what the model is loaded
-        with."""
-        adapter = None if self.adapter is None else str(self.adapter)
-        return replace(self.backend, seed=self.seed, batch_size=self.batch_size, adapter=adapter)
 
     def check(self) -> None:
         """InputError naming the option when a value cannot be used (the backend's are checked when its
@@ -330,8 +315,17 @@ class RunConfig:
 
 
 # The names RunConfig.override (and so kaoshi.evaluate) takes: its own fields, and the backend's
-# ModelOptions fields but the three the run owns.
+# (ModelOptions) fields; kaoshi.load_model takes the backend's. No name is both
+# (tests/unit/test_run_keywords.py).
 RUN_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(RunConfig))
-_OWN_BACKEND_FIELDS = tuple(f.name for f in fields(ModelOptions) if f.name in RUN_OPTIONS)
-BACKEND_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(ModelOptions) if f.name not in RUN_OPTIONS)
-_NO_BACKEND = ModelOptions()
+BACKEND_OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(ModelOptions))
+
+
+def unknown_option(name: str, run_options: Sequence[str] = ()) -> TypeError:
+    """The TypeError for an option that is neither one of `run_options` nor a backend's: the known ones
+    listed, and the close ones (a misspelling) named."""
+    groups = {"run options": run_options, "backend options": BACKEND_OPTIONS}
+    listed = "; ".join(f"{group}: {', '.join(sorted(names))}" for group, names in groups.items() if names)
+    close = get_close_matches(name, [*run_options, *BACKEND_OPTIONS], n=3)
+    guess = f"; did you mean {' or '.join(repr(known) for known in close)}?" if close else ""
+    return TypeError(f"unknown option {name!r} ({listed}){guess}")

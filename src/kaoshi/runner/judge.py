@@ -8,23 +8,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from kaoshi.errors import InputError
 from kaoshi.models.base import GenerateRequest, Model, ModelOutput
 from kaoshi.prompts.judge import (
-    GAOKAO_MODE,
     JUDGE_PROMPT_VERSION,
+    POINTS_MODE,
     debate_prompt,
-    gaokao_judge_prompt,
     judge_prompt,
     judge_prompt_version,
+    points_judge_prompt,
 )
 from kaoshi.qtypes import kind_of
+from kaoshi.results.grading import apply_grades, chosen_grader
 from kaoshi.runner.batching import BatchPolicy, batched_generate
 from kaoshi.scoring.judge_parse import parse_judge_score
-from kaoshi.store.columns import ScoreRow
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
@@ -155,9 +154,9 @@ def _grade(sample: SampleRecord, setup: JudgeSetup, rounds: list[dict[str, Any]]
 
 
 def _first_prompt(mode: str, sample: SampleRecord) -> str:
-    if mode == GAOKAO_MODE:
+    if mode == POINTS_MODE:
         analysis = str(sample.question.get("explanation", ""))
-        return gaokao_judge_prompt(
+        return points_judge_prompt(
             _stem(sample), analysis, str(sample.gold), sample.points, sample.response or ""
         )
     return judge_prompt(mode, _stem(sample), str(sample.gold), sample.response or "")
@@ -206,7 +205,7 @@ def judge_run(
     ]
     for output in _generate(store, run, f"judge:{grader}", first, requests, batch):
         sample = by_id[output.id]
-        scale = sample.points if setup.mode == GAOKAO_MODE else None
+        scale = sample.points if setup.mode == POINTS_MODE else None
         round_one = _round(setup.judge, prompts[output.id], output, scale)
         if setup.mode != "debate" or round_one["status"] == GradeStatus.ERROR:
             keep(_grade(sample, setup, [round_one]))
@@ -264,40 +263,6 @@ def _generate(
 
 def _stem(sample: SampleRecord) -> str:
     return str(sample.question.get("stem", ""))
-
-
-def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]) -> list[SampleRecord]:
-    """Samples with the open answers' points filled in from a grader (ungraded ones left as they are)."""
-    result = []
-    for sample in samples:
-        grade = grades.get(sample.question_id)
-        if not kind_of(sample.qtype).objective and grade is not None and grade.points is not None:
-            sample = replace(sample, score=grade.points)
-        result.append(sample)
-    return result
-
-
-def apply_grade_rows(rows: Iterable[ScoreRow]) -> list[ScoreRow]:
-    """apply_grades for rows read with a grader's points (kaoshi.store.columns): the same rule."""
-    return [
-        row._replace(score=row.graded_points)
-        if row.graded_points is not None and not kind_of(row.qtype).objective
-        else row
-        for row in rows
-    ]
-
-
-def chosen_grader(store: Store, run: str, grader: str | None) -> str | None:
-    """`grader`, or the run's most recent judge setup when None (None: the run has no grades); InputError
-    for a grader that has not graded the run."""
-    graders = store.graders(run)
-    if grader is None and not graders:
-        return None
-    chosen = grader or graders[-1]
-    if chosen not in graders:
-        known = ", ".join(graders) or "none yet (kaoshi judge)"
-        raise InputError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
-    return chosen
 
 
 @dataclass(frozen=True)

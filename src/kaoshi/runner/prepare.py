@@ -16,6 +16,7 @@ from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.errors import InputError
 from kaoshi.finetune.adapter import check_overlap, run_record
 from kaoshi.models.base import ModelOptions
+from kaoshi.models.registry import adapter_backends, spec_capabilities
 from kaoshi.models.secrets import strip_credentials
 from kaoshi.prompts import RenderOptions, Template
 from kaoshi.prompts.registry import exemplars_for_run
@@ -24,15 +25,10 @@ from kaoshi.runner.config import RunConfig
 from kaoshi.runner.shards import shard_count, shard_name
 from kaoshi.scoring.grade import MultiPolicy
 from kaoshi.store.records import Method, RunSpec
-from kaoshi.store.sqlite import Store, StoreError
+from kaoshi.store.sqlite import Store
 from kaoshi.version import __version__
 
 Notify = Callable[[str], None]
-
-
-# The run's options are kaoshi.runner.config.RunConfig; RunOptions, their earlier name, stays for code that
-# imports it.
-RunOptions = RunConfig
 
 
 @dataclass(frozen=True)
@@ -138,6 +134,17 @@ def recorded_base_url(base_url: str | tuple[str, ...] | None) -> str | list[str]
     return urls[0] if len(urls) == 1 else urls
 
 
+def _warn_of_settings_in_metadata(exam: Exam, notify: Notify) -> None:
+    """A loader that still puts a run setting in the exam's free-form metadata (how a plugin said it before
+    ExamSettings) is told that it is not read, where it says otherwise than the exam's settings."""
+    for key in ("multi_policy", "standard_scores"):
+        if key in exam.metadata and exam.metadata[key] != getattr(exam.settings, key):
+            notify(
+                f"warning: the exam's metadata sets {key}={exam.metadata[key]!r}, which no run reads: "
+                f"a loader sets it as Exam(settings=ExamSettings({key}=...)) (kaoshi.data)"
+            )
+
+
 def prepare_run(
     exam: Exam,
     model: str,
@@ -165,6 +172,7 @@ def prepare_run(
     setup = prompt_setup(exam, options, notify)
     exam, template, shots, pinned = setup.exam, setup.template, setup.shots, setup.exemplars
     benchmark = str(exam.metadata.get("benchmark", ""))
+    _warn_of_settings_in_metadata(exam, notify)
     adapter = adapter_record(options, model, exam, notify) if options.adapter is not None else {}
     loaded_with = exam.metadata.get("loaded_with", {})
     split = loaded_with.get("split") or exam.metadata.get("split")
@@ -196,13 +204,12 @@ def prepare_run(
         exemplars_file=setup.exemplars_digest,
         llm_extractor=options.llm_extractor,
         model_settings=settings,
-        multi_policy=MultiPolicy.parse(
-            options.multi_policy or str(exam.metadata.get("multi_policy", "exact"))
-        ),
+        # the exam's own settings (GAOKAO-Bench's loader: partial credit), the run's options over them
+        multi_policy=MultiPolicy.parse(options.multi_policy or exam.settings.multi_policy),
         partial_credit=options.partial_credit,
         shuffle_seed=options.shuffle_options,
         adapter=adapter,
-        standard_scores={**exam.metadata.get("standard_scores", {}), **options.standard_scores},
+        standard_scores={**exam.settings.standard_scores, **options.standard_scores},
         kaoshi_version=__version__,
         shard=None if options.shard is None else f"{options.shard[0]}/{options.shard[1]}",
         shard_questions=asked,
@@ -232,8 +239,11 @@ def adapter_record(options: RunConfig, model: str, exam: Exam, notify: Notify) -
     """Check the adapter against the model and the evaluated questions; what the run spec records."""
 
     assert options.adapter is not None
-    if model.partition(":")[0] not in ("hf", "gguf", "smollm2"):
-        raise InputError(f"--adapter needs a local transformers model (hf, gguf, smollm2), got {model!r}")
+    capabilities = spec_capabilities(model)
+    if capabilities is None or not capabilities.adapters:
+        raise InputError(
+            f"--adapter needs a local transformers model ({', '.join(adapter_backends())}), got {model!r}"
+        )
     manifest, overlap = check_overlap(options.adapter, exam.questions, options.allow_overlap)
     if manifest.get("base") not in (None, model):
         notify(f"warning: the adapter was trained on {manifest['base']!r}, applied here to {model!r}")
@@ -244,62 +254,7 @@ def adapter_record(options: RunConfig, model: str, exam: Exam, notify: Notify) -
     return run_record(options.adapter, manifest, overlap)
 
 
-def check_before_load(
-    store: Store, prepared: PreparedRun, *, default_name: bool, notify: Notify
-) -> PreparedRun:
-    """Refuse a changed spec before paying for the model load (minutes for a 7B model). With a default run
-    name, a run under an earlier default name (before it held the limits, or the split) with this spec is
-    resumed."""
-    if default_name and prepared.spec.shuffle_seed is None and prepared.spec.shard is None:
-        prepared = _earlier_default_name(store, prepared, notify)
+def check_before_load(store: Store, prepared: PreparedRun) -> None:
+    """Refuse a changed spec before paying for the model load (minutes for a 7B model)."""
     ignore = frozenset() if prepared.chat_known else frozenset({"chat"})
-    try:
-        store.check_resumable(prepared.name, prepared.spec, ignore=ignore)
-    except StoreError as refused:
-        stored = store.find_run(prepared.name)
-        if not default_name or stored is None or not _limited_before(stored.spec, prepared.spec):
-            raise
-        total = stored.spec.limit
-        raise StoreError(
-            f"{refused}, or rename the stored run (limited to {total} questions in all, from before default "
-            f"run names held the limit) to the name `--limit-total {total}` gives it now: "
-            f"kaoshi runs mv {prepared.name} {prepared.name}-total{total}"
-        ) from None
-    return prepared
-
-
-def _limited_before(stored: RunSpec, spec: RunSpec) -> bool:
-    """Whether the stored run is a limited run under the name the unlimited run now has (default names
-    held no limit before)."""
-    unlimited = spec.limit is None and spec.limit_per_subject is None and spec.shuffle_seed is None
-    return unlimited and spec.shard is None and stored.limit is not None and stored.limit_per_subject is None
-
-
-def _earlier_default_name(store: Store, prepared: PreparedRun, notify: Notify) -> PreparedRun:
-    spec = prepared.spec
-    if store.find_run(prepared.name) is not None:
-        return prepared
-    # Before default names held the limits, a run limited to N questions in all (`--limit-total N` now)
-    # was named as the full run is.
-    unlimited = default_run_name(prepared.exam.name, spec.split, spec.model, spec.method, spec.shots)
-    if unlimited != prepared.name:
-        before = store.find_run(unlimited)
-        if before is not None and not [d for d in before.spec.differences(spec) if d[0] != "chat"]:
-            notify(f"note: resuming the run {unlimited!r} (named before default run names held the limits)")
-            return replace(prepared, name=unlimited)
-    legacy = default_run_name(prepared.exam.name, None, spec.model, spec.method, spec.shots)
-    if legacy in (prepared.name, unlimited):
-        return prepared
-    earlier = store.find_run(legacy)
-    if earlier is None:
-        return prepared
-    differences = [d for d in earlier.spec.differences(spec) if d[0] != "chat"]
-    if differences:
-        shown = "; ".join(f"{name}: stored {old!r}, now {new!r}" for name, old, new in differences)
-        notify(
-            f"note: the run {legacy!r} (the earlier default name) has another spec ({shown}); "
-            f"starting {prepared.name!r}"
-        )
-        return prepared
-    notify(f"note: resuming the run {legacy!r} (named before default run names held the split)")
-    return replace(prepared, name=legacy)
+    store.check_resumable(prepared.name, prepared.spec, ignore=ignore)

@@ -12,7 +12,7 @@ from typing import Any
 from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOutput
 from kaoshi.runner.llm_extract import apply_extractor_reply
-from kaoshi.runner.samples import PendingQuestion, build_sample
+from kaoshi.runner.samples import PendingQuestion, build_sample, new_tokens
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
@@ -101,7 +101,7 @@ def _maybe_cut_off(sample: SampleRecord, spec: RunSpec) -> bool:
     """Marked cut off, or as long as its budget: runs of the local backends before they marked cut-offs
     (kaoshi before issue 41) stored such answers unmarked, and one that used its whole budget may have
     been cut off."""
-    budget = spec.new_tokens(sample.qtype)
+    budget = new_tokens(spec, sample.qtype)
     return sample.truncated or (sample.tokens_out is not None and sample.tokens_out >= budget)
 
 

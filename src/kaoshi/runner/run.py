@@ -24,7 +24,7 @@ from kaoshi.runner.grouping import INSTANT_S, AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.repeats import sampling_of
 from kaoshi.runner.reuse import reuse_answers
-from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, ranked
+from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, new_tokens, ranked
 from kaoshi.runner.spending import Spending
 from kaoshi.store.batches import MODEL
 from kaoshi.store.errors import StoreError
@@ -68,7 +68,7 @@ def plan_run(
         # Room for the answer: at least 256 tokens (what every run kept before budgets were per protocol,
         # so the exemplars that fit do not change), more where the budget is larger (CoT).
         prompt = render_fitting(
-            template, question, exam, options, _fits(model, max(256, spec.new_tokens(question.type.value)))
+            template, question, exam, options, _fits(model, max(256, new_tokens(spec, question.type.value)))
         )
         pending.extend(PendingQuestion(question, position, prompt, sample) for sample in missing)
     return pending, total - len(pending)
@@ -374,7 +374,7 @@ def _generate_request(pending: PendingQuestion, spec: RunSpec) -> GenerateReques
         pending.request_id,
         pending.prompt.text,
         choices=answer_candidates(pending.question),
-        max_new_tokens=spec.new_tokens(pending.question.type.value),
+        max_new_tokens=new_tokens(spec, pending.question.type.value),
         messages=pending.prompt.messages,
         sampling=sampling_of(spec, pending.question.id, pending.sample),
         sample=pending.sample,

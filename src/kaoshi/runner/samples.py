@@ -20,6 +20,14 @@ from kaoshi.scoring.grade import Grade
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus, run_method
 
 
+def new_tokens(spec: RunSpec, qtype: str) -> int:
+    """The generation budget of a question of this type in a run: the open budget for a judged (open)
+    type (kaoshi.qtypes says which), else the run's."""
+    if not kind_of(qtype).objective and spec.max_new_tokens_open is not None:
+        return spec.max_new_tokens_open
+    return spec.max_new_tokens
+
+
 @dataclass(frozen=True)
 class PendingQuestion:
     question: Question
@@ -50,7 +58,7 @@ def request_key(pending: PendingQuestion, spec: RunSpec) -> int | None:
     sampling = sampling_of(spec, question.id, pending.sample)
     digest = hashlib.sha256(_run_request_part(spec))
     digest.update(pending.prompt.text.encode())
-    budget = spec.new_tokens(question.type.value)
+    budget = new_tokens(spec, question.type.value)
     digest.update(f"\x00{budget}\x00{sampling.seed}\x00{pending.sample}".encode())
     return int.from_bytes(digest.digest()[:8], "big", signed=True)
 

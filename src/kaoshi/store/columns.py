@@ -36,7 +36,7 @@ class ScoreRow(NamedTuple):
     gold, answer: the stored JSON of the gold answer and the answer read ('["A", "B"]', 'true', 'null'; as
     text: `gold_text`, `answer_text`). correct: 1 right, 0 wrong, None not checked; truncated: 1 when cut
     off at the token budget. score: for an open answer, the points its grader gave once grades are folded
-    in (kaoshi.runner.judge.apply_grade_rows; `graded_points` holds them as read). group: the question's
+    in (kaoshi.results.grading.apply_grade_rows; `graded_points` holds them as read). group: the question's
     `group` (GAOKAO-Bench's subject groups), None when it has none."""
 
     question_id: str
@@ -337,7 +337,7 @@ class Kind(NamedTuple):
 def _folded_score(grader: str | None, open_types: Collection[str]) -> tuple[str, str, tuple[Any, ...]]:
     """(the score expression, the join, their parameters) for a sample `s` with the points `grader` gave
     an open answer (`open_types`: the question types a grader scores) folded in as
-    kaoshi.runner.judge.apply_grades does."""
+    kaoshi.results.grading.apply_grades does."""
     if grader is None:
         return "s.score", "", ()
     kinds = ", ".join("?" for _ in open_types) or "NULL"
@@ -375,7 +375,7 @@ def score_kinds(
 ) -> list[Kind] | None:
     """The run's first samples counted by kind, in the order first met, with the points `grader` gave the
     open answers (`open_types`: the question types a grader scores) folded in as
-    kaoshi.runner.judge.apply_grades does; `kept`: only the questions keep_questions holds. One pass over
+    kaoshi.results.grading.apply_grades does; `kept`: only the questions keep_questions holds. One pass over
     the index samples_scores, with no sort and no row read. None when some rows were written before the
     group column (their groups are in their questions): read the rows then (score_rows)."""
     if any(name in ("question_group", "fingerprint") for name, _, _ in missing_columns(db, "samples")):

@@ -8,7 +8,6 @@ from typing import Any
 from kaoshi.data.model import Gold, format_gold
 from kaoshi.enums import TextEnum
 from kaoshi.errors import InputError
-from kaoshi.qtypes import kind_of
 from kaoshi.scoring.grade import MultiPolicy
 
 # The store's enums (each stored and printed as its value): Method, SampleStatus, RunStatus, GradeStatus,
@@ -138,13 +137,6 @@ class RunSpec:
         if self.sample is not None and isinstance(self.sample.get("size"), int):
             return int(self.sample["size"])
         return self.n_questions
-
-    def new_tokens(self, qtype: str) -> int:
-        """The generation budget of a question of this type: the open budget for a judged (open) type."""
-
-        if not kind_of(qtype).objective and self.max_new_tokens_open is not None:
-            return self.max_new_tokens_open
-        return self.max_new_tokens
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> RunSpec:

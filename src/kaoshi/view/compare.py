@@ -18,7 +18,7 @@ from kaoshi.report.differences import Difference, differences, differences_among
 from kaoshi.report.differences import key_differences as key_differences
 from kaoshi.report.tables import TextTable
 from kaoshi.results.aggregate import RunSummary
-from kaoshi.runner.judge import chosen_grader
+from kaoshi.results.grading import chosen_grader
 from kaoshi.store import Store
 from kaoshi.view.pages import Viewer
 from kaoshi.view.queries import reading, sample_texts

@@ -39,7 +39,7 @@ def open_types() -> tuple[str, ...]:
 def outcome_sql() -> str:
     """The outcome of the sample row `s` joined with its grade `g` (NULL when the chosen grader has none):
     correct / wrong / unparsed / ambiguous / error / judged / ungraded. An open answer's effective score is
-    the grader's points where given, else what the sample holds (kaoshi.runner.judge.apply_grades)."""
+    the grader's points where given, else what the sample holds (kaoshi.results.grading.apply_grades)."""
     kinds = ", ".join(f"'{name}'" for name in open_types())
     return (
         "CASE WHEN s.status = 'error' THEN 'error' "

@@ -116,7 +116,7 @@ def counted_runs(db: sqlite3.Connection) -> dict[str, tuple[Signature, Counts]]:
 
 def judged_counts(db: sqlite3.Connection, run: str, grader: str) -> Counts:
     """What the grader's points change in the run's counts: open answers it scored count with its points
-    instead of their stored score (kaoshi.runner.judge.apply_grades). The counts are differences."""
+    instead of their stored score (kaoshi.results.grading.apply_grades). The counts are differences."""
     kinds = ", ".join("?" for _ in open_types())
     row = db.execute(
         "SELECT COUNT(*), TOTAL(s.correct IS NULL AND s.score IS NULL), TOTAL(s.score IS NOT NULL), "

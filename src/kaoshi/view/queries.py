@@ -68,7 +68,8 @@ def run_signature(db: sqlite3.Connection, run: str) -> Signature:
 
 
 def graders(db: sqlite3.Connection) -> dict[str, str]:
-    """Each judged run's most recent grader (the one `kaoshi report` folds in: kaoshi.runner.judge)."""
+    """Each judged run's most recent grader (the one `kaoshi report` folds in:
+    kaoshi.results.grading.chosen_grader)."""
     rows = db.execute(
         "SELECT run, grader FROM grades GROUP BY run, grader ORDER BY run, MIN(created_at)"
     ).fetchall()

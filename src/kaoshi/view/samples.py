@@ -11,8 +11,8 @@ from typing import Any
 from kaoshi.data.model import format_gold
 from kaoshi.prompts.base import Prompt
 from kaoshi.report.html import ordered_choices, outcome
+from kaoshi.results.grading import apply_grades
 from kaoshi.results.metrics import UNKNOWN_GROUP
-from kaoshi.runner.judge import apply_grades
 from kaoshi.store.records import GradeRecord, SampleRecord
 from kaoshi.view.filters import FACETS, OUTCOMES, PAGE_SIZE, Cell, SampleFilter, choice_counts, matching
 from kaoshi.view.pages import NotFound, Viewer

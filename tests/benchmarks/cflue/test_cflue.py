@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kaoshi
+from kaoshi.api.summary import benchmark_metrics
 from kaoshi.benchmarks import (
     default_template_name,
     detect_benchmark,
@@ -582,7 +583,10 @@ def test_the_leaderboard_has_a_column_per_task(tmp_path: Path, store_path: Path)
     loaded = [kaoshi.load_run(name, store=store_path) for name in ("always-a", "always-b")]
     table = leaderboard_table(
         build_board(
-            "cflue", [(r.run, list(r.samples), r.grader) for r in loaded], leaderboard_layout("cflue")
+            "cflue",
+            [(r.run, list(r.samples), r.grader) for r in loaded],
+            leaderboard_layout("cflue"),
+            metrics=benchmark_metrics("cflue"),
         )
     )
     assert table.headers[6:] == ("单项选择题", "多项选择题", "判断题", "accuracy")

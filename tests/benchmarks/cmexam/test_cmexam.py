@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kaoshi
+from kaoshi.api.summary import benchmark_metrics
 from kaoshi.benchmarks import (
     default_template_name,
     detect_benchmark,
@@ -448,7 +449,10 @@ def test_the_leaderboard_has_accuracy_weighted_f1_and_disciplines(tmp_path: Path
     loaded = [kaoshi.load_run(name, store=store_path) for name in ("always-b", "always-a")]
     table = leaderboard_table(
         build_board(
-            "cmexam", [(r.run, list(r.samples), r.grader) for r in loaded], leaderboard_layout("cmexam")
+            "cmexam",
+            [(r.run, list(r.samples), r.grader) for r in loaded],
+            leaderboard_layout("cmexam"),
+            metrics=benchmark_metrics("cmexam"),
         )
     )
     assert table.headers[6:] == ("accuracy", "weighted F1", "中医学", "临床医学")
@@ -474,7 +478,11 @@ def test_end_to_end_with_the_random_model(
     run = ["run", "--benchmark", "cmexam", "--data", str(data), "--model", "random", "--run-name", "rnd"]
     cli(capsys, *run, "--store", store)
     report: dict[str, Any] = json.loads(cli(capsys, "report", "rnd", "--format", "json", "--store", store))
-    assert report["n"] == 4 and report["graded"] == 4 and report["weighted_f1"] is not None
+    assert (
+        report["n"] == 4
+        and report["graded"] == 4
+        and report["benchmark_metrics"]["weighted F1 (scikit-learn average=weighted)"]["value"] is not None
+    )
     assert set(report["groups"]["subject"]) == {"临床医学", "中医学"}
     [board] = json.loads(
         cli(capsys, "leaderboard", "--benchmark", "cmexam", "--format", "json", "--store", store)

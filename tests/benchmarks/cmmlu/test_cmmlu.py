@@ -20,7 +20,8 @@ from kaoshi.benchmarks.cmmlu.subjects import CHINA_SPECIFIC, CMMLU_CATEGORIES, C
 from kaoshi.cli.main import main
 from kaoshi.data import DataError, Exam
 from kaoshi.prompts import Fits, Prompt, RenderOptions, render_fitting
-from kaoshi.results.aggregate import RunSummary, Tally
+from kaoshi.results.aggregate import RunSummary
+from kaoshi.results.tally import Tally
 
 HEADER = ["", "Question", "A", "B", "C", "D", "Answer"]
 HEADER_LINE = ",Question,A,B,C,D,Answer"

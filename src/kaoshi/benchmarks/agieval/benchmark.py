@@ -3,7 +3,6 @@ its leaderboard shows each task and the mean over tasks."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,10 +10,11 @@ from typing import TYPE_CHECKING
 from kaoshi.benchmarks.agieval.loader import load_agieval, task_of
 from kaoshi.benchmarks.agieval.prompts import AGIEVAL as AGIEVAL_PROMPT
 from kaoshi.benchmarks.agieval.rows import AGIEVAL_TASKS
-from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck, Specificity
+from kaoshi.benchmarks.common.sniff import first_jsonl_record
+from kaoshi.benchmarks.common.statistics import CATEGORY_AVERAGES
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
-from kaoshi.data.rawio import read_text
 from kaoshi.results.layout import ACCURACY, LeaderboardLayout
 
 if TYPE_CHECKING:
@@ -35,24 +35,19 @@ def load(request: LoadRequest) -> LoadResult:
     return load_agieval(request.data, request.split, request.subjects)
 
 
-def holds_agieval(path: Path) -> bool:
-    """A folder with Chinese task files (itself or its data/v1), or a .jsonl file named after a task or
-    whose first row has AGIEval's fields."""
+def holds_agieval(path: Path) -> Specificity | None:
+    """A folder with Chinese task files (itself or its data/v1) or a .jsonl file named after a task (its
+    own names), or a .jsonl file whose first row has AGIEval's fields."""
     if path.is_dir():
         folder = path / "data" / "v1" if (path / "data" / "v1").is_dir() else path
-        return any((folder / f"{task}.jsonl").is_file() for task in AGIEVAL_TASKS)
+        found = any((folder / f"{task}.jsonl").is_file() for task in AGIEVAL_TASKS)
+        return Specificity.OWN_NAMES if found else None
     if path.suffix != ".jsonl":
-        return False
+        return None
     if task_of(path) in AGIEVAL_TASKS:
-        return True
-    for line in read_text(path).split("\n"):
-        if line.strip():
-            try:
-                first = json.loads(line)
-            except json.JSONDecodeError:
-                return False
-            return isinstance(first, dict) and set(first) >= _AGIEVAL_KEYS
-    return False
+        return Specificity.OWN_NAMES
+    first = first_jsonl_record(path)
+    return Specificity.FORMAT if isinstance(first, dict) and set(first) >= _AGIEVAL_KEYS else None
 
 
 class AgievalLayout(LeaderboardLayout):
@@ -87,6 +82,7 @@ AGIEVAL = Benchmark(
     default_prompt="agieval",
     detect=holds_agieval,
     categories={task: source for task, (source, _) in AGIEVAL_TASKS.items()},
+    metrics=(CATEGORY_AVERAGES,),
     leaderboard=AgievalLayout(),
     formats=(
         "the AGIEval repository, its data/v1 folder or one <task>.jsonl; data/few_shot_prompts.csv gives "

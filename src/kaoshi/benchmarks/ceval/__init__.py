@@ -1,3 +1,4 @@
-"""C-Eval: loader.py its CSV layout (also FinEval's, M3KE's answer files), subjects.py the 52 subjects and 4
-categories, prompts.py the evaluator's wording (answer-only, CoT; FinEval's too), submission.py the test
-submission file, benchmark.py `ceval` and `ceval-hard`."""
+"""C-Eval: loader.py its files and the hub copy (its layout is read by kaoshi.benchmarks.common.ceval_layout,
+which FinEval shares), subjects.py the 52 subjects and 4 categories, prompts.py its presets of the
+evaluator's wording (answer-only, CoT), submission.py the test submission file, benchmark.py `ceval` and
+`ceval-hard`."""

@@ -8,20 +8,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest, PublishedCheck
-from kaoshi.benchmarks.ceval.loader import (
-    CEVAL_STYLE,
-    ceval_layout_subjects,
-    load_ceval,
-    load_ceval_hub,
-)
+from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest, PublishedCheck, Specificity
+from kaoshi.benchmarks.ceval.loader import CEVAL_STYLE, load_ceval, load_ceval_hub
 from kaoshi.benchmarks.ceval.prompts import CEVAL_ANSWER_ONLY, CEVAL_COT
 from kaoshi.benchmarks.ceval.subjects import CEVAL_CATEGORIES, CEVAL_HARD_SUBJECTS, CEVAL_SUBJECTS
-from kaoshi.benchmarks.fineval.subjects import FINEVAL_SUBJECTS
+from kaoshi.benchmarks.common.ceval_layout import claim_in_layout
+from kaoshi.benchmarks.common.statistics import CATEGORY_AVERAGES
 from kaoshi.data.collect import LoadResult
-from kaoshi.data.csvrows import read_csv_header
 from kaoshi.results.layout import LeaderboardLayout
-from kaoshi.results.metrics import CEVAL_AVERAGE
+from kaoshi.results.subject_layout import AVERAGE
 
 if TYPE_CHECKING:
     from kaoshi.results.aggregate import RunSummary
@@ -41,26 +36,15 @@ def load(request: LoadRequest, *, hard: bool) -> LoadResult:
     return load_ceval(request.data, request.split, subjects=request.subjects, hard=hard)
 
 
-def layout_leans_to(path: Path) -> str | None:
-    """'ceval' or 'fineval' for a folder (or one file) in C-Eval's layout, by whose subjects its file
-    names hold most of (C-Eval's on a tie, or with neither's); None when it is not in that layout. A
-    single file must also have C-Eval's columns."""
-    subjects = ceval_layout_subjects(path)
-    if not subjects:
-        return None
-    if path.is_file() and not {"id", "question", "A", "B", "C", "D"} <= set(read_csv_header(path) or ()):
-        return None
-    fineval = len(subjects & FINEVAL_SUBJECTS.keys())
-    return "fineval" if fineval > len(subjects & CEVAL_SUBJECTS.keys()) else "ceval"
-
-
-def is_ceval_data(path: Path) -> bool:
-    """A folder (or one file) in C-Eval's layout whose subjects are not mostly FinEval's."""
-    return layout_leans_to(path) == "ceval"
+def is_ceval_data(path: Path) -> Specificity | None:
+    """A folder (or one file) in C-Eval's layout: by C-Eval's own names when most of its subjects are
+    C-Eval's, else by the layout alone (a benchmark published in the layout, FinEval, claims its own
+    subjects more specifically)."""
+    return claim_in_layout(path, CEVAL_SUBJECTS, owns_layout=True)
 
 
 def _average_column() -> str:
-    return CEVAL_AVERAGE
+    return AVERAGE
 
 
 def hard_average(summary: RunSummary) -> float | None:
@@ -88,7 +72,8 @@ class CevalLayout(LeaderboardLayout):
         return [*CEVAL_CATEGORIES, _average_column(), HARD]
 
     def values(self, summary: RunSummary) -> dict[str, float | None]:
-        averages = summary.category_averages
+        found = summary.measurement(CATEGORY_AVERAGES.name)
+        averages = found.parts if found is not None else {}
         values: dict[str, float | None] = {c: averages.get(c) for c in (*CEVAL_CATEGORIES, _average_column())}
         values[HARD] = hard_average(summary)
         return values
@@ -121,6 +106,7 @@ CEVAL = Benchmark(
     hub_id=CEVAL_HUB_ID,
     categories=CATEGORY_OF,
     leaderboard=LAYOUT,
+    metrics=(CATEGORY_AVERAGES,),
     exporters=(Exporter("ceval-submission", "the C-Eval test submission JSON", write_submission),),
     formats="a folder with dev/ val/ test/ <subject>_<split>.csv files, one such file, or the hub",
     splits=("dev", "val", "test"),
@@ -148,6 +134,7 @@ CEVAL_HARD = Benchmark(
     hub_id=CEVAL_HUB_ID,
     categories={subject: CATEGORY_OF[subject] for subject in CEVAL_HARD_SUBJECTS},
     leaderboard=LAYOUT,
+    metrics=(CATEGORY_AVERAGES,),
     formats="a C-Eval folder, or the hub (its 8 hard subjects are read)",
     splits=("dev", "val", "test"),
     size="8 of C-Eval's 52 subjects",

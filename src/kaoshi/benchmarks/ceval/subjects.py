@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from kaoshi.benchmarks.common.ceval_layout import CevalSubject as CevalSubject
 from kaoshi.results.metrics import CATEGORY_ORDER
-
-
-class CevalSubject(NamedTuple):
-    english: str
-    chinese: str
-    category: str  # STEM, Social Science, Humanities or Other
-
 
 CEVAL_CATEGORIES = CATEGORY_ORDER
 

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING
 from kaoshi.benchmarks.base import Benchmark, LoadRequest, PublishedCheck
 from kaoshi.benchmarks.cmexam.loader import CMEXAM_FILES, holds_cmexam, load_cmexam
 from kaoshi.benchmarks.cmexam.prompts import CMEXAM as CMEXAM_PROMPT
+from kaoshi.benchmarks.common.statistics import WEIGHTED_F1
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.results.layout import ACCURACY, LeaderboardLayout
 from kaoshi.results.metrics import UNKNOWN_GROUP
-from kaoshi.results.metrics import WEIGHTED_F1 as WEIGHTED_F1_STATISTIC
 
 if TYPE_CHECKING:
     from kaoshi.results.aggregate import RunSummary
 
-WEIGHTED_F1 = "weighted F1"
+WEIGHTED_F1_COLUMN = "weighted F1"
 
 
 def load(request: LoadRequest) -> LoadResult:
@@ -46,26 +46,26 @@ class CmexamLayout(LeaderboardLayout):
     )
 
     def columns(self, summaries: Sequence[RunSummary]) -> list[str]:
-        return [ACCURACY, WEIGHTED_F1, *_disciplines(summaries)]
+        return [ACCURACY, WEIGHTED_F1_COLUMN, *_disciplines(summaries)]
 
     def values(self, summary: RunSummary) -> dict[str, float | None]:
         values: dict[str, float | None] = {
             name: tally.accuracy for name, tally in summary.groups.get("subject", {}).items()
         }
         values[ACCURACY] = summary.overall.accuracy
-        values[WEIGHTED_F1] = summary.weighted_f1
+        values[WEIGHTED_F1_COLUMN] = summary.number(WEIGHTED_F1.name)
         return values
 
 
 def _disciplines(summaries: Sequence[RunSummary]) -> list[str]:
 
     named = {name for s in summaries for name in s.groups.get("subject", {})}
-    return sorted(named - {UNKNOWN_GROUP, ACCURACY, WEIGHTED_F1})
+    return sorted(named - {UNKNOWN_GROUP, ACCURACY, WEIGHTED_F1_COLUMN})
 
 
 CMEXAM = Benchmark(
     name="cmexam",
-    statistics=frozenset({WEIGHTED_F1_STATISTIC}),  # the weighted F1 its leaderboard reports
+    metrics=(WEIGHTED_F1,),  # the weighted F1 its leaderboard reports
     description="CMExam: Chinese medical licensing exam questions, single and multi-answer, five annotations",
     load=load,
     default_prompt="cmexam",

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kaoshi.benchmarks.base import Benchmark, PublishedCheck
+from kaoshi.benchmarks.base import Benchmark, PublishedCheck, Specificity
 from kaoshi.benchmarks.cmmlu.loader import CMMLU_SPLITS, is_cmmlu_file, load_cmmlu
 from kaoshi.benchmarks.cmmlu.prompts import CMMLU_ANSWER_ONLY, CMMLU_COT
 from kaoshi.benchmarks.cmmlu.subjects import CMMLU_COLUMNS, CMMLU_SUBJECTS, cmmlu_membership
+from kaoshi.benchmarks.common.statistics import CATEGORY_AVERAGES
 from kaoshi.benchmarks.local_copy import local_copy_load
 from kaoshi.data.split_folders import split_folder_files
 from kaoshi.results.subject_layout import SubjectLayout
@@ -20,15 +21,17 @@ CMMLU_HUB_ID = "haonan-li/cmmlu"
 CMMLU_SOURCE = "github.com/haonan-li/CMMLU, its data/ folder"
 
 
-def is_cmmlu_data(path: Path) -> bool:
+def is_cmmlu_data(path: Path) -> Specificity | None:
     """A CSV file with CMMLU's header, or a folder (or its data/) whose dev/ or test/ holds CMMLU subject
-    files (named after a CMMLU subject, or with CMMLU's header)."""
+    files: by their names (CMMLU's own), else by the first one's header."""
     if path.is_file():
-        return is_cmmlu_file(path)
-    return any(
-        any(f.stem in CMMLU_SUBJECTS for f in files) or (bool(files) and is_cmmlu_file(files[0]))
-        for files in split_folder_files(path, CMMLU_SPLITS, ".csv")
-    )
+        if not is_cmmlu_file(path):
+            return None
+        return Specificity.OWN_NAMES if path.stem in CMMLU_SUBJECTS else Specificity.FORMAT
+    folders = list(split_folder_files(path, CMMLU_SPLITS, ".csv"))
+    if any(f.stem in CMMLU_SUBJECTS for files in folders for f in files):
+        return Specificity.OWN_NAMES
+    return Specificity.FORMAT if any(files and is_cmmlu_file(files[0]) for files in folders) else None
 
 
 CMMLU = Benchmark(
@@ -39,6 +42,7 @@ CMMLU = Benchmark(
     detect=is_cmmlu_data,
     hub_id=CMMLU_HUB_ID,
     categories={subject: info.category for subject, info in CMMLU_SUBJECTS.items()},
+    metrics=(CATEGORY_AVERAGES,),
     leaderboard=SubjectLayout(
         cmmlu_membership(),
         CMMLU_COLUMNS,

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kaoshi.benchmarks.ceval.prompts import ceval_body
 from kaoshi.benchmarks.cmmlu.subjects import CMMLU_SUBJECTS
+from kaoshi.benchmarks.common.ceval_prompts import ceval_body
 from kaoshi.data.model import Exam, Question
 from kaoshi.prompts.base import Fits, GenerationBudget, Message, Prompt, RenderOptions, with_system
 from kaoshi.prompts.exemplars import exemplar_pool, pick_exemplars, stored_answer

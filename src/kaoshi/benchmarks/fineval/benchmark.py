@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest, PublishedCheck
-from kaoshi.benchmarks.ceval.benchmark import layout_leans_to
-from kaoshi.benchmarks.ceval.loader import CevalStyle, load_ceval_layout
-from kaoshi.benchmarks.ceval.prompts import FINEVAL_ANSWER_ONLY, FINEVAL_COT
+from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest, PublishedCheck, Specificity
+from kaoshi.benchmarks.common.ceval_layout import CevalStyle, claim_in_layout, load_ceval_layout
+from kaoshi.benchmarks.common.statistics import CATEGORY_AVERAGES
+from kaoshi.benchmarks.fineval.prompts import FINEVAL_ANSWER_ONLY, FINEVAL_COT
 from kaoshi.benchmarks.fineval.subjects import FINEVAL_CATEGORIES, FINEVAL_SUBJECTS
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
@@ -34,15 +34,16 @@ def load(request: LoadRequest) -> LoadResult:
     return load_ceval_layout(request.data, request.split, FINEVAL_STYLE, subjects=request.subjects)
 
 
-def is_fineval_data(path: Path) -> bool:
-    """A folder (or one file) in C-Eval's layout whose subjects are mostly FinEval's."""
-    return layout_leans_to(path) == "fineval"
+def is_fineval_data(path: Path) -> Specificity | None:
+    """A folder (or one file) in C-Eval's layout whose subjects are mostly FinEval's, by those names; C-Eval
+    claims the layout itself, so a folder of other subjects stays C-Eval's."""
+    return claim_in_layout(path, FINEVAL_SUBJECTS, owns_layout=False)
 
 
 def write_submission(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -> tuple[str, ...]:
     """The FinEval test submission JSON of a run on the test split, all 34 subjects."""
     # Late import: the exporter reads the store (sqlite3), which loading FinEval never needs.
-    from kaoshi.benchmarks.ceval.submission import AnswerFile, export_answer_file
+    from kaoshi.benchmarks.common.answer_files import AnswerFile, export_answer_file
 
     kind = AnswerFile("fineval", "FinEval", subjects=tuple(FINEVAL_SUBJECTS))
     return export_answer_file(kind, run, samples, path)
@@ -55,6 +56,7 @@ FINEVAL = Benchmark(
     default_prompt="fineval",
     detect=is_fineval_data,
     categories=FINEVAL_STYLE.categories,
+    metrics=(CATEGORY_AVERAGES,),
     leaderboard=SubjectLayout(
         {subject: (category,) for subject, category in FINEVAL_STYLE.categories.items()}, FINEVAL_CATEGORIES
     ),

@@ -6,7 +6,7 @@ for plots and tables. The Chinese names are the file's: C-Eval's header shows th
 
 from __future__ import annotations
 
-from kaoshi.benchmarks.ceval.subjects import CevalSubject
+from kaoshi.benchmarks.common.ceval_layout import CevalSubject
 
 FINANCE, ECONOMY, ACCOUNTING, CERTIFICATE = "Finance", "Economy", "Accounting", "Certificate"
 FINEVAL_CATEGORIES = (FINANCE, ECONOMY, ACCOUNTING, CERTIFICATE)

@@ -27,7 +27,8 @@ from kaoshi.benchmarks.gaokao.subjects import EXAM_TOTALS, GAOKAO_SUBJECTS
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
 from kaoshi.results.layout import LeaderboardLayout
-from kaoshi.results.metric import Measurement, SummaryMetric
+from kaoshi.results.measurement import Measurement
+from kaoshi.results.metric import SummaryMetric
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE
 
 if TYPE_CHECKING:

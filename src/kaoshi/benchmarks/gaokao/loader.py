@@ -38,7 +38,7 @@ from kaoshi.benchmarks.gaokao.subjects import GAOKAO_SUBJECTS, subject_of
 from kaoshi.data.answers import parse_option_letters
 from kaoshi.data.collect import LoadResult, QuestionCollector, optional_text
 from kaoshi.data.errors import DataError, FieldError, RowError
-from kaoshi.data.model import Exam, Question, QuestionType, Source
+from kaoshi.data.model import Exam, ExamSettings, Question, QuestionType, Source
 from kaoshi.data.options import read_options
 from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import iter_json_object_array, read_text, refuse_special_path
@@ -50,6 +50,12 @@ _Parsed = TypeVar("_Parsed")
 OBJECTIVE_DIR, SUBJECTIVE_DIR = "Objective_Questions", "Subjective_Questions"
 PROMPT_FILES = {OBJECTIVE_DIR: "Obj_Prompt.json", SUBJECTIVE_DIR: "Sub_Prompt.json"}
 SINGLE_LETTERS = ("A", "B", "C", "D")
+# How GAOKAO-Bench scores: each subject's points scale to its full marks, and a multiple-choice answer
+# earns partial credit (the physics rule: a correct subset earns half).
+GAOKAO_SETTINGS = ExamSettings(
+    multi_policy="partial",
+    standard_scores={subject: info.full_marks for subject, info in GAOKAO_SUBJECTS.items()},
+)
 # Data files are named for the years they cover: `2010-2022_Math_I_MCQs.json`.
 _DATA_FILE = re.compile(r"^\d{4}-\d{4}_")
 
@@ -281,15 +287,8 @@ def load_gaokao(path: Path, *, subjects: Iterable[str] | None = None) -> LoadRes
     if wanted is not None and not questions and not errors:
         known = ", ".join(GAOKAO_SUBJECTS)
         raise DataError(f"{path}: no items of subject(s) {', '.join(sorted(wanted))} (subjects: {known})")
-    metadata: dict[str, object] = {
-        "benchmark": "gaokao-bench",
-        "path": str(path),
-        "split": "test",
-        # Each subject's points scale to its full marks; the physics rule is the partial policy at 1/2.
-        "standard_scores": {s: info.full_marks for s, info in GAOKAO_SUBJECTS.items()},
-        "multi_policy": "partial",
-    }
-    exam = Exam("gaokao-bench", tuple(questions), (), metadata)
+    metadata = {"benchmark": "gaokao-bench", "path": str(path), "split": "test"}
+    exam = Exam("gaokao-bench", tuple(questions), (), metadata, GAOKAO_SETTINGS)
     return LoadResult(exam, tuple(errors), (), tuple(warnings))
 
 

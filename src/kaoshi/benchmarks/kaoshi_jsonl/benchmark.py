@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
-from kaoshi.benchmarks.kaoshi_jsonl.loader import load_kaoshi_jsonl
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, Specificity
+from kaoshi.benchmarks.common.exam_jsonl import load_kaoshi_jsonl
+from kaoshi.benchmarks.common.statistics import ANSWER_METRICS
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
-from kaoshi.results.metrics import ANSWER_STATISTICS
 
 
 def load(request: LoadRequest) -> LoadResult:
@@ -18,15 +18,15 @@ def load(request: LoadRequest) -> LoadResult:
     return load_kaoshi_jsonl(request.data, request.split)
 
 
-def any_file(path: Path) -> bool:
-    """kaoshi's own format is what a file is read as when no other benchmark claims it; its loader then
-    says exactly which rows do not fit."""
-    return not path.is_dir()
+def any_file(path: Path) -> Specificity | None:
+    """kaoshi's own format is what a file is read as when no other benchmark claims it (the least specific
+    claim there is); its loader then says exactly which rows do not fit."""
+    return None if path.is_dir() else Specificity.ANY_FILE
 
 
 KAOSHI = Benchmark(
     name="kaoshi",
-    statistics=ANSWER_STATISTICS,  # an exam of any types and domains: both statistics, labelled
+    metrics=ANSWER_METRICS,  # an exam of any types and groups: both F1s, labelled, and category averages
     description="an exam in kaoshi's own JSONL schema: any question types, points, subjects, dev rows",
     load=load,
     default_prompt="lhmke",

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, PublishedCheck
+from kaoshi.benchmarks.base import Benchmark, Exporter, PublishedCheck, Specificity
+from kaoshi.benchmarks.common.statistics import CATEGORY_AVERAGES
 from kaoshi.benchmarks.local_copy import local_copy_load
 from kaoshi.benchmarks.m3ke.loader import M3KE_SPLITS, is_m3ke_file, load_m3ke
 from kaoshi.benchmarks.m3ke.tasks import M3KE_CLUSTERS, M3KE_TASKS, MAPPING_FILE
@@ -25,20 +26,21 @@ M3KE_HUB_ID = "TJUNLP/M3KE"
 M3KE_SOURCE = "github.com/tjunlp-lab/M3KE, its data/ folder and subject_cluster.mapping.json"
 
 
-def is_m3ke_data(path: Path) -> bool:
-    """An M3KE task file (`{Subject}-{Cluster}-{Level}.jsonl`), or a folder holding M3KE's cluster mapping
-    or (itself or its data/) dev/ or test/ task files."""
+def is_m3ke_data(path: Path) -> Specificity | None:
+    """An M3KE task file (`{Subject}-{Cluster}-{Level}.jsonl`, named with M3KE's own clusters), a folder
+    whose dev/ or test/ (its own or its data/'s) holds such files, or a folder holding M3KE's mapping."""
     if path.is_file():
-        return is_m3ke_file(path)
-    if (path / MAPPING_FILE).is_file():
-        return True
-    return any(is_m3ke_file(f) for files in split_folder_files(path, M3KE_SPLITS, ".jsonl") for f in files)
+        return Specificity.OWN_NAMES if is_m3ke_file(path) else None
+    folders = split_folder_files(path, M3KE_SPLITS, ".jsonl")
+    if any(is_m3ke_file(f) for files in folders for f in files):
+        return Specificity.OWN_NAMES
+    return Specificity.FORMAT if (path / MAPPING_FILE).is_file() else None
 
 
 def write_answers(run: RunRecord, samples: Iterable[SampleRecord], path: Path) -> tuple[str, ...]:
     """The answers of a run on M3KE's test split as JSON, {task: {id: letter}}."""
     # Late import: the exporter reads the store (sqlite3), which loading M3KE never needs.
-    from kaoshi.benchmarks.ceval.submission import AnswerFile, export_answer_file
+    from kaoshi.benchmarks.common.answer_files import AnswerFile, export_answer_file
 
     return export_answer_file(AnswerFile("m3ke", "M3KE", "answer file"), run, samples, path)
 
@@ -51,6 +53,7 @@ M3KE = Benchmark(
     detect=is_m3ke_data,
     hub_id=M3KE_HUB_ID,
     categories=M3KE_TASKS,
+    metrics=(CATEGORY_AVERAGES,),
     leaderboard=SubjectLayout(
         {task: (cluster,) for task, cluster in M3KE_TASKS.items()},
         M3KE_CLUSTERS,

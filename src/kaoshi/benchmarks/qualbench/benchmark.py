@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from kaoshi.benchmarks.base import Benchmark, LoadRequest
+from kaoshi.benchmarks.base import Benchmark, LoadRequest, Specificity
+from kaoshi.benchmarks.common.sniff import first_jsonl_record
+from kaoshi.benchmarks.common.statistics import ANSWER_METRICS
 from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS, load_qualbench, load_qualbench_hub
 from kaoshi.benchmarks.qualbench.paper_prompt import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
 from kaoshi.benchmarks.qualbench.prompts import (
@@ -15,8 +16,6 @@ from kaoshi.benchmarks.qualbench.prompts import (
 )
 from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
-from kaoshi.data.rawio import read_text
-from kaoshi.results.metrics import ANSWER_STATISTICS
 
 QUALBENCH_HUB_ID = "mengze-hong/QualBench"
 # Field names only QualBench's files use; kaoshi's schema says type, explanation and id instead.
@@ -32,26 +31,21 @@ def load(request: LoadRequest) -> LoadResult:
     return load_qualbench(request.data, clean=request.clean)
 
 
-def holds_qualbench(path: Path) -> bool:
-    """A .json file (QualBench.json is a JSON array), or JSONL whose first record has QualBench's fields."""
+def holds_qualbench(path: Path) -> Specificity | None:
+    """Any .json file (QualBench.json is a JSON array: a claim on the file's type alone, which a format
+    told by its fields beats), or JSONL whose first record has QualBench's fields."""
     if path.is_dir():
-        return False
+        return None
     if path.suffix == ".json":
-        return True
-    for line in read_text(path).split("\n"):
-        if line.strip():
-            try:
-                first = json.loads(line)
-            except json.JSONDecodeError:
-                return False  # the kaoshi loader reports the bad line
-            return isinstance(first, dict) and bool(_QUALBENCH_KEYS & set(first))
-    return False
+        return Specificity.FILE_TYPE
+    first = first_jsonl_record(path)  # a line that is not JSON: the kaoshi loader reports it
+    return Specificity.FORMAT if isinstance(first, dict) and _QUALBENCH_KEYS & set(first) else None
 
 
 QUALBENCH = Benchmark(
     name="qualbench",
     # the paper's F1, and the weighted F1 beside it, labelled, so neither is taken for the other
-    statistics=ANSWER_STATISTICS,
+    metrics=ANSWER_METRICS,
     description="QualBench: 17,316 questions from Chinese professional qualification exams, six domains",
     load=load,
     default_prompt="qualbench",

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kaoshi.data.model import Exam, Question, QuestionType
-from kaoshi.prompts.base import QUALBENCH_BUDGET, GenerationBudget, Message, Prompt, RenderOptions
+from kaoshi.prompts.base import EXAM_BUDGET, GenerationBudget, Message, Prompt, RenderOptions
 from kaoshi.prompts.exam_style import OPTION_SEPARATOR
 from kaoshi.prompts.exemplars import stored_answer, stored_explanation
 from kaoshi.prompts.plain import format_body
@@ -92,13 +92,13 @@ class QualbenchPaperTemplate:
     expert: bool = False
     version: int = 2  # v1 of these names was kaoshi's own wording, now `qualbench-kaoshi`
     default_shots: int = 1
-    budget: GenerationBudget = QUALBENCH_BUDGET
+    budget: GenerationBudget = EXAM_BUDGET
 
     def instruction(self, question: Question) -> str:
         """The authors' line for the question's type; kaoshi's QualBench-style wording for a type the
         authors wrote none for (QualBench has no open questions)."""
         if question.type not in PAPER_INSTRUCTIONS:
-            return kind_of(question.type).wording.qualbench
+            return kind_of(question.type).wording.exam_style
         if self.expert:
             return PAPER_EXPERT.format(type=PAPER_TYPE_NAMES[question.type])
         return PAPER_INSTRUCTIONS[question.type]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from kaoshi.benchmarks.base import Benchmark, LoadRequest
-from kaoshi.benchmarks.kaoshi_jsonl.loader import load_kaoshi_jsonl
+from kaoshi.benchmarks.common.exam_jsonl import load_kaoshi_jsonl
+from kaoshi.benchmarks.common.statistics import ANSWER_METRICS
 from kaoshi.benchmarks.loading import sample_exam_path
 from kaoshi.data.collect import LoadResult
-from kaoshi.results.metrics import ANSWER_STATISTICS
 
 
 def load(request: LoadRequest) -> LoadResult:
@@ -16,7 +16,7 @@ def load(request: LoadRequest) -> LoadResult:
 
 SAMPLE = Benchmark(
     name="sample",
-    statistics=ANSWER_STATISTICS,  # the sample shows what a QualBench-style exam reports
+    metrics=ANSWER_METRICS,  # the sample shows what a QualBench-style exam reports
     description="the sample exam bundled with kaoshi: its own questions of every type",
     load=load,
     default_prompt="lhmke",

@@ -16,7 +16,16 @@ from kaoshi.data.collect import (
     require_text,
 )
 from kaoshi.data.errors import DataError, FieldError, RowError
-from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, parse_question_type
+from kaoshi.data.model import (
+    MULTI_POLICY_NAMES,
+    Exam,
+    ExamSettings,
+    Gold,
+    Question,
+    QuestionType,
+    Source,
+    parse_question_type,
+)
 from kaoshi.data.rawio import iter_jsonl, read_text
 from kaoshi.qtypes import kind_of
 
@@ -162,7 +171,11 @@ def load_kaoshi_jsonl(path: Path, split: str | None = None, benchmark: str = "ka
             raise DataError(f"{file}: no questions in split {split!r} (splits present: {splits})")
     name = str(metadata.get("name") or path.stem)
     metadata["split"] = split
-    return LoadResult(Exam(name, chosen, fewshot, metadata), tuple(collector.errors))
+    # The header stays in the metadata as the file has it (a derived file copies it); the multi-choice
+    # policy and standard scores it sets are the exam's settings, which the run reads.
+    policy, scores = metadata.get("multi_policy", "exact"), metadata.get("standard_scores", {})
+    settings = ExamSettings(multi_policy=policy, standard_scores=scores)
+    return LoadResult(Exam(name, chosen, fewshot, metadata, settings), tuple(collector.errors))
 
 
 # Header keys that kaoshi sets itself: a header setting them would change what the exam is (a user exam
@@ -194,6 +207,11 @@ def _read_header(
         for v in scores.values()
     ):
         collector.error(RowError(file, line, "standard_scores", "must map subject -> positive number"))
+        return
+    policy = value.get("multi_policy", "exact")
+    if policy not in MULTI_POLICY_NAMES:
+        known = ", ".join(MULTI_POLICY_NAMES)
+        collector.error(RowError(file, line, "multi_policy", f"must be one of {known}, got {policy!r}"))
         return
     name = value.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()):

@@ -1,0 +1,47 @@
+"""Open answers' points from a grader: which grader's grades a run's numbers fold in, and how they are folded
+into its samples (the report, the leaderboard, the viewer and the judge read them the same way)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from kaoshi.errors import InputError
+from kaoshi.qtypes import kind_of
+from kaoshi.store.columns import ScoreRow
+from kaoshi.store.records import GradeRecord, SampleRecord
+from kaoshi.store.sqlite import Store
+
+
+def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]) -> list[SampleRecord]:
+    """Samples with the open answers' points filled in from a grader (ungraded ones left as they are)."""
+    result = []
+    for sample in samples:
+        grade = grades.get(sample.question_id)
+        if not kind_of(sample.qtype).objective and grade is not None and grade.points is not None:
+            sample = replace(sample, score=grade.points)
+        result.append(sample)
+    return result
+
+
+def apply_grade_rows(rows: Iterable[ScoreRow]) -> list[ScoreRow]:
+    """apply_grades for rows read with a grader's points (kaoshi.store.columns): the same rule."""
+    return [
+        row._replace(score=row.graded_points)
+        if row.graded_points is not None and not kind_of(row.qtype).objective
+        else row
+        for row in rows
+    ]
+
+
+def chosen_grader(store: Store, run: str, grader: str | None) -> str | None:
+    """`grader`, or the run's most recent judge setup when None (None: the run has no grades); InputError
+    for a grader that has not graded the run."""
+    graders = store.graders(run)
+    if grader is None and not graders:
+        return None
+    chosen = grader or graders[-1]
+    if chosen not in graders:
+        known = ", ".join(graders) or "none yet (kaoshi judge)"
+        raise InputError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
+    return chosen
