@@ -259,8 +259,8 @@ def test_estimate_prices_a_batch_run_at_half(tmp_path: Path, capsys: pytest.Capt
         batched = kaoshi_cli(capsys, *args, "--batch")[1]
         price = parse_price("1,2")
         estimates = [
-            estimate_prepared(kaoshi.load_exam(data=exam), "openai:m", RunConfig(), ModelOptions(
-                base_url=server.base_url), store=tmp_path / "s.sqlite", price=price, batch=batch)
+            estimate_prepared(kaoshi.load_exam(data=exam), "openai:m", RunConfig(backend=ModelOptions(
+                base_url=server.base_url)), store=tmp_path / "s.sqlite", price=price, batch=batch)
             for batch in (False, True)
         ]  # fmt: skip
         assert server.bodies == [] and server.batch.created == [] and server.batch.uploads == 0

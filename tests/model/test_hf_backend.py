@@ -446,7 +446,7 @@ def test_an_estimate_counts_the_prompts_with_the_models_own_tokenizer(model: HFM
 
     exam = load_exam_result("sample").exam
     store = tmp_path / "s.sqlite"
-    estimate = estimate_prepared(exam, model, RunConfig(shots=0), model.options, store=store)
+    estimate = estimate_prepared(exam, model, RunConfig(shots=0, backend=model.options), store=store)
     assert estimate.counted_by == "the model's tokenizer" and estimate.requests == len(exam)
     assert not store.exists()
     code = main(["run", "--benchmark", "sample", "--model", "smollm2", "--store", str(store), "--no-report",

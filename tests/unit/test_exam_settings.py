@@ -17,7 +17,6 @@ from kaoshi.data.errors import DataError
 from kaoshi.data.model import MULTI_POLICY_NAMES, Exam, ExamSettings, Question, QuestionType
 from kaoshi.data.shuffle import shuffle_exam
 from kaoshi.errors import InputError
-from kaoshi.models.base import ModelOptions
 from kaoshi.runner.config import RunConfig
 from kaoshi.runner.prepare import prepare_run
 from kaoshi.scoring import MULTI_POLICIES
@@ -32,7 +31,7 @@ QUESTIONS = tuple(
 
 def spec_of(exam: Exam, options: RunConfig | None = None) -> RunSpec:
     config = options or RunConfig()
-    return prepare_run(exam, "constant:A", config, ModelOptions(), chat=False, notify=print).spec
+    return prepare_run(exam, "constant:A", config, chat=False, notify=print).spec
 
 
 def test_the_policies_are_the_graders() -> None:
@@ -99,7 +98,7 @@ def test_metadata_keys_no_longer_set_the_run_and_say_so() -> None:
     and a run of an exam whose metadata still sets them otherwise than its settings says so."""
     exam = Exam("e", QUESTIONS, metadata={"multi_policy": "partial", "standard_scores": {"数学": 150}})
     told: list[str] = []
-    spec = prepare_run(exam, "constant:A", RunConfig(), ModelOptions(), chat=False, notify=told.append).spec
+    spec = prepare_run(exam, "constant:A", RunConfig(), chat=False, notify=told.append).spec
     assert spec.multi_policy == "exact" and spec.standard_scores == {}
     assert len(told) == 2 and all("which no run reads" in line and "ExamSettings(" in line for line in told)
     settled = Exam(
@@ -109,7 +108,7 @@ def test_metadata_keys_no_longer_set_the_run_and_say_so() -> None:
         settings=ExamSettings(standard_scores={"数学": 150}),
     )
     told.clear()
-    prepare_run(settled, "constant:A", RunConfig(), ModelOptions(), chat=False, notify=told.append)
+    prepare_run(settled, "constant:A", RunConfig(), chat=False, notify=told.append)
     assert told == []  # a kaoshi JSONL header: in the metadata as the file has it, and the settings
 
 

@@ -20,11 +20,11 @@ from kaoshi.analysis.cost import (
     parse_prices,
 )
 from kaoshi.analysis.estimate import worst_margin
-from kaoshi.api.evaluation import ModelLike, as_model
+from kaoshi.api.evaluation import ModelLike, as_model, chat_before_load, model_spec_text
 from kaoshi.api.summary import StoreLike, open_store
 from kaoshi.data.model import Exam
-from kaoshi.models.base import Model, ModelOptions
-from kaoshi.models.registry import default_chat_before_load, resolve_model
+from kaoshi.models.base import Model
+from kaoshi.models.registry import resolve_model
 from kaoshi.prompts.base import Prompt
 from kaoshi.runner.cache import CachePolicy, cached_for
 from kaoshi.runner.config import RunConfig
@@ -105,7 +105,6 @@ def estimate_prepared(
     exam: Exam,
     model: ModelLike,
     options: RunConfig,
-    model_options: ModelOptions,
     *,
     run_name: str | None = None,
     store: StoreLike = None,
@@ -117,17 +116,11 @@ def estimate_prepared(
     prepared and its prompts rendered as the run renders them (the model is loaded to fit and count them;
     a provider's model loads no weights), less the answers a stored run of that name already has and
     those the cache holds (`cache`, as the run would take them). `batch`: priced as batch requests."""
-    given = as_model(model, model_options)
-    spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
-    chat = options.chat
-    if chat is None:
-        chat = given.default_chat_for(options.method) if given is not None else None
-    if chat is None:
-        chat = default_chat_before_load(spec_text, options.method)
-    prepared = prepare_run(
-        exam, spec_text, options, model_options, chat=chat, run_name=run_name, notify=_quiet
-    )
-    loaded = given if given is not None else resolve_model(prepared.spec.model, model_options)
+    given = as_model(model, options.backend)
+    spec_text = model_spec_text(model, given)
+    chat = chat_before_load(given, spec_text, options)
+    prepared = prepare_run(exam, spec_text, options, chat=chat, run_name=run_name, notify=_quiet)
+    loaded = given if given is not None else resolve_model(prepared.spec.model, options.backend)
     try:
         spec = (
             prepared.spec

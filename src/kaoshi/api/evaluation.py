@@ -289,16 +289,9 @@ def evaluate_prepared(
     store if this call opened it. Into a store file not made yet, the model loads before the file is
     made, so that a bad model spec leaves no empty store behind."""
     given = as_model(model, options.backend)
-    spec_text = model if isinstance(model, str) else given.spec if given is not None else ""
-    if options.chat is not None:
-        chat: bool | None = options.chat
-    elif given is not None:
-        chat = given.default_chat_for(options.method)
-    else:
-        chat = default_chat_before_load(spec_text, options.method)
-    prepared = prepare_run(
-        exam, spec_text, options, options.backend, chat=chat, run_name=run_name, notify=notify
-    )
+    spec_text = model_spec_text(model, given)
+    chat = chat_before_load(given, spec_text, options)
+    prepared = prepare_run(exam, spec_text, options, chat=chat, run_name=run_name, notify=notify)
     session = _Session(join, notify, on_sample, on_plan, spending, cache or CachePolicy(), batch)
     with ExitStack() as stack:
         run_model = stack.enter_context(_RunModel(given, prepared.spec.model, options.backend))
@@ -395,6 +388,22 @@ def _evaluate_in(store: Store, prepared: PreparedRun, run_model: _RunModel, sess
         cached=outcome.cached,
         read_samples=tuple(store.iter_samples(prepared.name)) if in_memory else None,
     )
+
+
+def model_spec_text(model: ModelLike, given: Model | None) -> str:
+    """The model's spec as a run records it: the string given, or the given backend's own."""
+    return model if isinstance(model, str) else given.spec if given is not None else ""
+
+
+def chat_before_load(given: Model | None, spec_text: str, options: RunConfig) -> bool | None:
+    """The run's chat form where it is known before a model loads: the run's own (--chat / --no-chat),
+    the given backend's default, or what the backend's class declares; None where only the loaded model
+    knows (its tokenizer's chat template)."""
+    if options.chat is not None:
+        return options.chat
+    if given is not None:
+        return given.default_chat_for(options.method)
+    return default_chat_before_load(spec_text, options.method)
 
 
 def as_model(model: ModelLike | None, options: ModelOptions) -> Model | None:

@@ -273,7 +273,7 @@ def _estimate(
 ) -> int:
     """kaoshi run --estimate: what the run would send, nothing sent, nothing written."""
     estimate = estimate_prepared(
-        loaded.exam, args.model, config, config.backend, run_name=args.run_name,
+        loaded.exam, args.model, config, run_name=args.run_name,
         store=store_path(args), price=price, cache=cache, batch=args.batch,
     )  # fmt: skip
     stored = f" ({estimate.stored} answered already, stored or in the cache)" if estimate.stored else ""

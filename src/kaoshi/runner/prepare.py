@@ -149,7 +149,6 @@ def prepare_run(
     exam: Exam,
     model: str,
     options: RunConfig,
-    model_options: ModelOptions,
     *,
     chat: bool | None,
     run_name: str | None = None,
@@ -179,7 +178,7 @@ def prepare_run(
     objective_tokens, open_tokens = template.budget.resolved(
         options.max_new_tokens, options.max_new_tokens_open
     )
-    settings = recorded_settings(model_options)
+    settings = recorded_settings(options.backend)
     spec = RunSpec(
         benchmark=benchmark,
         data=loaded_with.get("data"),
