@@ -131,7 +131,12 @@ def test_rescore_is_the_command_as_values(
         )
         == 0
     )
-    assert "rescored 'weak' into 'weak-partial'" in capsys.readouterr().err
+    shown = capsys.readouterr()
+    assert "rescored 'weak' into 'weak-partial'" in shown.err
+    # the new run's report, as `kaoshi report` shows it: with its benchmark's own numbers (the F1s)
+    assert kaoshi.load_run("weak", store=two_runs).run.spec.benchmark == "sample"
+    assert "F1 (QualBench: 2PR/(P+R), weighted P and R)" in shown.out
+    assert "weighted F1 (scikit-learn average=weighted)" in shown.out
     ours, theirs = (
         kaoshi.load_run("weak-partial", store=two_runs),
         kaoshi.load_run("weak-partial", store=copy),

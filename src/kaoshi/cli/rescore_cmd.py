@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 
 from kaoshi.api.rescoring import rescore
-from kaoshi.api.summary import load_run
+from kaoshi.api.summary import summarize
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.cli.progress import ProgressBar
 from kaoshi.cli.run_cmd import add_scoring_options
 from kaoshi.report import render_summary
-from kaoshi.results.aggregate import summarize as tally_samples
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,6 +50,6 @@ def rescore_command(args: argparse.Namespace) -> int:
         f"{outcome.changed} changed, {outcome.seconds:.2f} s, "
         + (f"extractor {args.llm_extractor!r} asked" if args.llm_extractor else "no model calls")
     )
-    samples = load_run(args.run_name, store=existing_store_path(args)).samples
-    print(render_summary(tally_samples(args.run_name, samples, ["type"]), "table"))
+    # as `kaoshi report NEW --by type` shows it: the benchmark's own numbers too
+    print(render_summary(summarize(args.run_name, store=existing_store_path(args), by=["type"]), "table"))
     return 0
