@@ -7,7 +7,7 @@ PIP    := $(BIN)/python -m pip
 TORCH  := torch==2.13.0
 STORE  ?= kaoshi_runs/demo.sqlite
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast lint bench docs docs-serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,13 @@ $(VENV)/.models: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.dev: $(VENV)/.models
-	$(PIP) install -q -e ".[dev,hf,api,plot,subjective,finetune,view]"
+	$(PIP) install -q -e ".[dev,docs,hf,api,plot,subjective,finetune,view]"
+	touch $@
+
+# The documentation site needs no torch and no model: kaoshi's core and the docs extra. (The dev install
+# has the docs extra too, so `make test` runs the docs' examples and the site's build test.)
+$(VENV)/.docs: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e ".[docs]"
 	touch $@
 
 # System packages the plot and HTML-report tests use: a font with Chinese glyphs and Chromium.
@@ -67,5 +73,30 @@ BENCHMARKS := speed/generate_speed.py speed/mock_overhead.py speed/api_throughpu
 bench: $(VENV)/.dev
 	@for f in $(BENCHMARKS); do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
+# The documentation site: mkdocs.yml, pages under docs/. Pages written from the code each build (never
+# committed, see docs/hooks.py): reference/cli.md from the parser, benchmarks/ from kaoshi.list_benchmarks();
+# reference/api.md renders the docstrings (mkdocstrings). `make docs` builds it into site/ in strict mode,
+# offline: a broken link or anchor, a nav entry without its file or a page left out of the nav fails.
+# `make docs-serve` serves it at http://127.0.0.1:8000 and rebuilds on every edit.
+#
+# Runnable examples (tests/unit/test_docs_examples.py runs them, in `make test`): in docs/**/*.md and
+# README.md, an HTML comment on the line just before a block's opening fence marks it:
+#   <!-- run -->        a ```python or ```console block that the tests run
+#   <!-- run model -->  the same, needing the real small model (run only under the `model` marker; what
+#                       follows it on the page runs there too)
+# A page's ```python blocks run in order in one namespace, in a fresh temporary folder per page; their
+# stdout is their output. In a ```console block each line starting with `$ ` is run by bash in that folder
+# with .venv/bin first on PATH (a trailing \ continues the command); stdout and stderr are its output and a
+# non-zero exit fails. To check the output, put right after the block (one blank line at most between)
+#   <!-- output -->            and a ```text block: the output must equal it (trailing whitespace ignored;
+#                              a line `...` stands for any number of lines)
+#   <!-- output contains -->   and a ```text block: each of its non-empty lines must appear in the output
+# Output is what a pipe gets: no COLUMNS, no $KAOSHI_STORE (an example's store is in its folder).
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
 clean:
-	rm -rf $(VENV) kaoshi_runs build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) site kaoshi_runs build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -10,7 +10,7 @@ BOS token, llama-cpp-python's server (0.3.36) pairs each echoed token with the l
 position after it (llama_cpp/llama.py, `_create_completion`: the BOS is dropped from the echoed tokens
 only when present, the score rows are not shifted), so its values for SmolLM2 as shipped are not the
 model's. `test_the_server_misreads_a_model_without_bos` keeps that fault in view, so the day a release
-fixes it the README's warning can go.
+fixes it the warning in docs/how-to/served-model.md can go.
 
 The server is slow at echoing: for each prompt token it normalises and sorts the whole vocabulary in
 Python, seconds a request here; so the sets are small, 0-shot, and scored once for all tests.
@@ -232,7 +232,8 @@ def _margin(sample: SampleRecord) -> float:
 
 def test_the_server_misreads_a_model_without_bos(tmp_path: Path) -> None:
     """SmolLM2 as shipped (no BOS): the server echoes each token's log-probability from the position
-    after it. When this fails, a llama-cpp-python release has fixed it: drop the README's warning."""
+    after it. When this fails, a llama-cpp-python release has fixed it: drop the warning in
+    docs/how-to/served-model.md."""
     text = "问题：水的化学式是什么？\n答案：H2O"
     values = ModelValues(smollm2_path())
     assert not values.bos

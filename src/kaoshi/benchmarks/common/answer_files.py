@@ -38,7 +38,8 @@ class SubmissionError(InputError):
 class Submission:
     answers: dict[str, dict[str, str]]
     # Questions whose answer could not be read (unparsed, ambiguous, not one letter A-D), in run order:
-    # submitted as "" (graded wrong), as README promises, rather than refusing the whole submission.
+    # submitted as "" (graded wrong), as docs/how-to/served-model.md says, rather than refusing the whole
+    # submission.
     unreadable: tuple[str, ...] = ()
 
     @property

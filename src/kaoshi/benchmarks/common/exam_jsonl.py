@@ -1,4 +1,4 @@
-"""kaoshi's own exam schema: one JSON object per line (see README, "Exam file format")."""
+"""kaoshi's own exam schema: one JSON object per line (docs/how-to/own-exam.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A user's exam in kaoshi's own JSONL schema (README, "Exam file format"), e.g. an LHMKE paper."""
+"""A user's exam in kaoshi's own JSONL schema (docs/how-to/own-exam.md), e.g. an LHMKE paper."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ KAOSHI = Benchmark(
     load=load,
     default_prompt="lhmke",
     detect=any_file,
-    formats="a kaoshi JSONL file (README: Exam file format)",
+    formats="a kaoshi JSONL file (docs/how-to/own-exam.md)",
     splits=("dev", "test"),
     size="yours",
 )
