@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 store=args.store,
                 run_name=f"{name}-{method}",
             )
-            print(result)  # EvalResult(name=..., samples=52, errors=0, accuracy=...)
+            print(result)  # EvalResult(name=..., samples=44, errors=0, accuracy=...)
     finally:
         model.close()
 

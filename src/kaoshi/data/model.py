@@ -262,9 +262,9 @@ MULTI_POLICY_NAMES: tuple[str, ...] = get_args(MultiPolicyName)
 @dataclass(frozen=True)
 class ExamSettings:
     """How the exam's own protocol scores a run, as its loader sets them (GAOKAO-Bench: partial credit
-    and each subject's full marks; a kaoshi JSONL file: its header's standard scores). A run's options
-    override each one (--multi-policy, --standard-score) and the run spec records what was used. Checked
-    when built: an InputError names the bad value."""
+    and each subject's full marks; a kaoshi JSONL file: its header's multi_policy and standard_scores). A
+    run's options override each one (--multi-policy, --standard-score) and the run spec records what was
+    used. Checked when built: an InputError names the bad value."""
 
     multi_policy: MultiPolicyName = "exact"
     # subject -> the standard score its points are scaled to (数学 -> 150)
