@@ -16,10 +16,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kaoshi.store.sqlite import Store
+from typing import Any, Protocol
 
 CREATING = "creating"  # the input file is uploaded; the batch may or may not have been made
 MODEL = "model"  # the role of the batches that ask a run's questions
@@ -45,10 +42,20 @@ class BatchRecord:
         return self.batch_id is None
 
 
+class _Writes(Protocol):
+    """What the book reads and writes through: the store it belongs to (kaoshi.store.sqlite.Store)."""
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]: ...
+
+    def _write(self, sql: str, params: tuple[Any, ...], *, answer: bool = False) -> None: ...
+
+    def flush(self) -> None: ...
+
+
 class BatchBook:
     """The batches of a store's runs: written at once (each change committed before the run goes on)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: _Writes) -> None:
         self._store = store
 
     def store_id(self) -> str:
