@@ -137,3 +137,17 @@ def _ceval(tmp_path: Path) -> Path:
     rows += [f"{i},题目{i}：下列哪一项正确？,甲,乙,丙,丁,{'ABCD'[i % 4]}" for i in range(4)]
     (folder / "computer_network_val.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     return tmp_path / "ceval"
+
+
+def test_a_summary_read_without_its_outcomes_reports_the_same(tmp_path: Path) -> None:
+    """`kaoshi report RUN` reads a run without its per-question outcomes (it never pairs them): the same
+    report in every format, with less read."""
+    import kaoshi
+    from kaoshi.api.summary import summarize as stored_summary
+
+    store = tmp_path / "s.sqlite"
+    kaoshi.evaluate("sample", "random", store=store, run_name="r")
+    whole, bare = stored_summary("r", store=store), stored_summary("r", store=store, outcomes=False)
+    assert whole.outcomes and bare.outcomes == {}
+    for fmt in ("table", "md", "json", "csv"):
+        assert render_summary(bare, fmt) == render_summary(whole, fmt)

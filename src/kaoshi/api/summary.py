@@ -266,11 +266,16 @@ def summarize(
     by: Iterable[str] | None = None,
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
+    outcomes: bool = True,
 ) -> RunSummary:
     """A stored run's summary: the numbers of `kaoshi report RUN --format json` (same options); `store` as
-    for `load_run`."""
+    for `load_run`. `outcomes` False: without the per-question outcomes (RunSummary.outcomes, what a
+    paired comparison with another run reads), for a summary only shown (a sixth of a report at 100,000
+    questions)."""
     with open_store(store, read_only=True) as opened:
-        return read_summary(opened, run, by=by, grader=grader, standard_scores=standard_scores)
+        return read_summary(
+            opened, run, by=by, grader=grader, standard_scores=standard_scores, outcomes=outcomes
+        )
 
 
 def read_summary(

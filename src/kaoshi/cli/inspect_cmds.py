@@ -139,7 +139,10 @@ def report_command(args: argparse.Namespace) -> int:
     if len(args.runs) == 1:  # counted by SQLite, kind by kind (kaoshi.api.summary.read_summary)
         name = args.runs[0]
         by = args.by or tuple(GROUP_KEYS)
-        summary = summarize(name, store=store, by=by, grader=args.grader, standard_scores=args.standard_score)
+        # shown, never paired: read without its per-question outcomes
+        summary = summarize(
+            name, store=store, by=by, grader=args.grader, standard_scores=args.standard_score, outcomes=False
+        )
         if summary.grader:
             eprint(f"{name}: open answers graded by {summary.grader}")
         shown = summary if args.format == "json" or args.by else summary.without_unused_groups()
