@@ -153,3 +153,14 @@ def written_while_counted(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     with monkeypatch.context() as patched:
         patched.setattr(kept_module, "counted_comparison", counted_while_written)
         yield
+
+
+def write_a_run_again(store: Store) -> None:
+    """Removed, then written again under its name with other answers: the same board or comparison of
+    names."""
+    samples = store.samples("third")
+    store.remove_runs(["third"])
+    store.open_run("third", SPEC)
+    for one in samples:
+        store.add_sample("third", replace(one, correct=None if one.correct is None else not one.correct))
+    store.finish_run("third")

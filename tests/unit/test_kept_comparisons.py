@@ -43,6 +43,7 @@ from tests.support.mixed_runs import (
     rewrite,
     sql,
     three_runs,
+    write_a_run_again,
     written_while_counted,
 )
 from tests.support.stores import SPEC, digest
@@ -208,16 +209,6 @@ def replace_the_last_row_written(store: Store) -> None:
     store.add_sample("third", replace(one, correct=False, score=0.0))
     store.add_sample("third", replace(one, response="again"))
     store.add_sample("third", replace(one, correct=False, score=0.0, answer=frozenset("B")))
-
-
-def write_a_run_again(store: Store) -> None:
-    """Removed, then written again under its name with other answers: the same comparison of names."""
-    samples = store.samples("third")
-    store.remove_runs(["third"])
-    store.open_run("third", SPEC)
-    for one in samples:
-        store.add_sample("third", replace(one, correct=None if one.correct is None else not one.correct))
-    store.finish_run("third")
 
 
 def rename_another_run_into_its_name(store: Store) -> None:

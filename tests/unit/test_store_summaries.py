@@ -34,6 +34,7 @@ from tests.support.mixed_runs import (
     rewrite,
     sql,
     three_runs,
+    write_a_run_again,
     written_while_counted,
 )
 from tests.support.stores import SPEC, digest
@@ -113,16 +114,6 @@ def remove_a_run(store: Store) -> None:
 
 def rename_a_run(store: Store) -> None:
     store.rename_run("other", "another")
-
-
-def write_a_run_again(store: Store) -> None:
-    """Removed, then written again under its name with other answers: the same board of names."""
-    samples = store.samples("third")
-    store.remove_runs(["third"])
-    store.open_run("third", SPEC)
-    for one in samples:
-        store.add_sample("third", replace(one, correct=None if one.correct is None else not one.correct))
-    store.finish_run("third")
 
 
 def rename_a_run_away_and_back(store: Store) -> None:
