@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from kaoshi.analysis.outputs import OutputProfile
+from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile
 from kaoshi.api.counting import Counted, CountedSummary, counted_comparison, open_types, read_answers
 from kaoshi.report.compare import ComparedRuns, PairedOutcomes
 from kaoshi.report.differences import Differing, differing_questions
@@ -63,6 +63,8 @@ class Keeping(NamedTuple):
 BOARD = Keeping("board", outcomes=False, outputs=False, differing=False)
 # `kaoshi report A B` and the viewer's compare page.
 REPORT = Keeping("comparison", outcomes=True, outputs=True, differing=True)
+# `kaoshi report RUN`, kaoshi.summarize and the viewer's run page: a run counted on its own, never paired.
+RUN = Keeping("run", outcomes=False, outputs=True, differing=False)
 
 
 def comparison_kind(label: str, records: Sequence[RunRecord]) -> str:
@@ -245,6 +247,30 @@ def _counted(
         first["differing"] = compared.differing.to_json()
     store.keep_summaries(kind, {name: (signatures[name], payload) for name, payload in payloads.items()})
     return compared
+
+
+def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool) -> Counted | None:
+    """A run of one sample a question counted on its own, as kaoshi.api.summary.read_summary counts it:
+    its samples kind by kind with the points `grader` gave (score_kinds) and its output profile, without
+    outcomes. Read from what the store keeps of it while its rows are those counted and it was counted
+    for `grader`; else counted, and kept when `keep` (the run's writer keeps it as the run ends, so the
+    first `kaoshi report RUN` after it reads it). None where the run has rows from before the group and
+    fingerprint columns (read its score rows then)."""
+    kind = comparison_kind(RUN.label, [record])
+    kept = store.kept_summaries(kind, [record.name]).get(record.name)
+    if kept is not None and kept.current and kept.payload["grader"] == grader:
+        return _counts(kept.payload, among=False, keeping=RUN)
+    keep = keep and store.keeps_summaries()
+    signatures = store.summary_signatures([record.name]) if keep else {}  # read before counting
+    kinds = store.score_kinds(record.name, grader, open_types())
+    if kinds is None:
+        return None
+    outputs = counted_profile(*store.output_counts(record.name, TAIL_CHARS))
+    counted = Counted(kinds, {}, False, outputs)
+    if keep:
+        payload = {"grader": grader, "kinds": kinds_to_json(kinds), "outputs": outputs.to_json()}
+        store.keep_summaries(kind, {record.name: (signatures[record.name], payload)})
+    return counted
 
 
 def kept_value(

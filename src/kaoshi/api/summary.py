@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.analysis.estimate import Estimate, estimate_accuracy
-from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile, output_profile
+from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, output_profile
+from kaoshi.api.kept import kept_run
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.data.subsets import Subset
 from kaoshi.errors import InputError, UnknownName
-from kaoshi.qtypes import QUESTION_KINDS, kind_of
+from kaoshi.qtypes import kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
 from kaoshi.results.grading import apply_grade_rows, chosen_grader
 from kaoshi.results.metric import Metric, measured
@@ -267,14 +268,18 @@ def summarize(
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
     outcomes: bool = True,
+    keep: bool = True,
 ) -> RunSummary:
     """A stored run's summary: the numbers of `kaoshi report RUN --format json` (same options); `store` as
     for `load_run`. `outcomes` False: without the per-question outcomes (RunSummary.outcomes, what a
     paired comparison with another run reads), for a summary only shown (a sixth of a report at 100,000
-    questions)."""
+    questions).
+
+    What is counted of the run is kept in the store and read back while its rows are unchanged
+    (kaoshi.api.kept.kept_run); `keep` False: read what is kept, but write nothing."""
     with open_store(store, read_only=True) as opened:
         return read_summary(
-            opened, run, by=by, grader=grader, standard_scores=standard_scores, outcomes=outcomes
+            opened, run, by=by, grader=grader, standard_scores=standard_scores, outcomes=outcomes, keep=keep
         )
 
 
@@ -286,24 +291,25 @@ def read_summary(
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
     outcomes: bool = True,
+    keep: bool = True,
 ) -> RunSummary:
     """summarize on an open store. A run of one sample a question is counted by SQLite, kind by kind, from
-    an index (kaoshi.store.columns.score_kinds): no sample is read into Python but its outcome key and
-    output counts. Others (k samples a question, rows from before the group column) are summarised from
-    their score rows: the same numbers, held equal by the tests. `outcomes` False: a summary only shown,
-    never paired with another run's, without its per-question outcomes (RunSummary.outcomes empty)."""
+    an index (kaoshi.store.columns.score_kinds), or read from what the store keeps of that count
+    (kaoshi.api.kept.kept_run, kept when `keep`): no sample is read into Python but its outcome key.
+    Others (k samples a question, rows from before the group column) are summarised from their score rows:
+    the same numbers, held equal by the tests. `outcomes` False: a summary only shown, never paired with
+    another run's, without its per-question outcomes (RunSummary.outcomes empty)."""
     record = store.get_run(run)
     chosen = chosen_grader(store, run, grader)
     if record.spec.repeats == 1:
-        open_types = sorted(name for name, kind in QUESTION_KINDS.items() if not kind.objective)
-        kinds = store.score_kinds(run, chosen, open_types)
-        if kinds is not None:
+        counted = kept_run(store, record, chosen, keep=keep)
+        if counted is not None and counted.outputs is not None:
             standards = {**record.spec.standard_scores, **(standard_scores or {})}
             keys = tuple(GROUP_KEYS) if by is None else tuple(by)
             paired = store.outcome_keys(run) if outcomes else {}
-            summary = summarize_kinds(run, kinds, paired, counted_groupings(keys, record.spec), standards)
-            outputs = counted_profile(*store.output_counts(run, TAIL_CHARS))
-            return completed_summary(summary, record, chosen, outputs, shown=keys)
+            grouping = counted_groupings(keys, record.spec)
+            summary = summarize_kinds(run, counted.kinds, paired, grouping, standards)
+            return completed_summary(summary, record, chosen, counted.outputs, shown=keys)
     summary = _scored(store, record, chosen).summarize(by, standard_scores)
     return summary if outcomes else replace(summary, outcomes={})
 

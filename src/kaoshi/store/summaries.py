@@ -34,10 +34,13 @@ from kaoshi.store.schema import SUMMARY_TRIGGERS
 _TABLES = ("samples", "repeat_samples", "grades")
 _MARKER = (
     "SELECT (SELECT IFNULL(MAX(rowid), 0) FROM samples), (SELECT IFNULL(MAX(rowid), 0) FROM repeat_samples), "
-    "(SELECT IFNULL(MAX(rowid), 0) FROM grades), (SELECT IFNULL(SUM(version), 0) FROM run_versions)"
+    "(SELECT IFNULL(MAX(rowid), 0) FROM grades), (SELECT IFNULL(SUM(version), 0) FROM run_versions), "
+    "(SELECT schema_version FROM pragma_schema_version)"
 )
 
-# A run's signature: per table of _TABLES, [rows, largest rowid, changes in place].
+# A run's signature: per table of _TABLES, [rows, largest rowid, changes in place]; then [the store's
+# schema version] (SQLite counts every change to its tables' layout: a column dropped or added by hand
+# changes what the rows read as, and fires no trigger).
 Signature = list[list[int]]
 
 
@@ -59,7 +62,7 @@ def keeps_summaries(db: sqlite3.Connection) -> bool:
 
 def run_signature(db: sqlite3.Connection, run: str) -> Signature:
     """The run's signature now: one pass over each table's index of the run's rows (a run of 100,000
-    samples: about 10 ms)."""
+    samples: about 10 ms), and the store's schema version."""
     signature = []
     for table in _TABLES:
         rows, largest = db.execute(
@@ -69,6 +72,7 @@ def run_signature(db: sqlite3.Connection, run: str) -> Signature:
             "SELECT version FROM run_versions WHERE run = ? AND tbl = ?", (run, table)
         ).fetchone()
         signature.append([int(rows), int(largest), 0 if found is None else int(found[0])])
+    signature.append([int(db.execute("PRAGMA schema_version").fetchone()[0])])
     return signature
 
 

@@ -108,7 +108,7 @@ def _plot(summary: RunSummary) -> DrawnPlot:
 def _run_view(path: Path, name: str) -> RunView:
     # numbers only: counted by SQLite, no prompt or text read; shown, never paired: no outcomes
     with Store(path, read_only=True) as store:
-        whole = read_summary(store, name, outcomes=False)
+        whole = read_summary(store, name, outcomes=False, keep=False)
     summary = whole.without_unused_groups()
     key = natural_grouping([summary])
     # the figure is drawn when the browser asks for it (run_plot): here only whether it can be; the page's

@@ -1,0 +1,165 @@
+"""A run's counts kept in the store (issue 42; kaoshi.api.kept.kept_run): `kaoshi report RUN`,
+`kaoshi.summarize` and the viewer's run page read from what an earlier report, or the run's own end, kept
+are the same, byte for byte, as counted again from the rows, and every kind of change to the run (new
+answers, a replaced answer, rows changed or deleted in place, a judge's grades, a run written again,
+removed or renamed) makes the next one count again, never read it stale."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import kaoshi
+from kaoshi.api.summary import summarize
+from kaoshi.report import render_summary
+from kaoshi.store import Store
+from tests.support.mixed_runs import GOLDEN_FILE, RUN_CHANGES, judge_with_a_new_grader, rewrite, three_runs
+from tests.support.stores import digest
+
+testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
+
+LOCAL = "http://127.0.0.1:8000"
+
+
+def reported(path: Path, *, keep: bool = True, grader: str | None = None) -> str:
+    """`kaoshi report RUN` of every run in the store, as JSON, as a table and as markdown, with
+    `--standard-score` and `--by domain` too (what is kept is the counts: each report is made from them)."""
+    with Store(path, read_only=True) as store:
+        names = [record.name for record in store.runs()]
+    shown = []
+    for name in names:
+        summary = summarize(name, store=path, keep=keep, grader=grader, outcomes=False)
+        shown += [render_summary(summary, fmt) for fmt in ("json", "table", "md")]
+        by_domain = summarize(name, store=path, keep=keep, by=["domain"], standard_scores={"单选": 2.0})
+        shown.append(render_summary(by_domain, "json"))
+        shown.append(repr(sorted(by_domain.outcomes.items())))
+    return "\n".join(shown)
+
+
+def pages(path: Path) -> str:
+    """The viewer's run page of every run (the viewer never writes)."""
+    from kaoshi.view import create_app
+    from kaoshi.view.urls import run_url
+
+    with Store(path, read_only=True) as store:
+        names = [record.name for record in store.runs()]
+    shown = []
+    with testclient.TestClient(create_app(path), base_url=LOCAL) as client:
+        for name in names:
+            answer = client.get(run_url(name))
+            assert answer.status_code == 200, answer.text
+            shown.append(answer.text)
+    return "".join(shown)
+
+
+def counted_again(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every report counted from the rows, as if nothing were kept (and nothing kept by this read)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "kept_summaries", lambda *_: {})
+        return reported(path, keep=False)
+
+
+@contextmanager
+def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No run counted again: each report's counts must come from what the store keeps."""
+
+    def counted(*_: object, **__: object) -> None:
+        raise AssertionError("the run was counted again, not read from what the store keeps")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "score_kinds", counted)
+        patched.setattr(Store, "output_counts", counted)
+        yield
+
+
+def kept_runs(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        return {
+            run for run, kind in db.execute("SELECT run, kind FROM run_summaries") if kind.startswith("run ")
+        }
+
+
+def test_a_kept_run_is_the_run_counted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three runs with errors, open answers, judges' grades and cut-off loops, and the golden runs written
+    again by this kaoshi (every benchmark's): the first report counts and keeps, the next reads what was
+    kept, and both are the report counted from the rows."""
+    three = tmp_path / "three.sqlite"
+    three_runs(three, errors=("q/8", "q/13"))
+    golden = tmp_path / "golden.sqlite"
+    shutil.copyfile(GOLDEN_FILE, golden)
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    for path in (three, rewritten):
+        expected = counted_again(path, monkeypatch)
+        assert kept_runs(path) == set()
+        assert reported(path) == expected  # counted, then kept
+        with Store(path, read_only=True) as store:
+            single = {record.name for record in store.runs() if record.spec.repeats == 1}
+        assert kept_runs(path) == single and single
+        with nothing_counted(monkeypatch):
+            assert reported(path) == expected
+            assert reported(path, keep=False) == expected
+
+
+@pytest.mark.parametrize("change", sorted(RUN_CHANGES))
+def test_every_change_to_a_run_is_counted_again(
+    change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8", "q/13"))
+    before = reported(path)  # counted and kept
+    with Store(path) as store:
+        RUN_CHANGES[change](store)
+    expected = counted_again(path, monkeypatch)
+    assert expected != before, "the change must show in a report, or a stale report would pass"
+    assert reported(path) == expected  # what was kept is not taken for the changed rows
+    with nothing_counted(monkeypatch):
+        assert reported(path) == expected  # and what is kept now is the new count
+
+
+def test_a_report_with_another_grader_is_counted_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    with Store(path) as store:
+        judge_with_a_new_grader(store)  # "mixed" graded by judge-a, then by judge-c
+    reported(path)  # kept for each run's most recent judge
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "kept_summaries", lambda *_: {})
+        expected = summarize("mixed", store=path, keep=False, grader="judge-a")
+        assert summarize("mixed", store=path, keep=False) != expected  # judge-c's
+    assert summarize("mixed", store=path, grader="judge-a") == expected
+    with nothing_counted(monkeypatch):
+        assert summarize("mixed", store=path, grader="judge-a") == expected
+
+
+def test_the_viewer_reads_a_kept_run_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    with Store(path):
+        pass  # every row in the file
+    before = digest(path)
+    expected = pages(path)
+    assert kept_runs(path) == set() and digest(path) == before
+    reported(path)  # `kaoshi report RUN` keeps it
+    with nothing_counted(monkeypatch):
+        assert pages(path) == expected
+
+
+def test_a_run_keeps_its_counts_when_it_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kaoshi.evaluate` into a store file keeps what its summary counted: the first `kaoshi report RUN`
+    after it counts nothing, and reports what is counted from the rows."""
+    path = tmp_path / "runs.sqlite"
+    kaoshi.evaluate("sample", "random", store=path, run_name="first")
+    assert kept_runs(path) == {"first"}
+    expected = counted_again(path, monkeypatch)
+    with nothing_counted(monkeypatch):
+        assert reported(path) == expected
