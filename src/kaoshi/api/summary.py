@@ -18,10 +18,9 @@ from kaoshi.data.subsets import Subset
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.qtypes import kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
-from kaoshi.results.grading import apply_grade_rows, chosen_grader
+from kaoshi.results.grading import apply_grade_rows, chosen_grader, load_graded
 from kaoshi.results.metric import Metric, measured
 from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
-from kaoshi.runner.judge import load_graded
 from kaoshi.store import (
     Coverage,
     GradeRecord,

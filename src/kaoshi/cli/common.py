@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kaoshi.api import DataError, InputError, ModelError, StoreError, default_store_path, require_store_file
-from kaoshi.api.costs import PriceList, parse_prices
+from kaoshi.api.ledger import PriceList, parse_prices
 from kaoshi.cli.store_option import add_store_option as add_store_option  # every command takes it here
 
 EXIT_OK = 0

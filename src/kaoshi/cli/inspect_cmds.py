@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kaoshi.api import RunStatus, SampleRecord
+from kaoshi.api import RunConfig, RunStatus, SampleRecord
 from kaoshi.api.comparing import compare_stored
-from kaoshi.api.costs import priced_extractor_usage, priced_judge_usage, priced_usage, usage_json
+from kaoshi.api.ledger import priced_extractor_usage, priced_judge_usage, priced_usage, usage_json
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
@@ -23,7 +23,7 @@ from kaoshi.api.summary import (
     summarize,
 )
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path, price_option
-from kaoshi.cli.run_cmd import add_standard_score_option
+from kaoshi.cli.config_options import add_config_options
 from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also each run's tokens and what they cost (prices per million prompt, completion and cached "
         'prompt tokens, or a prices file: JSON model -> "IN,OUT[,CACHED]", each run at its model\'s)',
     )
-    add_standard_score_option(report)
+    add_config_options(report, RunConfig, only=("standard_scores",))
     add_store_option(report)
     report.set_defaults(handler=report_command)
 

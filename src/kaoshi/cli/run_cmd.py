@@ -62,10 +62,6 @@ def add_scoring_options(parser: argparse.ArgumentParser, *, unset: Literal["exam
     add_config_options(parser, RunConfig, only=SCORING_OPTIONS, unset=shown)
 
 
-def add_standard_score_option(parser: argparse.ArgumentParser) -> None:
-    add_config_options(parser, RunConfig, only=("standard_scores",))
-
-
 # The backend settings, listed under their help sections (--base-url, --device, the Ray options, ...): what
 # another command that loads a model (kaoshi judge) shares with kaoshi run. Seed, batch size and adapter,
 # also ModelOptions fields, are among each command's own options, added where it lists them.

@@ -4,7 +4,7 @@ into its samples (the report, the leaderboard, the viewer and the judge read the
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
@@ -45,3 +45,31 @@ def chosen_grader(store: Store, run: str, grader: str | None) -> str | None:
         known = ", ".join(graders) or "none yet (kaoshi judge)"
         raise InputError(f"run {run!r} has no grades by {chosen!r} (graders: {known})")
     return chosen
+
+
+@dataclass(frozen=True)
+class GradedSamples:
+    """A run's samples with open answers scored by `grader` (None: the run has no grades yet)."""
+
+    samples: list[SampleRecord]
+    grader: str | None
+    grades: dict[str, GradeRecord]
+
+
+def load_graded(
+    store: Store,
+    run: str,
+    grader: str | None = None,
+    samples: list[SampleRecord] | None = None,
+    *,
+    light: bool = False,
+) -> GradedSamples:
+    """The run's samples with the grades of `grader`, or of the most recent judge setup when None;
+    `samples`: the run's samples when the caller has read them already; `light`: read without what a
+    summary never reads (Store.iter_samples)."""
+    samples = store.samples(run, light=light) if samples is None else samples
+    chosen = chosen_grader(store, run, grader)
+    if chosen is None:
+        return GradedSamples(samples, None, {})
+    grades = store.grades(run, chosen)
+    return GradedSamples(apply_grades(samples, grades), chosen, grades)

@@ -21,7 +21,6 @@ from kaoshi.prompts.judge import (
     points_judge_prompt,
 )
 from kaoshi.qtypes import kind_of
-from kaoshi.results.grading import apply_grades, chosen_grader
 from kaoshi.runner.batching import BatchPolicy, batched_generate
 from kaoshi.scoring.judge_parse import parse_judge_score
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleRecord, SampleStatus
@@ -263,31 +262,3 @@ def _generate(
 
 def _stem(sample: SampleRecord) -> str:
     return str(sample.question.get("stem", ""))
-
-
-@dataclass(frozen=True)
-class GradedSamples:
-    """A run's samples with open answers scored by `grader` (None: the run has no grades yet)."""
-
-    samples: list[SampleRecord]
-    grader: str | None
-    grades: dict[str, GradeRecord]
-
-
-def load_graded(
-    store: Store,
-    run: str,
-    grader: str | None = None,
-    samples: list[SampleRecord] | None = None,
-    *,
-    light: bool = False,
-) -> GradedSamples:
-    """The run's samples with the grades of `grader`, or of the most recent judge setup when None;
-    `samples`: the run's samples when the caller has read them already; `light`: read without what a
-    summary never reads (Store.iter_samples)."""
-    samples = store.samples(run, light=light) if samples is None else samples
-    chosen = chosen_grader(store, run, grader)
-    if chosen is None:
-        return GradedSamples(samples, None, {})
-    grades = store.grades(run, chosen)
-    return GradedSamples(apply_grades(samples, grades), chosen, grades)

@@ -12,7 +12,7 @@ from typing import Any
 
 from kaoshi.analysis.cost import PriceList
 from kaoshi.api.boards import leaderboard
-from kaoshi.api.costs import run_ledger
+from kaoshi.api.ledger import run_ledger
 from kaoshi.api.summary import read_summary
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
