@@ -666,6 +666,15 @@ with Store(sys.argv[1]) as store:
     keep_board(store, "qualbench")
 """
 
+# What a run's end does for its own report (kaoshi.evaluate and kaoshi.judge): count the run and keep it.
+_KEEP_RUN = """
+import sys
+from kaoshi.api.summary import read_summary
+from kaoshi.store import Store
+with Store(sys.argv[1]) as store:
+    read_summary(store, sys.argv[2], keep=True)
+"""
+
 
 @dataclass(frozen=True)
 class Case:
@@ -718,11 +727,18 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
         ),
         Case(
             "report",
-            "kaoshi report A, counted (and kept)",
+            "kaoshi report A, counted",
             [*kaoshi, "report", a, *store],
             "report",
             [a],
             forget_kept="run",
+        ),
+        Case(
+            "report",
+            "a run's end: its counts kept by the run's process",
+            [sys.executable, "-c", _KEEP_RUN, str(path), a],
+            "report",
+            [a],
         ),
         Case("report", "kaoshi report A, kept", [*kaoshi, "report", a, *store], "report", [a]),
         Case(
@@ -939,7 +955,9 @@ def measure_size(size: int, folder: Path, options: argparse.Namespace) -> dict[s
         row = {
             "command": case.label,
             "argv": [
-                Path(a).name if a == str(KAOSHI) else a for a in case.args if a not in (_PAGE, _KEEP_BOARD)
+                Path(a).name if a == str(KAOSHI) else a
+                for a in case.args
+                if a not in (_PAGE, _KEEP_BOARD, _KEEP_RUN)
             ],
             "seconds": measured.seconds,
             "peak_mib": measured.peak_mib,

@@ -1,8 +1,9 @@
 """A run's counts kept in the store (issue 42; kaoshi.api.kept.kept_run): `kaoshi report RUN`,
-`kaoshi.summarize` and the viewer's run page read from what an earlier report, or the run's own end, kept
-are the same, byte for byte, as counted again from the rows, and every kind of change to the run (new
-answers, a replaced answer, rows changed or deleted in place, a judge's grades, a run written again,
-removed or renamed) makes the next one count again, never read it stale."""
+`kaoshi.summarize` and the viewer's run page read from what the run's writer kept (kaoshi.evaluate and
+kaoshi.judge as they end, or a summary asked to keep) are the same, byte for byte, as counted again from
+the rows, and every kind of change to the run (new answers, a replaced answer, rows changed or deleted in
+place, a judge's grades, a run written again, removed or renamed) makes the next one count again, never
+read it stale. A reader keeps nothing: `kaoshi report RUN` leaves the store's file as it was."""
 
 from __future__ import annotations
 
@@ -134,7 +135,7 @@ def test_a_report_with_another_grader_is_counted_for_it(
         patched.setattr(Store, "kept_summaries", lambda *_: {})
         expected = summarize("mixed", store=path, keep=False, grader="judge-a")
         assert summarize("mixed", store=path, keep=False) != expected  # judge-c's
-    assert summarize("mixed", store=path, grader="judge-a") == expected
+    assert summarize("mixed", store=path, grader="judge-a", keep=True) == expected
     with nothing_counted(monkeypatch):
         assert summarize("mixed", store=path, grader="judge-a") == expected
 
@@ -149,7 +150,9 @@ def test_the_viewer_reads_a_kept_run_and_writes_nothing(
     before = digest(path)
     expected = pages(path)
     assert kept_runs(path) == set() and digest(path) == before
-    reported(path)  # `kaoshi report RUN` keeps it
+    reported(path, keep=False)  # `kaoshi report RUN` keeps nothing either
+    assert kept_runs(path) == set() and digest(path) == before
+    reported(path)  # a writer keeps it
     with nothing_counted(monkeypatch):
         assert pages(path) == expected
 
@@ -162,4 +165,30 @@ def test_a_run_keeps_its_counts_when_it_ends(tmp_path: Path, monkeypatch: pytest
     assert kept_runs(path) == {"first"}
     expected = counted_again(path, monkeypatch)
     with nothing_counted(monkeypatch):
-        assert reported(path) == expected
+        assert reported(path, keep=False) == expected
+
+
+def test_a_judge_keeps_the_counts_with_its_grades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kaoshi.judge` ends by counting the run with its grades folded in and keeping that: the next report
+    (the new judge's, as the most recent) counts nothing and is the report counted from the rows."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    reported(path)  # kept with judge-a's grades
+    kaoshi.judge("mixed", lambda prompt: "评分：2", store=path)
+    expected = counted_again(path, monkeypatch)
+    assert "judge-a" not in render_summary(summarize("mixed", store=path), "json")
+    with nothing_counted(monkeypatch):
+        assert reported(path, keep=False) == expected
+
+
+def test_the_report_command_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    from kaoshi.cli.main import main
+
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    with Store(path):
+        pass  # every row in the file
+    before = digest(path)
+    for name in ("mixed", "other"):
+        assert main(["report", name, "--store", str(path)]) == 0
+    assert kept_runs(path) == set() and digest(path) == before

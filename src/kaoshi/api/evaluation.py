@@ -374,8 +374,8 @@ def _evaluate_in(store: Store, prepared: PreparedRun, run_model: _RunModel, sess
             # `kaoshi leaderboard` reads it (a process that joined this run and answers it still keeps it
             # when it ends)
             keep_board(store, prepared.spec.benchmark)
-    # The numbers are counted by SQLite (kaoshi report's); the samples are read when asked for, but those of
-    # a store in memory, gone with it.
+    # The numbers are counted by SQLite (kaoshi report's) and kept, so that the next `kaoshi report RUN`
+    # reads them; the samples are read when asked for, but those of a store in memory, gone with it.
     return EvalResult(
         name=prepared.name,
         spec=store.get_run(prepared.name).spec,
@@ -383,7 +383,7 @@ def _evaluate_in(store: Store, prepared: PreparedRun, run_model: _RunModel, sess
         new_samples=outcome.new_samples,
         already_done=outcome.already_done,
         errors=outcome.errors,
-        summary=read_summary(store, prepared.name),
+        summary=read_summary(store, prepared.name, keep=True),
         reused=outcome.reused,
         cached=outcome.cached,
         read_samples=tuple(store.iter_samples(prepared.name)) if in_memory else None,

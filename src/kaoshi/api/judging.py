@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kaoshi.api.evaluation import ModelLike, as_model, backend_options
-from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.api.summary import StoreLike, open_store, read_summary
 from kaoshi.errors import InputError
 from kaoshi.models.base import Model
 from kaoshi.models.registry import resolve_model
@@ -67,10 +67,14 @@ def judge(
             second = None
             if setup.second_judge is not None:
                 second = second_given or _load(setup.second_judge, options, loaded)
-            return judge_run(opened, run, setup, first, second, on_grade, on_plan, batch)
+            outcome = judge_run(opened, run, setup, first, second, on_grade, on_plan, batch)
         finally:
             for model in loaded:
                 model.close()
+        # the run's numbers fold in this judge's grades now: counted and kept, so that the next `kaoshi
+        # report RUN` reads them
+        read_summary(opened, run, outcomes=False, keep=True)
+        return outcome
 
 
 def _spec(given: ModelLike, model: Model | None) -> str:

@@ -267,15 +267,16 @@ def summarize(
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
     outcomes: bool = True,
-    keep: bool = True,
+    keep: bool = False,
 ) -> RunSummary:
     """A stored run's summary: the numbers of `kaoshi report RUN --format json` (same options); `store` as
     for `load_run`. `outcomes` False: without the per-question outcomes (RunSummary.outcomes, what a
     paired comparison with another run reads), for a summary only shown (a sixth of a report at 100,000
     questions).
 
-    What is counted of the run is kept in the store and read back while its rows are unchanged
-    (kaoshi.api.kept.kept_run); `keep` False: read what is kept, but write nothing."""
+    What the run's writer counted of it (kaoshi.evaluate and kaoshi.judge, as they end) is kept in the store
+    and read back while its rows are unchanged (kaoshi.api.kept.kept_run); `keep`: keep what this counts
+    too (a reader leaves the store's file as it was)."""
     with open_store(store, read_only=True) as opened:
         return read_summary(
             opened, run, by=by, grader=grader, standard_scores=standard_scores, outcomes=outcomes, keep=keep
@@ -290,7 +291,7 @@ def read_summary(
     grader: str | None = None,
     standard_scores: Mapping[str, float] | None = None,
     outcomes: bool = True,
-    keep: bool = True,
+    keep: bool = False,
 ) -> RunSummary:
     """summarize on an open store. A run of one sample a question is counted by SQLite, kind by kind, from
     an index (kaoshi.store.columns.score_kinds), or read from what the store keeps of that count
