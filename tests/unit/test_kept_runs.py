@@ -192,3 +192,21 @@ def test_the_report_command_leaves_the_store_as_it_was(tmp_path: Path) -> None:
     for name in ("mixed", "other"):
         assert main(["report", name, "--store", str(path)]) == 0
     assert kept_runs(path) == set() and digest(path) == before
+
+
+def test_rescore_merge_and_vote_keep_the_counts_of_the_runs_they_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.sqlite"
+    for name, model in (("a", "random"), ("b", "constant:A"), ("c", "constant:B")):
+        kaoshi.evaluate("sample", model, store=path, run_name=name)
+    kaoshi.rescore("a", "a-again", store=path, multi_policy="partial")
+    kaoshi.vote(["a", "b", "c"], store=path, run_name="voted")
+    one, two = tmp_path / "one.sqlite", tmp_path / "two.sqlite"
+    kaoshi.evaluate("sample", model="random", shard="1/2", store=one, run_name="r-shard1of2")
+    kaoshi.evaluate("sample", model="random", shard="2/2", store=two, run_name="r-shard2of2")
+    kaoshi.merge([one, two], store=path)
+    assert kept_runs(path) == {"a", "b", "c", "a-again", "voted", "r"}
+    expected = counted_again(path, monkeypatch)
+    with nothing_counted(monkeypatch):
+        assert reported(path, keep=False) == expected

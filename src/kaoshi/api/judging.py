@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kaoshi.api.evaluation import ModelLike, as_model, backend_options
-from kaoshi.api.summary import StoreLike, open_store, read_summary
+from kaoshi.api.summary import StoreLike, keep_counts, open_store
 from kaoshi.errors import InputError
 from kaoshi.models.base import Model
 from kaoshi.models.registry import resolve_model
@@ -73,7 +73,7 @@ def judge(
                 model.close()
         # the run's numbers fold in this judge's grades now: counted and kept, so that the next `kaoshi
         # report RUN` reads them
-        read_summary(opened, run, outcomes=False, keep=True)
+        keep_counts(opened, run)
         return outcome
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.api.summary import StoreLike, keep_counts, open_store
 from kaoshi.runner.shards import MergeOutcome, merge_shards
 from kaoshi.store import Store
 
@@ -21,4 +21,7 @@ def merge(
     with ExitStack() as stack:
         opened = [stack.enter_context(open_store(source, read_only=True)) for source in sources]
         dest = stack.enter_context(open_store(store, must_exist=False))
-        return merge_shards(opened, dest, run_name)
+        outcomes = merge_shards(opened, dest, run_name)
+        for merged in outcomes:
+            keep_counts(dest, merged.name)  # the next `kaoshi report` of the merged run reads them
+        return outcomes

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from kaoshi.api.evaluation import ModelLike, as_model
-from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.api.summary import StoreLike, keep_counts, open_store
 from kaoshi.models.base import ModelOptions
 from kaoshi.models.registry import resolve_model
 from kaoshi.runner.config import RunConfig
@@ -54,9 +54,11 @@ def rescore(
         changes["llm_extractor"] = extractor.spec
     try:
         with open_store(store) as opened:
-            return rescore_run(
+            outcome = rescore_run(
                 opened, run, run_name, extractor, on_plan=on_plan, on_sample=on_sample, **changes
             )
+            keep_counts(opened, run_name)  # the next `kaoshi report` of the new run reads them
+            return outcome
     finally:
         if loaded and extractor is not None:
             extractor.close()

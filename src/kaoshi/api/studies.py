@@ -19,7 +19,7 @@ from kaoshi.analysis.contamination import answer_text as answer_text
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.kept import comparison_kind, kept_value
-from kaoshi.api.summary import StoreLike, open_store
+from kaoshi.api.summary import StoreLike, keep_counts, open_store
 from kaoshi.errors import InputError
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.paired import PairedGroup, PairedRow, bootstrapped, outcomes_of, paired_groups
@@ -335,6 +335,7 @@ def vote(
             on_plan=on_plan,
             on_sample=on_sample,
         )
+        keep_counts(opened, name)  # the next `kaoshi report` of the voted run reads them
         loaded: list[tuple[RunRecord, Sequence[Any]]] = [
             (opened.get_run(run), opened.samples(run)) for run in [*runs, name]
         ]

@@ -283,6 +283,16 @@ def summarize(
         )
 
 
+def keep_counts(store: Store, run: str) -> None:
+    """Count the run as its report does and keep that in the store (kaoshi.api.kept.kept_run), so that the
+    next `kaoshi report RUN` reads it: what a command that wrote the run does as it ends (kaoshi.evaluate,
+    kaoshi.judge, rescore, merge, vote). Nothing is kept of a run of k samples a question (read from its
+    rows each time) or of a store that cannot be written just then."""
+    record = store.get_run(run)
+    if record.spec.repeats == 1:
+        kept_run(store, record, chosen_grader(store, run, None), keep=True)
+
+
 def read_summary(
     store: Store,
     run: str,
