@@ -16,10 +16,18 @@ from pathlib import Path
 import pytest
 
 import kaoshi
+from kaoshi.api import backup_store
 from kaoshi.api.summary import summarize
 from kaoshi.report import render_summary
-from kaoshi.store import Store
-from tests.support.mixed_runs import GOLDEN_FILE, RUN_CHANGES, judge_with_a_new_grader, rewrite, three_runs
+from kaoshi.store import Store, StoreError
+from tests.support.mixed_runs import (
+    GOLDEN_FILE,
+    RUN_CHANGES,
+    judge_with_a_new_grader,
+    rewrite,
+    sql,
+    three_runs,
+)
 from tests.support.stores import digest
 
 testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
@@ -210,3 +218,36 @@ def test_rescore_merge_and_vote_keep_the_counts_of_the_runs_they_write(
     expected = counted_again(path, monkeypatch)
     with nothing_counted(monkeypatch):
         assert reported(path, keep=False) == expected
+
+
+def test_a_kept_run_survives_what_leaves_its_rows_as_they_were(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new index (the request cache's, made by the first cached run), a VACUUM and `kaoshi store backup`
+    change SQLite's schema version but not the runs' rows or their tables' layout: what was kept is still
+    read, in the store and in its copy."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=("q/8",))
+    expected = reported(path)  # counted and kept
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE INDEX another ON samples (latency_s)")
+    with sqlite3.connect(path) as db:
+        db.execute("VACUUM")
+    copy = tmp_path / "copy.sqlite"
+    backup_store(copy, store=path)
+    with nothing_counted(monkeypatch):
+        assert reported(path, keep=False) == expected
+        assert reported(copy, keep=False) == expected
+
+
+def test_rows_a_report_cannot_read_fail_the_report_not_the_judge(tmp_path: Path) -> None:
+    """A judge whose grades are stored ends well even where its run's counts cannot be kept (a group
+    written unreadable by hand): the report then says what is wrong with the rows."""
+    path = tmp_path / "s.sqlite"
+    three_runs(path, errors=())
+    with Store(path) as store:
+        sql("UPDATE samples SET question_group = '{bad' WHERE run = 'mixed' AND question_id = 'q/4'")(store)
+    outcome = kaoshi.judge("mixed", lambda prompt: "评分：2", store=path)
+    assert outcome.graded > 0 and kept_runs(path) == set()
+    with pytest.raises(StoreError, match="question_group"):
+        summarize("mixed", store=path)

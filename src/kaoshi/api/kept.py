@@ -16,6 +16,10 @@ each kind of change to a run.
 A board's run that changed since is counted again: alone, on the same questions, when only its grades
 changed (a judge's: pairing reads no grade); otherwise every run, as counted_comparison counts them. A
 report pairs each run with the first question by question: any change counts every run again.
+
+A run's own counts (kept_run: its kinds and output profile, for `kaoshi report RUN`, kaoshi.summarize and
+the viewer's run page) are kept the same way, one run under its own kind, by the commands that write the
+run as they end (kaoshi.api.summary.keep_counts).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from kaoshi.store.summaries import (
     pairing_from_json,
     pairing_to_json,
 )
+from kaoshi.version import __version__
 
 # What is kept, in which form: a kaoshi that keeps it otherwise uses another number (a kind's fields are
 # folded in apart: kinds_layout).
@@ -70,8 +75,9 @@ RUN = Keeping("run", outcomes=False, outputs=True, differing=False)
 def comparison_kind(label: str, records: Sequence[RunRecord]) -> str:
     """The kind a comparison's counts are kept under: what it is, the form of what is kept (a kind's fields
     by position among it), its runs in order (the first's order is the pairing's) and the question types a
-    grader scores (whose points a run's counts fold in)."""
-    described = [_FORMAT, kinds_layout(), open_types(), [run.name for run in records]]
+    grader scores (whose points a run's counts fold in), and the kaoshi that counted (another may count
+    otherwise: an output profile's loop rule, a status it knows)."""
+    described = [_FORMAT, __version__, kinds_layout(), open_types(), [run.name for run in records]]
     return f"{label} " + hashlib.sha256(dumps(described).encode()).hexdigest()
 
 

@@ -4,6 +4,7 @@ run's standard scores. `kaoshi report` and `kaoshi.evaluate` both read runs thro
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -28,6 +29,7 @@ from kaoshi.store import (
     RunSpec,
     SampleRecord,
     Store,
+    StoreError,
     default_store_path,
     require_store_file,
 )
@@ -37,6 +39,7 @@ from kaoshi.store.records import RunStatus
 from kaoshi.store.settings import compact_settings
 
 StoreLike = Store | str | Path | None
+_log = logging.getLogger("kaoshi")
 # kaoshi's own exam format (kaoshi JSONL): whose metrics a run of a benchmark kaoshi does not know gets
 OWN_FORMAT = "kaoshi"
 
@@ -274,9 +277,9 @@ def summarize(
     paired comparison with another run reads), for a summary only shown (a sixth of a report at 100,000
     questions).
 
-    What the run's writer counted of it (kaoshi.evaluate and kaoshi.judge, as they end) is kept in the store
-    and read back while its rows are unchanged (kaoshi.api.kept.kept_run); `keep`: keep what this counts
-    too (a reader leaves the store's file as it was)."""
+    What the run's writer counted of it (kaoshi.evaluate, judge, rescore, merge and vote, as they end:
+    keep_counts) is kept in the store and read back while its rows are unchanged (kaoshi.api.kept.kept_run);
+    `keep`: keep what this counts too (a reader leaves the store's file as it was)."""
     with open_store(store, read_only=True) as opened:
         return read_summary(
             opened, run, by=by, grader=grader, standard_scores=standard_scores, outcomes=outcomes, keep=keep
@@ -287,10 +290,14 @@ def keep_counts(store: Store, run: str) -> None:
     """Count the run as its report does and keep that in the store (kaoshi.api.kept.kept_run), so that the
     next `kaoshi report RUN` reads it: what a command that wrote the run does as it ends (kaoshi.evaluate,
     kaoshi.judge, rescore, merge, vote). Nothing is kept of a run of k samples a question (read from its
-    rows each time) or of a store that cannot be written just then."""
+    rows each time) or of a store that cannot be written just then, nor of rows a report cannot read: the
+    command that wrote them has done its work, and the report says what is wrong with them."""
     record = store.get_run(run)
     if record.spec.repeats == 1:
-        kept_run(store, record, chosen_grader(store, run, None), keep=True)
+        try:
+            kept_run(store, record, chosen_grader(store, run, None), keep=True)
+        except StoreError as exc:
+            _log.debug("%s: kept no counts of run %r (%s)", store.path, run, exc)
 
 
 def read_summary(

@@ -124,7 +124,7 @@ def _round(judge: str, prompt: str, output: ModelOutput, item_points: float | No
         "score": parsed.score if parsed else None,
         "status": GradeStatus.ERROR.value if parsed is None else parsed.status,
     }
-    # what the call cost, where its server said (the ledger's judge role: kaoshi.api.costs.judge_usage)
+    # what the call cost, where its server said (the ledger's judge role: kaoshi.api.ledger.read_judge_usage)
     for name, count in (("tokens_in", output.tokens_in), ("tokens_out", output.tokens_out),
                         ("tokens_cached", output.cached_tokens)):  # fmt: skip
         if count is not None:

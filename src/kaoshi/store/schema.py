@@ -119,7 +119,7 @@ TABLES: dict[str, str] = {
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id, grader)
 )""",
-    # What a reading command counted of a run, kept under the signature of the rows it counted
+    # What a command counted of a run, kept under the signature of the rows it counted
     # (kaoshi.store.summaries): the next read takes it while the run's rows are as they were.
     "run_summaries": """CREATE TABLE IF NOT EXISTS run_summaries (
     run TEXT NOT NULL,

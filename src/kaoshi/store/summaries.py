@@ -1,13 +1,15 @@
-"""What a reading command counted of a run, kept in the store (table run_summaries) so that the next read
-takes it instead of counting again, for as long as the run's rows are as they were (issue 42: a board of
-ten runs of 100,000 samples is read in a fraction of a second where counting it takes seconds).
+"""What a command counted of a run, kept in the store (table run_summaries) so that the next read takes it
+instead of counting again, for as long as the run's rows are as they were (issue 42: a board of ten runs
+of 100,000 samples is read in a fraction of a second where counting it takes seconds). Boards and
+comparisons are kept by the commands that read them; a run's own counts by the commands that write it.
 
 A kept summary carries the signature of the rows it was counted from: for the run's samples, its samples
 after the first and its grades, how many there are, the largest rowid (an insert gets a larger one than
 any before it) and how often they were changed in place (run_versions, counted by triggers on every UPDATE
 and DELETE: kaoshi.store.schema.SUMMARY_TRIGGERS; a replaced answer or grade counts as deleted, since the
-store writes with recursive_triggers on). Writing new answers fires no trigger. A summary whose signature
-is no longer the run's is not used: the reader counts again.
+store writes with recursive_triggers on). Writing new answers fires no trigger. It ends with a digest of
+those tables' layout, which a column dropped or added by hand changes. A summary whose signature is no
+longer the run's is not used: the reader counts again.
 
 The signature is read before counting, and a summary is kept only if it is still the run's, checked in
 the write that keeps it: a run that changed while it was counted keeps nothing. Each kept summary also
@@ -20,6 +22,7 @@ reads as it always did.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Collection, Mapping
@@ -34,14 +37,25 @@ from kaoshi.store.schema import SUMMARY_TRIGGERS
 _TABLES = ("samples", "repeat_samples", "grades")
 _MARKER = (
     "SELECT (SELECT IFNULL(MAX(rowid), 0) FROM samples), (SELECT IFNULL(MAX(rowid), 0) FROM repeat_samples), "
-    "(SELECT IFNULL(MAX(rowid), 0) FROM grades), (SELECT IFNULL(SUM(version), 0) FROM run_versions), "
-    "(SELECT schema_version FROM pragma_schema_version)"
+    "(SELECT IFNULL(MAX(rowid), 0) FROM grades), (SELECT IFNULL(SUM(version), 0) FROM run_versions)"
+)
+# The tables' layout as SQLite holds it (their CREATE statements, columns added since included): a column
+# dropped or added by hand changes what the rows read as, and fires no trigger. Not SQLite's schema
+# version, which a new index, a VACUUM or a backup's copy changes too, and would make every kept summary
+# count again for nothing.
+_LAYOUT = (
+    f"SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name IN {tuple(_TABLES)} ORDER BY 1"
 )
 
-# A run's signature: per table of _TABLES, [rows, largest rowid, changes in place]; then [the store's
-# schema version] (SQLite counts every change to its tables' layout: a column dropped or added by hand
-# changes what the rows read as, and fires no trigger).
+# A run's signature: per table of _TABLES, [rows, largest rowid, changes in place]; then [a digest of the
+# tables' layout].
 Signature = list[list[int]]
+
+
+def _layout(db: sqlite3.Connection) -> int:
+    """A digest of the tables' layout (_LAYOUT), as a number of a signature."""
+    digest = hashlib.sha256(dumps(db.execute(_LAYOUT).fetchall()).encode()).hexdigest()
+    return int(digest[:15], 16)
 
 
 class KeptSummary(NamedTuple):
@@ -62,7 +76,7 @@ def keeps_summaries(db: sqlite3.Connection) -> bool:
 
 def run_signature(db: sqlite3.Connection, run: str) -> Signature:
     """The run's signature now: one pass over each table's index of the run's rows (a run of 100,000
-    samples: about 10 ms), and the store's schema version."""
+    samples: about 10 ms), and the digest of the tables' layout."""
     signature = []
     for table in _TABLES:
         rows, largest = db.execute(
@@ -72,13 +86,14 @@ def run_signature(db: sqlite3.Connection, run: str) -> Signature:
             "SELECT version FROM run_versions WHERE run = ? AND tbl = ?", (run, table)
         ).fetchone()
         signature.append([int(rows), int(largest), 0 if found is None else int(found[0])])
-    signature.append([int(db.execute("PRAGMA schema_version").fetchone()[0])])
+    signature.append([_layout(db)])
     return signature
 
 
 def store_marker(db: sqlite3.Connection) -> str:
-    """What changes whenever anything in the store's samples or grades does, read in a few lookups."""
-    return dumps(list(db.execute(_MARKER).fetchone()))
+    """What changes whenever anything in the store's samples or grades does, or their tables' layout, read
+    in a few lookups."""
+    return dumps([*db.execute(_MARKER).fetchone(), _layout(db)])
 
 
 def kept_summaries(db: sqlite3.Connection, kind: str, runs: Collection[str]) -> dict[str, KeptSummary]:
