@@ -52,3 +52,33 @@ def test_only_questions_every_run_graded_are_paired(two_runs: Path) -> None:
 def test_compare_refuses_a_single_run(capsys: pytest.CaptureFixture[str], two_runs: Path) -> None:
     assert main(["compare", "strong", "--store", str(two_runs)]) == 2
     assert "at least two runs" in capsys.readouterr().err
+
+
+def test_a_study_from_key_rows_is_the_study_from_score_rows(tmp_path: Path) -> None:
+    """What `kaoshi compare` counts before its bootstraps, the other runs read as key rows (their outcomes
+    and coverage, paired at C speed), is what it counts from every run's score rows: with errors, an id
+    holding another question, a judge's grades and every grouping, each run the baseline in turn; and on
+    each benchmark's golden runs written again by this kaoshi."""
+    from kaoshi.api import studies
+    from tests.support.mixed_runs import GOLDEN_FILE, rewrite, three_runs
+
+    three = tmp_path / "three.sqlite"
+    three_runs(three, errors=("q/8", "q/13"))
+    rewritten = tmp_path / "rewritten.sqlite"
+    rewrite(GOLDEN_FILE, rewritten)
+    keys = [None, *studies.COMPARE_KEYS]
+    compared = 0
+    for path in (three, rewritten):
+        with Store(path, read_only=True) as store:
+            by_benchmark: dict[str, list[str]] = {}
+            for record in store.runs():
+                if record.spec.repeats == 1:
+                    by_benchmark.setdefault(record.spec.benchmark, []).append(record.name)
+            for names in (names for names in by_benchmark.values() if len(names) > 1):
+                for first in range(len(names)):
+                    records = [store.get_run(name) for name in [*names[first:], *names[:first]]]
+                    samples = [store.score_rows(record.name, text_end=0) for record in records]
+                    expected = studies._scored_study(records, samples, keys)
+                    assert studies._paired_study(store, records, keys) == expected, names
+                    compared += 1
+    assert compared >= 5

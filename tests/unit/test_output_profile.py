@@ -12,6 +12,8 @@ import pytest
 from kaoshi.analysis.outputs import (
     MAX_PERIOD,
     MIN_LOOP_CHARS,
+    MIN_REPEATS,
+    TAIL_CHARS,
     CountDistribution,
     output_end,
     output_profile,
@@ -127,6 +129,39 @@ def test_the_rule_at_its_bounds() -> None:
     longest = "".join(rng.choice("甲乙丙丁戊己庚辛") for _ in range(MAX_PERIOD))
     too_long = "".join(rng.choice("甲乙丙丁戊己庚辛") for _ in range(MAX_PERIOD + 1))
     assert repeats_to_the_end(longest * 4) and not repeats_to_the_end(too_long * 4)
+
+
+def reference_repeats(text: str) -> bool:
+    """The loop rule as it reads: every period tried in turn, while its span fits the end read."""
+    tail = text[-TAIL_CHARS:]
+    for period in range(1, MAX_PERIOD + 1):
+        span = max(MIN_REPEATS * period, MIN_LOOP_CHARS)
+        if span > len(tail):
+            return False
+        end = tail[-span:]
+        if end[period:] == end[:-period]:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_rule_is_every_period_tried_in_turn(seed: int) -> None:
+    """Texts ending in loops of every period up to past MAX_PERIOD, cut anywhere, and texts that nearly
+    loop (a unit changed once, a few letters repeated): the rule trying only the periods whose character
+    before the last is the last again is the rule trying every period."""
+    rng = random.Random(seed)
+    found = []
+    for _ in range(400):
+        alphabet = rng.choice(["ab", "abc", "答案是A。", "甲乙丙丁戊己庚辛", "\n "])
+        unit = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, MAX_PERIOD + 20)))
+        text = "前言" * rng.randint(0, 3) + unit * rng.randint(1, 6)
+        text = text[: rng.randint(0, len(text))] if rng.random() < 0.5 else text
+        if text and rng.random() < 0.3:
+            at = rng.randrange(len(text))
+            text = text[:at] + "变" + text[at + 1 :]
+        found.append(repeats_to_the_end(text))
+        assert found[-1] is reference_repeats(text), text
+    assert 50 < sum(found) < 350
 
 
 def test_a_long_text_takes_no_longer() -> None:

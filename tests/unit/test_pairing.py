@@ -132,6 +132,103 @@ def test_contamination_pairs_a_shuffled_run_and_shows_both_runs_coverage(
     assert "| shuf | 44 | 44 | 40 | 0 | 0 | complete |" in out
 
 
+def key_rows_of(runs: list[list[SampleRecord]]) -> list[list[tuple[str, str, str, int | None, float | None]]]:
+    """Each run's key rows, as the store reads them (id, fingerprint, status, correct, score)."""
+
+    def key_row(s: SampleRecord) -> tuple[str, str, str, int | None, float | None]:
+        correct = None if s.correct is None else int(s.correct)
+        return s.question_id, question_fingerprint(s), str(s.status), correct, s.score
+
+    return [[key_row(s) for s in samples] for samples in runs]
+
+
+def random_outcome(rng: Any) -> Callable[[], tuple[str, bool | None]]:
+    def answered() -> tuple[str, bool | None]:
+        status = rng.choice(["ok", "ok", "ok", "error", "unparsed"])
+        # an error holds no outcome, but the filters must not lean on it: some here hold one
+        unchecked = (status == "error" and rng.random() < 0.7) or rng.random() < 0.1
+        return status, None if unchecked else rng.random() < 0.5
+
+    return answered
+
+
+def runs_of_one_exam(rng: Any) -> list[list[SampleRecord]]:
+    """Runs answering the same questions in the same order (as runs of one exam are read), a tenth of them
+    another question under the same id."""
+    order = rng.sample(range(40), 30)
+    answered = random_outcome(rng)
+    runs = []
+    for _ in range(rng.randint(1, 4)):
+        samples = []
+        for i in order:
+            status, correct = answered()
+            stem = f"题{i}" if rng.random() > 0.1 else f"另一题{i}"
+            samples.append(sample(f"q{i}", status, question={"stem": stem}, correct=correct))
+        runs.append(samples)
+    return runs
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("one_exam", [False, True])
+def test_each_way_of_pairing_key_rows_is_pair_questions_way(seed: int, one_exam: bool) -> None:
+    """Every way the key rows are paired (answered by every run, every sample, graded by every run) is
+    pair_questions' with that keep: the same questions in the first run's order, the same conflicts, and
+    each run's rows of them (pair_questions' rows a run at a time), whether the runs come in the first
+    run's order (runs of one exam, read in question order) or each in its own."""
+    import random
+
+    from kaoshi.store.pairing import graded, key_pairings, pair_graded_rows
+
+    rng = random.Random(seed)
+    runs = runs_of_one_exam(rng) if one_exam else [random_answers(rng, random_outcome(rng)) for _ in range(3)]
+    keys = key_rows_of(runs)
+    answered, every = key_pairings(keys)
+    for counted, keep in ((answered, None), (every, lambda _: True), (pair_graded_rows(keys), graded)):
+        expected = pair_questions(runs) if keep is None else pair_questions(runs, keep=keep)
+        assert counted.ids == tuple(row[0].question_id for row in expected.rows)
+        assert counted.conflicts == expected.conflicts and counted.runs == expected.runs
+        rows = key_rows_of([list(row) for row in expected.rows])
+        assert [list(column) for column in zip(*rows, strict=True)] == list(counted.columns) or not rows
+    assert pair_graded_rows([]).paired == 0 and pair_graded_rows(keys).graded_by_all == every.graded_by_all
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_paired_outcomes_from_key_rows_are_those_of_the_summaries(seed: int) -> None:
+    """key_paired_outcomes is paired_outcomes of summaries holding each run's outcomes on the common
+    questions (all its own where there are none), with outcomes that add up exactly in any order and with
+    ones that do not (then summed in the order of the question keys, as paired_outcomes sums them)."""
+    import random
+    from types import SimpleNamespace
+
+    from kaoshi.report.compare import key_paired_outcomes, paired_outcomes
+    from kaoshi.store.pairing import pair_key_rows
+
+    def outcomes(rows: list[Any], among: set[str] | None) -> dict[tuple[str, str], float]:
+        """RunSummary.outcomes as kaoshi.store.columns.outcome_keys reads them (among those questions)."""
+        checked = [row for row in rows if row[3] is not None and row[2] != "error"]
+        return {(row[0], row[1]): float(row[3]) for row in checked if among is None or row[0] in among}
+
+    rng = random.Random(seed)
+    runs = [random_answers(rng, random_outcome(rng)) for _ in range(rng.randint(1, 4))]
+    apart = [
+        [replace(s, question_id=f"{s.question_id}/{r}") for s in samples] for r, samples in enumerate(runs)
+    ]
+    fractions = [0.1, 0.2, 0.3, 0.7, 1e16, 1.0]
+    for chosen in (runs, apart):
+        keys = key_rows_of(chosen)
+        uneven = [[(*row[:3], None if row[3] is None else rng.choice(fractions), row[4]) for row in rows]
+                  for rows in keys]  # fmt: skip
+        for found in (keys, uneven):
+            pairing = pair_key_rows(found)
+            among = set(pairing.ids) if pairing.paired else None
+            summaries = [SimpleNamespace(run=f"run{r}", outcomes=outcomes(rows, among))
+                         for r, rows in enumerate(found)]  # fmt: skip
+            expected = paired_outcomes(summaries)  # type: ignore[arg-type]
+            names = [summary.run for summary in summaries]
+            assert key_paired_outcomes(names, pairing, found) == expected
+            assert key_paired_outcomes(names, replace(pairing, columns=()), found) == expected
+
+
 def reference_pairing(
     runs: list[list[SampleRecord]], keep: object = None
 ) -> tuple[list[tuple[str, ...]], list[str]]:
@@ -205,12 +302,14 @@ def test_only_questions_every_run_holds_alike_are_fingerprinted_and_asked_keep()
 def test_pairing_key_rows_is_pairing_the_samples(seed: int) -> None:
     """What a comparison counted by SQLite pairs (each run's key rows, as the store reads them: id,
     fingerprint, status, correct, score) gives pair_questions' questions, conflicts and count graded by
-    all, the runs' outcomes on them and their coverage."""
+    all, what the paired statistics read of the runs' outcomes on them and their coverage."""
     import random
+    from types import SimpleNamespace
 
+    from kaoshi.report.compare import key_paired_outcomes, paired_outcomes
     from kaoshi.store import RunRecord, RunStatus
     from kaoshi.store.coverage import key_coverage, run_coverage
-    from kaoshi.store.pairing import key_outcomes, pair_key_rows
+    from kaoshi.store.pairing import pair_key_rows
     from tests.support.stores import SPEC
 
     rng = random.Random(seed)
@@ -237,15 +336,16 @@ def test_pairing_key_rows_is_pairing_the_samples(seed: int) -> None:
         assert counted.conflicts == every.conflicts and counted.graded_by_all == every.graded_by_all
         assert counted.paired == every.paired and counted.runs == every.runs
     pairing = pair_questions(runs)
-    common = set(counted.ids)
+    summaries = []
     for r, (samples, found) in enumerate(zip(runs, keys, strict=True)):
-        paired = pairing.samples_of(r)
+        paired = pairing.samples_of(r) if pairing.rows else samples
         expected = {(s.question_id, question_fingerprint(s)): float(bool(s.correct))
                     for s in paired if s.correct is not None and s.status != "error"}  # fmt: skip
-        assert key_outcomes(found, common) == expected
-        assert len(key_outcomes(found)) == sum(s.correct is not None and s.status != "error" for s in samples)
+        summaries.append(SimpleNamespace(run=f"run{r}", outcomes=expected))
         record = RunRecord(
             f"run{r}", replace(SPEC, n_questions=45), RunStatus.FINISHED, 0.0, 1.0, len(samples)
         )
         assert key_coverage(record, found) == run_coverage(record, samples)
+    names = [summary.run for summary in summaries]
+    assert key_paired_outcomes(names, counted, keys) == paired_outcomes(summaries)  # type: ignore[arg-type]
     assert pair_key_rows([]).paired == 0

@@ -191,6 +191,31 @@ def test_rows_written_before_the_fingerprint_and_group_columns_read_them_from_th
     assert stored == question_fingerprint(sample("new/1"))
 
 
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_the_output_counts_are_the_profile_of_the_samples(tmp_path: Path, repeats: int) -> None:
+    """The samples as the output profile counts them (the latencies packed by kind), of a whole run and of
+    the questions a comparison keeps, make the profile of those samples read whole, and the latencies are
+    theirs."""
+    from kaoshi.analysis.outputs import counted_profile, output_profile
+
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=repeats)
+    with Store(path, read_only=True) as store:
+        samples = store.all_samples("mixed")
+    kept = sorted({s.question_id for s in samples})[::3]
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        for among in (None, kept):
+            if among is not None:
+                columns.keep_questions(db, among)
+            counted, times = columns.output_counts(db, "mixed", TAIL_CHARS, kept=among is not None)
+            chosen = [s for s in samples if among is None or s.question_id in among]
+            latencies = [
+                s.latency_s for s in chosen if s.status != SampleStatus.ERROR and s.latency_s is not None
+            ]
+            assert sorted(times) == sorted(latencies) and len(set(latencies)) > 3
+            assert counted_profile(counted, times) == output_profile(chosen)
+
+
 @pytest.mark.parametrize(
     ("column", "value", "said"),
     [
@@ -206,12 +231,44 @@ def test_a_value_kaoshi_cannot_read_names_the_store_run_and_question(
     mixed_store(path, repeats=1)
     with sqlite3.connect(path) as db:
         db.execute(f"UPDATE samples SET {column} = {value} WHERE question_id = 'q/7'")
-    for read in (load_scores, summarize):  # from score rows, and counted by SQLite kind by kind
+    for read in (load_scores, summarize, answer_rows):  # score rows, kinds counted by SQLite, answer rows
         with pytest.raises(StoreError) as caught:
             read("mixed", store=path)
         message = str(caught.value)
         assert str(path) in message and "run 'mixed'" in message and "question 'q/7'" in message
         assert said in message
+
+
+def answer_rows(run: str, *, store: Path) -> object:
+    """The run's answer rows, as a report comparing it reads them (kaoshi.api.counting.read_answers)."""
+    from kaoshi.api.counting import open_types
+
+    with Store(store, read_only=True) as opened:
+        return opened.answer_keys(run, None, open_types())
+
+
+def test_of_values_kaoshi_cannot_read_the_first_met_is_named(tmp_path: Path) -> None:
+    """Rows holding several values kaoshi cannot read: the first met in question order is named, the
+    statuses before the golds and answers, a gold before its row's answer."""
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=1)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE samples SET answer = '{' WHERE question_id IN ('q/4', 'q/9')")
+        db.execute("UPDATE samples SET gold = '{' WHERE question_id = 'q/6'")
+    for read in (load_scores, answer_rows):
+        with pytest.raises(StoreError, match=r"question 'q/4': its answer is not readable JSON"):
+            read("mixed", store=path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE samples SET gold = '{' WHERE question_id = 'q/4'")
+        db.execute("UPDATE samples SET status = 'exploded' WHERE question_id IN ('q/8', 'q/5')")
+    for read in (load_scores, answer_rows):
+        with pytest.raises(StoreError, match=r"question 'q/5': unknown status 'exploded'"):
+            read("mixed", store=path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE samples SET status = 'ok' WHERE status = 'exploded'")
+    for read in (load_scores, answer_rows):
+        with pytest.raises(StoreError, match=r"question 'q/4': its gold is not readable JSON"):
+            read("mixed", store=path)
 
 
 def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_path: Path) -> None:
@@ -250,12 +307,13 @@ def test_a_run_of_one_sample_a_question_is_counted_by_sqlite_from_the_index(tmp_
     assert kinds is not None and sum(kind.samples for kind in kinds) == 30
     assert len(keys) == 30 and sum(n for _, n in outputs) == 30 and len(times) == 30
     assert sum(bool(row.response_end) for row, _ in outputs) == 3
-    assert len(plans) == 5, statements
+    # the kinds, the outcomes, the output profile's kinds with their latencies, the cut-off answers' ends
+    assert len(plans) == 4, statements
     for plan in plans:
         searches = [step for step in plan if step.startswith(("SEARCH", "SCAN"))]
         assert searches and all("INDEX samples_scores" in step for step in searches), plan
     # all but the ends of the cut-off answers from the index alone
-    assert sum("COVERING INDEX samples_scores" in plan[0] for plan in plans) == 4
+    assert sum("COVERING INDEX samples_scores" in plan[0] for plan in plans) == 3
 
 
 @pytest.mark.parametrize("repeats", [1, 2])
@@ -371,6 +429,7 @@ def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
     ones found from their score rows, with errors, an id holding another question and a judge's grades;
     and in each benchmark's golden runs written again by this kaoshi."""
     from kaoshi.api.counting import open_types
+    from kaoshi.report.differences import Differing, differing_questions
     from kaoshi.results.grading import chosen_grader
     from kaoshi.store.pairing import AnswerRow
     from kaoshi.view.compare import differences, key_differences
@@ -406,11 +465,47 @@ def test_the_questions_where_runs_differ_are_found_the_same_from_answer_rows(
     rewrite(golden, rewritten)
     cases += [(rewritten, names) for names in side_by_side(golden)]
     for where, names in cases:
-        found = key_differences(answer_rows(where, names))
+        rows = answer_rows(where, names)
+        found = key_differences(rows)
         expected = differences([load_scores(name, store=where).rows for name in names])
         assert found == expected, (where.name, names)
+        differing = differing_questions(rows)  # what the comparison keeps of them
+        assert differing == Differing(tuple(d.question_id for d in found[0]), found[1], found[2])
     mixed = key_differences(answer_rows(path, ["mixed", "other"]))
     assert mixed[0] and mixed[2] == ("q/2",) and "q/8" in {d.question_id for d in mixed[0]}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_which_questions_differ_is_what_the_differences_are_made_of(seed: int) -> None:
+    """differing_questions tells the runs' answers apart as a page of differences shows them: answers
+    stored otherwise but shown alike ('"A"' and '["A"]', a wrong answer unparsed or marked wrong) do not
+    differ, answers shown otherwise do; with runs in the first run's order or each in its own, an id
+    holding another question and questions some run lacks."""
+    import random
+
+    from kaoshi.report.differences import Differing, differing_questions, key_differences
+
+    rng = random.Random(seed)
+    answers = ['"A"', '["A"]', '"B"', '["A", "B"]', "true", "null", None]
+    outcomes = [("ok", 1, 1.0), ("ok", 0, 0.0), ("unparsed", 0, 0.0), ("error", None, None)]
+    outcomes.append(("ok", None, 0.5))  # an open answer judged
+
+    def row(question: int, content: str) -> tuple[object, ...]:
+        status, correct, score = rng.choice(outcomes)
+        qtype = rng.choice(["single", "multi", "open"])
+        return f"q/{question}", content, status, correct, score, rng.choice(answers), '"A"', qtype
+
+    questions = range(30)
+    runs = []
+    for r in range(rng.randint(1, 4)):
+        held = [q for q in questions if rng.random() < 0.9]
+        if r and rng.random() < 0.5:
+            rng.shuffle(held)
+        runs.append([row(q, "another" if q % 11 == r else "same") for q in held])
+    found, paired, conflicts = key_differences(runs)  # type: ignore[arg-type]
+    assert differing_questions(runs) == Differing(  # type: ignore[arg-type]
+        tuple(d.question_id for d in found), paired, conflicts
+    )
 
 
 @pytest.mark.parametrize("repeats", [1, 3])

@@ -4,7 +4,7 @@ off at the token budget and how many of those loop to it, and the tokens and mod
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -33,7 +33,9 @@ def repeats_to_the_end(text: str) -> bool:
     last time perhaps cut short, as the budget cuts a loop wherever it is). Reads at most TAIL_CHARS
     characters from the end, so a text of any length takes the same time."""
     tail = text[-TAIL_CHARS:]
-    for period in range(1, MAX_PERIOD + 1):
+    if len(tail) < MIN_LOOP_CHARS:  # shorter than any span
+        return False
+    for period in _periods(tail):
         span = max(MIN_REPEATS * period, MIN_LOOP_CHARS)
         if span > len(tail):  # the span only grows with the period: no longer period can fit either
             return False
@@ -42,6 +44,18 @@ def repeats_to_the_end(text: str) -> bool:
         if end[period:] == end[:-period]:
             return True
     return False
+
+
+def _periods(tail: str) -> Iterator[int]:
+    """The periods (1..MAX_PERIOD, shortest first) a loop at the end of `tail` can have: those whose
+    character a period before the last is the last again, found at C speed (most texts have few, where
+    trying each period took a slice of the text)."""
+    last = len(tail) - 1
+    start = max(0, last - MAX_PERIOD)
+    found = tail.rfind(tail[last], start, last)
+    while found != -1:
+        yield last - found
+        found = tail.rfind(tail[last], start, found)
 
 
 def output_end(response: str | None, reasoning: str | None) -> str:

@@ -4,7 +4,8 @@ keeps of them (kaoshi.api.kept).
 
 The runs are paired on what pairing reads of each sample (question, content, status, outcome; from the
 index samples_scores, kaoshi.store.columns.pair_keys), the common questions are held in a temporary table,
-and each run is counted kind by kind on them (score_kinds, outcome_keys, output_counts): the same
+and each run is counted kind by kind on them (score_kinds, output_counts), what the paired statistics
+read of their outcomes taken from the key rows (kaoshi.report.compare.key_paired_outcomes): the same
 ComparedRuns that kaoshi.report.compare.compare_runs makes from every sample's score row, which is still
 how runs of k samples a question and rows written before the fingerprint and group columns are read. The
 tests hold both ways equal.
@@ -13,22 +14,25 @@ tests hold both ways equal.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import NamedTuple, TypeVar
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile
+from kaoshi.bulk import collection_paused
 from kaoshi.qtypes import QUESTION_KINDS
-from kaoshi.report.compare import ComparedRuns
+from kaoshi.report.compare import ComparedRuns, key_paired_outcomes
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
 from kaoshi.store.columns import Kind
 from kaoshi.store.coverage import key_coverage
-from kaoshi.store.pairing import AnswerRow, KeyPairing, KeyRow, QuestionKey, key_outcomes, pair_key_rows
+from kaoshi.store.pairing import AnswerRow, KeyPairing, KeyRow, QuestionKey, pair_key_rows
 
 
 class Counted(NamedTuple):
     """What SQLite counted of a run on the compared questions: its samples kind by kind, their outcomes
-    (empty where none were asked for), whether only the common questions were counted (False when the
-    runs have none in common and each is counted on its own), and its output profile where asked for."""
+    (empty: a comparison's paired statistics read its runs' outcomes together, ComparedRuns.kept_outcomes),
+    whether only the common questions were counted (False when the runs have none in common and each is
+    counted on its own), and its output profile where asked for."""
 
     kinds: list[Kind]
     outcomes: dict[QuestionKey, float]
@@ -60,40 +64,57 @@ def counted_comparison(
     `summarize` from its samples counted by SQLite on them; None where a run has k samples a question or
     rows from before the fingerprint and group columns (compare_runs over their score rows then).
     `keys`: the runs' key rows (store.pair_keys, or rows that begin with theirs) when already read.
-    `outcomes` False: summaries never paired question by question are given none (a sixth of a board).
+    `outcomes`: what the paired statistics read of the runs' outcomes (ComparedRuns.kept_outcomes: the
+    summaries hold none); False for runs never paired question by question (a sixth of a board).
     `outputs`: each run's output profile counted on the same questions too. `pairing`: the keys paired
     already (pair_key_rows)."""
     if any(run.spec.repeats > 1 for run in records):
         return None
-    scored_types = open_types()
     if keys is None:
         keys = read_keys(store, records, graders)
         if keys is None:
             return None
+    # the runs' rows hold no cycles: not walked by the collector again and again while they are counted
+    with collection_paused():
+        return _counted(store, records, graders, summarize, keys, pairing, outcomes=outcomes, outputs=outputs)
+
+
+def _counted(
+    store: Store,
+    records: Sequence[RunRecord],
+    graders: Sequence[str | None],
+    summarize: CountedSummary,
+    keys: Sequence[Sequence[KeyRow | AnswerRow]],
+    pairing: KeyPairing | None,
+    *,
+    outcomes: bool,
+    outputs: bool,
+) -> ComparedRuns | None:
     if pairing is None:
         pairing = pair_key_rows(keys)
     kept = pairing.paired > 0  # without common questions each run is summarised on its own
     if kept:
         store.keep_questions(pairing.ids)
-    among = set(pairing.ids) if kept else None
     summaries = []
-    for run, grader, found in zip(records, graders, keys, strict=True):
-        kinds = store.score_kinds(run.name, grader, scored_types, kept=kept)
+    for run, grader in zip(records, graders, strict=True):
+        kinds = store.score_kinds(run.name, grader, open_types(), kept=kept)
         if kinds is None:
             return None
-        # the outcomes from the key rows already read (reading them again took a sixth of a board)
-        paired = key_outcomes(found, among) if outcomes else {}
         profile = counted_profile(*store.output_counts(run.name, TAIL_CHARS, kept=kept)) if outputs else None
-        summaries.append(summarize(run, grader, Counted(kinds, paired, kept, profile)))
+        summaries.append(summarize(run, grader, Counted(kinds, {}, kept, profile)))
     coverage = tuple(key_coverage(run, found) for run, found in zip(records, keys, strict=True))
-    return ComparedRuns(tuple(summaries), coverage, pairing)
+    # from the key rows already read (reading them again took a sixth of a board)
+    paired = key_paired_outcomes([run.name for run in records], pairing, keys) if outcomes else None
+    # the comparison holds the pairing, not the rows it was made from (freed once counted)
+    return ComparedRuns(tuple(summaries), coverage, replace(pairing, columns=()), paired)
 
 
 def read_keys(
     store: Store, records: Sequence[RunRecord], graders: Sequence[str | None]
 ) -> list[list[KeyRow]] | None:
-    """Each run's key rows (store.pair_keys), None where a run has rows from before the fingerprint
-    column. Pairing keeps the first run's order: the others are read in the index's, unsorted."""
+    """Each run's key rows (store.pair_keys) in question order, None where a run has rows from before the
+    fingerprint column. Pairing keeps the first run's order; the others', read in it too, line up with it
+    in the order their rows were made (met in the index's order, pairing took twice as long)."""
     return _read(store.pair_keys, records, graders)
 
 
@@ -111,9 +132,10 @@ def _read(
     read: Callable[..., list[Row] | None], records: Sequence[RunRecord], graders: Sequence[str | None]
 ) -> list[list[Row]] | None:
     keys = []
-    for index, (run, grader) in enumerate(zip(records, graders, strict=True)):
-        found = read(run.name, grader, open_types(), ordered=index == 0)
-        if found is None:
-            return None
-        keys.append(found)
+    with collection_paused():  # the runs' rows hold no cycles: not walked again and again as they are made
+        for run, grader in zip(records, graders, strict=True):
+            found = read(run.name, grader, open_types(), ordered=True)
+            if found is None:
+                return None
+            keys.append(found)
     return keys

@@ -4,6 +4,7 @@ renders them (kaoshi.report)."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,16 +19,26 @@ from kaoshi.analysis.contamination import (
 from kaoshi.analysis.contamination import answer_text as answer_text
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
+from kaoshi.api.counting import read_answers
 from kaoshi.api.kept import comparison_kind, kept_value
 from kaoshi.api.summary import StoreLike, keep_counts, open_store
+from kaoshi.bulk import collection_paused
 from kaoshi.errors import InputError
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.paired import PairedGroup, PairedRow, bootstrapped, outcomes_of, paired_groups
 from kaoshi.results.aggregate import summarize as tally_samples
 from kaoshi.runner.vote import VoteOutcome, vote_runs
 from kaoshi.store import Coverage, RunRecord, RunSpec, SampleRecord, Store, run_coverage
-from kaoshi.store.coverage import counted_coverage
-from kaoshi.store.pairing import conflict_warning, graded, pair_questions
+from kaoshi.store.columns import ScoreRow, score_key_rows
+from kaoshi.store.coverage import counted_coverage, key_coverage
+from kaoshi.store.pairing import (
+    AnswerRow,
+    KeyRow,
+    conflict_warning,
+    graded,
+    pair_graded_rows,
+    pair_questions,
+)
 from kaoshi.store.settings import compact_settings
 
 __all__ = [
@@ -177,15 +188,49 @@ class PairedStudy:
 
 
 def _paired_study(store: Store, records: Sequence[RunRecord], keys: Sequence[str | None]) -> PairedStudy:
-    """The runs paired on the questions every run graded, grouped by `keys` (None: all in one group)."""
-    samples = [store.score_rows(r.name, text_end=0) for r in records]  # outcomes and groups: no text
+    """The runs paired on the questions every run graded, grouped by `keys` (None: all in one group): the
+    groups are the first run's, read from its score rows; the others' outcomes from their answer rows
+    (read in under half the time of score rows, and paired at C speed), as _scored_study reads them from
+    score rows."""
+    first = store.score_rows(records[0].name, text_end=0)  # outcomes and groups: no text
+    with collection_paused():  # the rows hold no cycles: not walked again and again as they are paired
+        others = read_answers(store, records[1:], [None] * (len(records) - 1))
+        if others is None:  # rows from before the fingerprint column
+            samples = [first, *(store.score_rows(r.name, text_end=0) for r in records[1:])]
+            return _scored_study(records, samples, keys)
+        rows: list[Sequence[KeyRow | AnswerRow]] = [score_key_rows(first), *others]
+        pairing = pair_graded_rows(rows)
+        by_id = {row.question_id: row for row in first}
+        shared = [by_id[question_id] for question_id in pairing.ids]
+        outcomes = [list(map(float, map(bool, map(_CORRECT, column)))) for column in pairing.columns]
+        coverage = [key_coverage(r, found) for r, found in zip(records, rows, strict=True)]
+        return _study(shared, outcomes, coverage, pairing.conflicts, keys)
+
+
+_CORRECT = operator.itemgetter(3)  # of a key row (store.pairing.KeyRow)
+
+
+def _scored_study(
+    records: Sequence[RunRecord], samples: Sequence[Sequence[ScoreRow]], keys: Sequence[str | None]
+) -> PairedStudy:
+    """_paired_study from every run's score rows."""
     pairing = pair_questions(samples, keep=graded)
     shared, outcomes = outcomes_of(pairing)
     coverage = [run_coverage(r, s) for r, s in zip(records, samples, strict=True)]
+    return _study(shared, outcomes, coverage, pairing.conflicts, keys)
+
+
+def _study(
+    shared: Sequence[ScoreRow],
+    outcomes: Sequence[Sequence[float]],
+    coverage: Sequence[Coverage],
+    conflicts: Sequence[str],
+    keys: Sequence[str | None],
+) -> PairedStudy:
     return PairedStudy(
         questions=len(shared),
         coverage=tuple((c.answered, c.graded, c.errors) for c in coverage),
-        conflicts=tuple(pairing.conflicts),
+        conflicts=tuple(conflicts),
         groups={key or "all": paired_groups(shared, outcomes, key) for key in keys},
     )
 

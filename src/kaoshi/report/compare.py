@@ -8,9 +8,11 @@ beside the comparison, and the number of questions it rests on is stated.
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from itertools import compress, repeat
 from typing import Any
 
 from kaoshi.analysis.stats import BootstrapResult, Differences, bootstrap_differences, paired_differences
@@ -26,8 +28,8 @@ from kaoshi.report.render import (
 from kaoshi.report.tables import TextTable, mark_best, render_tables
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store.coverage import Coverage, run_coverage
-from kaoshi.store.pairing import Item, KeyPairing, Pairing, pair_questions
-from kaoshi.store.records import RunRecord
+from kaoshi.store.pairing import AnswerRow, Item, KeyPairing, KeyRow, Pairing, pair_questions, rows_of
+from kaoshi.store.records import RunRecord, SampleStatus
 from kaoshi.store.settings import describe_settings
 
 
@@ -72,6 +74,54 @@ def paired_outcomes(summaries: Sequence[RunSummary]) -> PairedOutcomes:
     return PairedOutcomes(tuple(s.run for s in summaries), same_questions, differences)
 
 
+def key_paired_outcomes(
+    runs: Sequence[str], pairing: KeyPairing, keys: Sequence[Sequence[KeyRow | AnswerRow]]
+) -> PairedOutcomes:
+    """paired_outcomes of runs SQLite counts (kaoshi.api.counting), from their key rows (`keys`) and the
+    questions every run answered with the same content (`pairing`, pair_key_rows): a run's outcomes are
+    its checked answers there, or, where the runs have none in common, on all of its own questions. Read a
+    run's column at a time, with no dict of outcomes a run (those took a sixth of a report)."""
+    if not pairing.paired:
+        # no question every run holds: no outcome is every run's, and the runs' outcomes are on the same
+        # questions only where no run has one
+        scored = any(any(map(_checked, rows)) for rows in keys)
+        return PairedOutcomes(tuple(runs), not scored, tuple(None for _ in runs[1:]))
+    columns = pairing.columns or rows_of(keys, pairing.ids)
+    # the questions are every run's and answered by every run: a run's outcomes are its checked answers
+    checked = [list(map(operator.is_not, map(_CORRECT, column), repeat(None))) for column in columns]
+    same_questions = all(one == checked[0] for one in checked[1:])
+    shared = checked[0]
+    for one in checked[1:]:
+        shared = list(map(operator.and_, shared, one))
+    ids = list(compress(pairing.ids, shared))
+    baseline = _outcomes(columns[0], shared)
+    differences = tuple(
+        _differences(ids, baseline, _outcomes(column, shared)) if ids else None for column in columns[1:]
+    )
+    return PairedOutcomes(tuple(runs), same_questions, differences)
+
+
+_CORRECT = operator.itemgetter(3)
+
+
+def _checked(row: KeyRow | AnswerRow) -> bool:
+    return row[3] is not None and row[2] != SampleStatus.ERROR
+
+
+def _outcomes(column: Sequence[KeyRow | AnswerRow], shared: Sequence[bool]) -> list[float]:
+    return list(map(float, map(_CORRECT, compress(column, shared))))
+
+
+def _differences(ids: Sequence[str], a: list[float], b: list[float]) -> Differences:
+    """paired_differences as paired_outcomes counts them, in the order of the question keys: whole
+    differences add up exactly in any order, and only where some are not is that order followed."""
+    found = paired_differences(a, b)
+    if all(value.is_integer() for value in found.values):
+        return found
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    return paired_differences([a[i] for i in order], [b[i] for i in order])
+
+
 @dataclass(frozen=True)
 class ComparedRuns:
     """Runs summarised on their common questions (each on its own questions when none is common)."""
@@ -81,7 +131,8 @@ class ComparedRuns:
     # the common questions with each run's sample, or (counted by SQLite: kaoshi.api.counting) their ids
     pairing: Pairing[Any] | KeyPairing
     # what the paired statistics read of the outcomes, where the summaries were made without theirs (a
-    # comparison kept in the store: kaoshi.api.kept); None: read from the summaries
+    # comparison SQLite counted, or kept in the store: kaoshi.api.counting, kaoshi.api.kept); None: read
+    # from the summaries
     kept_outcomes: PairedOutcomes | None = None
     # the questions where the runs' answers differ, where they were asked for (the viewer's compare page)
     differing: Differing | None = None
@@ -104,8 +155,8 @@ class ComparedRuns:
     def reordered(self, order: Sequence[int]) -> ComparedRuns:
         """The same comparison with the runs in `order` (the first is the baseline)."""
         if self.kept_outcomes is not None or self.differing is not None:
-            # what was kept pairs each run with the first: another baseline needs the runs counted again
-            raise ValueError("a comparison read from what the store keeps cannot be reordered")
+            # what was counted pairs each run with the first: another baseline needs the runs counted again
+            raise ValueError("a comparison paired with its first run by SQLite cannot be reordered")
         return replace(
             self,
             summaries=tuple(self.summaries[i] for i in order),

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Any, NamedTuple, Protocol
 
+from kaoshi.bulk import collection_paused
 from kaoshi.qtypes import kind_of
 from kaoshi.store.columns import ScoreRow, answer_text
-from kaoshi.store.pairing import AnswerRow, KeyPairing, pair_key_rows, pair_questions
+from kaoshi.store.pairing import AnswerRow, KeyPairing, pair_key_rows, pair_questions, rows_of
 
 
 class Judged(Protocol):
@@ -133,15 +134,40 @@ def differing_questions(runs: Sequence[Sequence[AnswerRow]], pairing: KeyPairing
     (pair_key_rows with answered_only False)."""
     if pairing is None:
         pairing = pair_key_rows(runs, answered_only=False)
-    ids = pairing.ids
-    answered = _answered_columns(runs, ids)
-    # per question, each run's answer (what it is made of) where some run's is unlike the first run's
-    against_first = (map(operator.ne, answered[0], other) for other in answered[1:])
-    unlike = list(map(any, zip(*against_first, strict=True)))
-    candidates = list(compress(zip(*answered, strict=True), unlike))
-    shown = {alike: _answers(alike) is not None for alike in set(candidates)}
-    differ = compress(compress(ids, unlike), map(shown.__getitem__, candidates))
-    return Differing(tuple(differ), len(ids), pairing.conflicts)
+    with collection_paused():  # what is made a question at a time holds no cycle: not walked again and again
+        return _differing(runs, pairing)
+
+
+def _differing(runs: Sequence[Sequence[AnswerRow]], pairing: KeyPairing) -> Differing:
+    columns = pairing.columns or rows_of(runs, pairing.ids)
+    # rows alike whole show alike: only the others are looked at (a run's rows compared at C speed)
+    unlike = [False] * len(pairing.ids)
+    for column in columns[1:]:
+        unlike = list(map(operator.or_, unlike, map(operator.ne, columns[0], column)))
+    # each run's answer as shown, one object for each way one is shown: told apart by identity
+    shown = _Shown()
+    answers = [list(map(shown.__getitem__, map(_ANSWERED, compress(column, unlike)))) for column in columns]
+    differ = [False] * operator.countOf(unlike, True)
+    for other in answers[1:]:
+        differ = list(map(operator.or_, differ, map(operator.is_not, answers[0], other)))
+    return Differing(
+        tuple(compress(compress(pairing.ids, unlike), differ)), len(pairing.ids), pairing.conflicts
+    )
+
+
+class _Shown(dict[tuple[Any, ...], tuple[str, str]]):
+    """How an answer is shown (its text and outcome) by what it is made of (_ANSWERED), each worked out
+    once: answers shown alike are the same object."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._alike: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def __missing__(self, made_of: tuple[Any, ...]) -> tuple[str, str]:
+        answer, status, correct, score, qtype = made_of
+        shown = (answer_text(answer) or "", outcome(_Judged(status, correct, qtype, score)))
+        found = self[made_of] = self._alike.setdefault(shown, shown)
+        return found
 
 
 def differences_among(runs: Sequence[Sequence[AnswerRow]], ids: Sequence[str]) -> list[Difference]:
@@ -150,12 +176,6 @@ def differences_among(runs: Sequence[Sequence[AnswerRow]], ids: Sequence[str]) -
     An id some run no longer holds (a run written since) is left out."""
     held = [set(map(_ID, rows)) for rows in runs]
     return list(_differences_among(runs, [one for one in ids if all(one in ids_of for ids_of in held)]))
-
-
-def _answered_columns(runs: Sequence[Sequence[AnswerRow]], ids: Sequence[str]) -> list[list[tuple[Any, ...]]]:
-    """Per run, what its answer and outcome to each of the questions `ids` are made of (_ANSWERED)."""
-    by_id = [dict(zip(map(_ID, rows), rows, strict=True)) for rows in runs]
-    return [list(map(_ANSWERED, map(by.__getitem__, ids))) for by in by_id]
 
 
 def _answers(alike: tuple[tuple[Any, ...], ...]) -> tuple[Answer, ...] | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import operator
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
 from typing import Any, Generic, Protocol, TypeVar
@@ -219,12 +219,15 @@ def _kept(by_id: dict[str, Item], keep: Callable[[Item], bool]) -> set[str]:
 @dataclass(frozen=True)
 class KeyPairing:
     """pair_questions over runs read as key rows (pair_key_rows): the common questions by id alone, for a
-    comparison SQLite counts on them (kaoshi.api.counting). `ids`: in the first run's order."""
+    comparison SQLite counts on them (kaoshi.api.counting). `ids`: in the first run's order. `columns`: each
+    run's key row of each of them (Pairing.rows a run at a time), where paired from the rows; empty for a
+    pairing read back from what the store keeps."""
 
     runs: int
     ids: tuple[str, ...]
     graded_by_all: int
     conflicts: tuple[str, ...]
+    columns: tuple[list[Any], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def paired(self) -> int:
@@ -236,80 +239,108 @@ class KeyPairing:
 
 _ID = operator.itemgetter(0)
 _FINGERPRINT = operator.itemgetter(1)
-_ID_AND_FINGERPRINT = operator.itemgetter(0, 1)
 _STATUS = operator.itemgetter(2)
 _CORRECT = operator.itemgetter(3)
+Keyed = TypeVar("Keyed", bound=tuple[Any, ...])  # a key row, or one going on
 
 
 def pair_key_rows(runs: Sequence[Sequence[KeyRow | AnswerRow]], *, answered_only: bool = True) -> KeyPairing:
     """pair_questions (keep: answered; with `answered_only` False, every sample) over each run's key
     rows, the first run's in question order: the same questions, conflicts and count graded by all,
-    worked out with sets of ids at C speed (a board of 10 runs of 100,000 pairs in about a second;
-    KeyRow: what a row holds)."""
+    worked out a run's column at a time at C speed (a board of 10 runs of 100,000, read in question order,
+    pairs in 0.3 s; KeyRow: what a row holds)."""
     return key_pairings(runs, (answered_only,))[0]
 
 
 def key_pairings(
     runs: Sequence[Sequence[KeyRow | AnswerRow]], ways: Sequence[bool] = (True, False)
 ) -> list[KeyPairing]:
-    """pair_key_rows each way of `ways` (answered_only, then not), the ids and contents compared once for
-    all: a report that keeps which questions differ pairs both ways (0.3 s a way for two runs of
-    100,000)."""
+    """pair_key_rows each way of `ways` (answered_only, then not), the runs' rows lined up once for all: a
+    report that keeps which questions differ pairs both ways."""
     if not runs:
         return [KeyPairing(0, (), 0, ()) for _ in ways]
     with collection_paused():
-        ids = [list(map(_ID, rows)) for rows in runs]
-        first = ids[0]
-        held = set(first).intersection(*ids[1:])
-        # ids whose content differs from the first run's in some run (equal to the first in every run is
-        # alike in all): fingerprints compared a run's column at a time, no pair of them built
-        fingerprint_of = dict(zip(first, map(_FINGERPRINT, runs[0]), strict=True))
-        differing: set[str] = set()
-        for run_ids, rows in zip(ids[1:], runs[1:], strict=True):
-            found = map(fingerprint_of.get, run_ids)
-            differing.update(compress(run_ids, map(operator.ne, found, map(_FINGERPRINT, rows))))
-        same = held - differing
-        conflicts = tuple(
-            question_id for question_id in first if question_id in held and question_id in differing
-        )
-        answered_ids = (
-            [
-                list(compress(run_ids, map(operator.ne, map(_STATUS, rows), repeat(SampleStatus.ERROR))))
-                for run_ids, rows in zip(ids, runs, strict=True)
-            ]
-            if any(ways)
-            else []
-        )
-        graded_ids = [  # answered and checked (graded)
-            compress(
-                run_ids,
-                map(
-                    operator.and_,
-                    map(operator.ne, map(_STATUS, rows), repeat(SampleStatus.ERROR)),
-                    map(operator.is_not, map(_CORRECT, rows), repeat(None)),
-                ),
-            )
-            for run_ids, rows in zip(ids, runs, strict=True)
-        ]
+        ids, columns, conflicts, answered, graded = _lined_up(runs)
         # a graded sample is an answered one: the count is the same whether unanswered ones are paired
-        graded_by_all = len(same.intersection(*graded_ids))
+        graded_by_all = operator.countOf(graded, True)
         pairings = []
         for answered_only in ways:
-            kept = same.intersection(*answered_ids) if answered_only else same
-            paired = tuple(question_id for question_id in first if question_id in kept)
-            pairings.append(KeyPairing(len(runs), paired, graded_by_all, conflicts))
+            kept = [list(compress(column, answered)) for column in columns] if answered_only else columns
+            paired = tuple(compress(ids, answered)) if answered_only else tuple(ids)
+            pairings.append(KeyPairing(len(runs), paired, graded_by_all, conflicts, tuple(kept)))
         return pairings
 
 
-def key_outcomes(
-    rows: Iterable[KeyRow | AnswerRow], among: Collection[str] | None = None
-) -> dict[QuestionKey, float]:
-    """(question id, fingerprint) -> 1.0 / 0.0 for each checked answer among the key rows (only the ids
-    `among` holds, when given): RunSummary.outcomes, as kaoshi.store.columns.outcome_keys reads them, from
-    rows a comparison has already read."""
-    checked = [
-        row
-        for row in rows
-        if row[3] is not None and row[2] != SampleStatus.ERROR and (among is None or row[0] in among)
-    ]
-    return dict(zip(map(_ID_AND_FINGERPRINT, checked), map(float, map(_CORRECT, checked)), strict=True))
+def pair_graded_rows(runs: Sequence[Sequence[KeyRow | AnswerRow]]) -> KeyPairing:
+    """pair_questions with keep=graded (what the paired statistics compare) over each run's key rows, as
+    pair_key_rows pairs them."""
+    if not runs:
+        return KeyPairing(0, (), 0, ())
+    with collection_paused():
+        ids, columns, conflicts, _, graded = _lined_up(runs)
+        kept = tuple(list(compress(column, graded)) for column in columns)
+        return KeyPairing(
+            len(runs), tuple(compress(ids, graded)), operator.countOf(graded, True), conflicts, kept
+        )
+
+
+def _lined_up(
+    runs: Sequence[Sequence[Keyed]],
+) -> tuple[list[str], list[list[Keyed]], tuple[str, ...], list[bool], list[bool]]:
+    """The ids every run holds with the same content (first run's order) and each run's row of each; the
+    ids every run holds with other content (conflicts, never paired); and per question, whether every run
+    answered it and whether every run graded it."""
+    ids, columns = _aligned_rows(runs)
+    # an id whose content differs from the first run's in some run holds another question: never paired
+    fingerprints = list(map(_FINGERPRINT, columns[0]))
+    unlike = [False] * len(ids)
+    for column in columns[1:]:
+        differ = map(operator.ne, fingerprints, map(_FINGERPRINT, column))
+        unlike = list(map(operator.or_, unlike, differ)) if any(unlike) else list(differ)
+    conflicts = tuple(compress(ids, unlike))
+    if conflicts:
+        alike = list(map(operator.not_, unlike))
+        ids = list(compress(ids, alike))
+        columns = [list(compress(column, alike)) for column in columns]
+    answered, graded = _answered_and_graded(columns)
+    return ids, columns, conflicts, answered, graded
+
+
+def _aligned_rows(runs: Sequence[Sequence[Keyed]]) -> tuple[list[str], list[list[Keyed]]]:
+    """The ids every run holds, in the first run's order, with each run's row of each of them (as the
+    store holds them, an id once a run)."""
+    ids = list(map(_ID, runs[0]))
+    columns = [list(runs[0])]
+    for rows in runs[1:]:
+        run_ids = list(map(_ID, rows))
+        if run_ids == ids:  # the same questions in the same order (runs of one exam): lined up already
+            columns.append(list(rows))
+            continue
+        by_id = dict(zip(run_ids, rows, strict=True))
+        held = list(map(by_id.__contains__, ids))
+        if not all(held):
+            ids = list(compress(ids, held))
+            columns = [list(compress(column, held)) for column in columns]
+        columns.append(list(map(by_id.__getitem__, ids)))
+    return ids, columns
+
+
+def rows_of(runs: Sequence[Sequence[Keyed]], ids: Sequence[str]) -> list[list[Keyed]]:
+    """Each run's row of each of the questions `ids` (ids every run holds)."""
+    return [list(map(dict(zip(map(_ID, rows), rows, strict=True)).__getitem__, ids)) for rows in runs]
+
+
+def _answered_and_graded(columns: Sequence[Sequence[KeyRow | AnswerRow]]) -> tuple[list[bool], list[bool]]:
+    """Per question, whether every run answered it (its status is not an error), and whether every run
+    graded it (answered, and checked right or wrong): a run's column at a time, its statuses read once."""
+    answered: list[bool] = []
+    graded: list[bool] = []
+    for index, column in enumerate(columns):
+        answers = list(map(operator.ne, map(_STATUS, column), repeat(SampleStatus.ERROR)))
+        grades = map(operator.and_, answers, map(operator.is_not, map(_CORRECT, column), repeat(None)))
+        if index == 0:
+            answered, graded = answers, list(grades)
+        else:
+            answered = list(map(operator.and_, answered, answers))
+            graded = list(map(operator.and_, graded, grades))
+    return answered, graded
