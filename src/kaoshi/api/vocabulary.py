@@ -11,7 +11,7 @@ from kaoshi.benchmarks.templates import TEMPLATES
 from kaoshi.data.split import STRATA
 from kaoshi.option_fields import Option, build_config, field_default, option_fields
 from kaoshi.prompts.judge import JUDGE_MODES
-from kaoshi.runner.run import METHODS
+from kaoshi.runner.samples import METHODS
 from kaoshi.scoring import MULTI_POLICIES
 from kaoshi.scoring.text_metrics import TOKENIZATIONS
 

@@ -16,7 +16,7 @@ from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOptions
 from kaoshi.option_fields import cli, nested
 from kaoshi.results.standard import parse_standard_scores
-from kaoshi.runner.run import METHODS
+from kaoshi.runner.samples import METHODS
 from kaoshi.runner.shards import parse_shard
 from kaoshi.scoring import MULTI_POLICIES
 

@@ -24,7 +24,7 @@ from kaoshi.runner.grouping import INSTANT_S, AnswerGroup
 from kaoshi.runner.llm_extract import rescue_unparsed
 from kaoshi.runner.repeats import sampling_of
 from kaoshi.runner.reuse import reuse_answers
-from kaoshi.runner.samples import MODEL_METHODS, PendingQuestion, build_sample, new_tokens, ranked
+from kaoshi.runner.samples import METHODS, MODEL_METHODS, PendingQuestion, build_sample, new_tokens, ranked
 from kaoshi.runner.spending import Spending
 from kaoshi.store.batches import MODEL
 from kaoshi.store.errors import StoreError
@@ -32,8 +32,6 @@ from kaoshi.store.leases import Lease
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
-# The methods a run can ask a model with (a vote is made from stored runs, by kaoshi vote).
-METHODS = tuple(method.value for method in MODEL_METHODS)
 ProgressCallback = Callable[[SampleRecord], None]
 
 

@@ -198,6 +198,8 @@ _RANKS: dict[Method, Callable[[Question], bool]] = {
     Method.LOGLIK: _has_ranking,
 }
 MODEL_METHODS: tuple[Method, ...] = tuple(_RANKS)
+# The methods a run can ask a model with, by name (a vote is made from stored runs, by kaoshi vote).
+METHODS = tuple(method.value for method in MODEL_METHODS)
 
 
 def ranked(question: Question, method: Method | str) -> bool:
