@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile
 from kaoshi.api.counting import Counted, CountedSummary, counted_comparison, open_types, read_answers
+from kaoshi.bulk import collection_paused
 from kaoshi.report.compare import ComparedRuns, PairedOutcomes
 from kaoshi.report.differences import Differing, differing_questions
 from kaoshi.results.aggregate import RunSummary
@@ -212,47 +213,50 @@ def _counted(
     keep = keep and store.keeps_summaries()
     # read before counting: what is counted is kept only if these are still the runs' signatures
     signatures = store.summary_signatures(run.name for run in records) if keep else {}
-    # which questions differ is told from the runs' answer rows, read for the counting too
-    differing = differing or (keep and keeping.differing)
-    keys = read_answers(store, records, graders) if differing else None
-    if differing and keys is None:
-        return None  # rows from before the fingerprint column
-    counted: dict[str, Counted] = {}
+    # the runs' rows hold no cycles: never walked by the collector while they are read, paired and counted,
+    # and freed at once when done
+    with collection_paused():
+        # which questions differ is told from the runs' answer rows, read for the counting too
+        differing = differing or (keep and keeping.differing)
+        keys = read_answers(store, records, graders) if differing else None
+        if differing and keys is None:
+            return None  # rows from before the fingerprint column
+        counted: dict[str, Counted] = {}
 
-    def counting(run: RunRecord, grader: str | None, found: Counted) -> RunSummary:
-        counted[run.name] = found
-        return summarize(run, grader, found)
+        def counting(run: RunRecord, grader: str | None, found: Counted) -> RunSummary:
+            counted[run.name] = found
+            return summarize(run, grader, found)
 
-    # paired both ways at once: answered by every run (what is counted), and every sample (what differs)
-    answered, every = key_pairings(keys) if keys is not None else (None, None)
-    compared = counted_comparison(
-        store,
-        records,
-        graders,
-        counting,
-        keys,
-        outcomes=keeping.outcomes,
-        outputs=keeping.outputs,
-        pairing=answered,
-    )
-    if compared is None:
-        return None
-    if keys is not None:
-        compared = replace(compared, differing=differing_questions(keys, every))
-    if not keep or not isinstance(compared.pairing, KeyPairing):
+        # paired both ways at once: answered by every run (what is counted), and every sample (what differs)
+        answered, every = key_pairings(keys) if keys is not None else (None, None)
+        compared = counted_comparison(
+            store,
+            records,
+            graders,
+            counting,
+            keys,
+            outcomes=keeping.outcomes,
+            outputs=keeping.outputs,
+            pairing=answered,
+        )
+        if compared is None:
+            return None
+        if keys is not None:
+            compared = replace(compared, differing=differing_questions(keys, every))
+        if not keep or not isinstance(compared.pairing, KeyPairing):
+            return compared
+        payloads = {
+            run.name: _payload(grader, counted[run.name], coverage)
+            for run, grader, coverage in zip(records, graders, compared.coverage, strict=True)
+        }
+        first = payloads[records[0].name]
+        first["pairing"] = pairing_to_json(compared.pairing)
+        if keeping.outcomes:
+            first["outcomes"] = compared.outcomes.to_json()
+        if compared.differing is not None:
+            first["differing"] = compared.differing.to_json()
+        store.keep_summaries(kind, {name: (signatures[name], payload) for name, payload in payloads.items()})
         return compared
-    payloads = {
-        run.name: _payload(grader, counted[run.name], coverage)
-        for run, grader, coverage in zip(records, graders, compared.coverage, strict=True)
-    }
-    first = payloads[records[0].name]
-    first["pairing"] = pairing_to_json(compared.pairing)
-    if keeping.outcomes:
-        first["outcomes"] = compared.outcomes.to_json()
-    if compared.differing is not None:
-        first["differing"] = compared.differing.to_json()
-    store.keep_summaries(kind, {name: (signatures[name], payload) for name, payload in payloads.items()})
-    return compared
 
 
 def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool) -> Counted | None:
