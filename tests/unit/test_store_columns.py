@@ -216,6 +216,20 @@ def test_the_output_counts_are_the_profile_of_the_samples(tmp_path: Path, repeat
             assert counted_profile(counted, times) == output_profile(chosen)
 
 
+def test_an_errors_latency_is_never_read(tmp_path: Path) -> None:
+    """An error's latency counts nowhere, so whatever it holds (text written by another tool) leaves the
+    output counts as they were."""
+    path = tmp_path / "s.sqlite"
+    mixed_store(path, repeats=1)
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        before = columns.output_counts(db, "mixed", TAIL_CHARS)
+    with sqlite3.connect(path) as db:
+        changed = db.execute("UPDATE samples SET latency_s = 'n/a' WHERE status = 'error'").rowcount
+    assert changed > 3
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        assert columns.output_counts(db, "mixed", TAIL_CHARS) == before
+
+
 @pytest.mark.parametrize(
     ("column", "value", "said"),
     [

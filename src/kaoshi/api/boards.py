@@ -108,7 +108,7 @@ def _counted_board(
         # as build_board summarises a run: by subject and domain, with its standard scores and the
         # benchmark's own numbers
         summary = summarize_kinds(
-            run.name, counted.kinds, counted.outcomes, ["subject", "domain"], run.spec.standard_scores
+            run.name, counted.kinds, {}, ["subject", "domain"], run.spec.standard_scores
         )
         return measured(summary, metrics)
 

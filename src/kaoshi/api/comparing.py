@@ -37,8 +37,9 @@ def compare_stored(
     every run (default: each run's most recent judge).
 
     What was counted is read from the store while the runs are as they were, and `keep`: kept there when
-    counted (kaoshi.api.kept). Read from what is kept, the summaries hold no per-question outcomes: the
-    comparison's `outcomes` hold what its paired statistics read. `differing`: with which questions
+    counted (kaoshi.api.kept). Counted by SQLite or read from what is kept, the summaries hold no
+    per-question outcomes: the comparison's `outcomes` hold what its paired statistics read (runs compared
+    from their score rows carry theirs). `differing`: with which questions
     differ (ComparedRuns.differing; not for runs compared from their score rows)."""
     grouping = tuple(GROUP_KEYS) if by is None else tuple(by)
     with open_store(store, read_only=True) as opened:
@@ -47,7 +48,7 @@ def compare_stored(
 
         def summarize(run: RunRecord, chosen: str | None, counted: Counted) -> RunSummary:
             standards = {**run.spec.standard_scores, **(standard_scores or {})}
-            summary = summarize_kinds(run.name, counted.kinds, counted.outcomes, grouping, standards)
+            summary = summarize_kinds(run.name, counted.kinds, {}, grouping, standards)
             if counted.outputs is None:
                 raise AssertionError("a report's comparison is counted with its output profiles")
             # on the questions the runs share: a run's sample estimates the exam in its own report only

@@ -25,17 +25,16 @@ from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
 from kaoshi.store.columns import Kind
 from kaoshi.store.coverage import key_coverage
-from kaoshi.store.pairing import AnswerRow, KeyPairing, KeyRow, QuestionKey, pair_key_rows
+from kaoshi.store.pairing import AnswerRow, KeyPairing, KeyRow, pair_key_rows
 
 
 class Counted(NamedTuple):
-    """What SQLite counted of a run on the compared questions: its samples kind by kind, their outcomes
-    (empty: a comparison's paired statistics read its runs' outcomes together, ComparedRuns.kept_outcomes),
-    whether only the common questions were counted (False when the runs have none in common and each is
-    counted on its own), and its output profile where asked for."""
+    """What SQLite counted of a run on the compared questions: its samples kind by kind, whether only the
+    common questions were counted (False when the runs have none in common and each is counted on its
+    own), and its output profile where asked for. No per-question outcomes: a comparison's paired
+    statistics read its runs' outcomes together (ComparedRuns.kept_outcomes)."""
 
     kinds: list[Kind]
-    outcomes: dict[QuestionKey, float]
     among: bool
     outputs: OutputProfile | None = None
 
@@ -101,7 +100,7 @@ def _counted(
         if kinds is None:
             return None
         profile = counted_profile(*store.output_counts(run.name, TAIL_CHARS, kept=kept)) if outputs else None
-        summaries.append(summarize(run, grader, Counted(kinds, {}, kept, profile)))
+        summaries.append(summarize(run, grader, Counted(kinds, kept, profile)))
     coverage = tuple(key_coverage(run, found) for run, found in zip(records, keys, strict=True))
     # from the key rows already read (reading them again took a sixth of a board)
     paired = key_paired_outcomes([run.name for run in records], pairing, keys) if outcomes else None

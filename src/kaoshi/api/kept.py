@@ -151,7 +151,7 @@ def _compared(
 def _counts(payload: Payload, among: bool, keeping: Keeping) -> Counted:
     """What was counted of a run, as kept."""
     outputs = OutputProfile.from_json(payload["outputs"]) if keeping.outputs else None
-    return Counted(kinds_from_json(payload["kinds"]), {}, among, outputs)
+    return Counted(kinds_from_json(payload["kinds"]), among, outputs)
 
 
 def _payload(grader: str | None, counted: Counted, coverage: Coverage) -> Payload:
@@ -189,7 +189,7 @@ def _recounted(
         keys = store.pair_keys(run.name, grader, open_types(), ordered=False)
         if kinds is None or keys is None:
             return None
-        payload = _payload(grader, Counted(kinds, {}, among), key_coverage(run, keys))
+        payload = _payload(grader, Counted(kinds, among), key_coverage(run, keys))
         if "pairing" in kept[run.name].payload:
             payload["pairing"] = kept[run.name].payload["pairing"]
         recounted[run.name] = payload
@@ -276,7 +276,7 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     if kinds is None:
         return None
     outputs = counted_profile(*store.output_counts(record.name, TAIL_CHARS))
-    counted = Counted(kinds, {}, False, outputs)
+    counted = Counted(kinds, False, outputs)
     if keep:
         payload = {"grader": grader, "kinds": kinds_to_json(kinds), "outputs": outputs.to_json()}
         store.keep_summaries(kind, {record.name: (signatures[record.name], payload)})
