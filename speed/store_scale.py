@@ -607,13 +607,22 @@ def measure(args: list[str], timeout: float, *, first_line_only: bool = False) -
         if first_line_only:
             timed_out = not reader.first_seen.wait(timeout=timeout)
             cut = reader.first_at is not None
+            if timed_out or cut:
+                kill_command(process, timed)
         else:
-            try:
-                process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-        if timed_out or cut:
-            kill_command(process, timed)
+            # a blocking wait, killed by a timer: Popen.wait(timeout=...) polls, sleeping up to 50 ms between
+            # looks, which rounded every figure up to the next 50 ms
+            fired = threading.Event()
+
+            def stop() -> None:
+                fired.set()
+                kill_command(process, timed)
+
+            timer = threading.Timer(timeout, stop)
+            timer.start()
+            process.wait()
+            timer.cancel()
+            timed_out = fired.is_set()
         process.wait()
         ended = time.perf_counter()
         reader.join(timeout=10)
@@ -814,6 +823,15 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
             "pair",
             [a, b],
             page=True,
+        ),
+        Case(
+            "view",
+            "view: compare A B (cold, nothing kept: the page counts, and keeps nothing)",
+            [*page, compare_url([a, b]), LOCAL],
+            "pair",
+            [a, b],
+            page=True,
+            forget_kept="comparison",
         ),
         Case(
             "view",
