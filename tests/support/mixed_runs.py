@@ -224,11 +224,9 @@ def add_a_run(store: Store) -> None:
     store.finish_run("other-again")
 
 
-# Every kind of change to a run: after each, what was kept of it is counted again (boards, one run's report).
-RUN_CHANGES: dict[str, Callable[[Store], None]] = {
-    "new question answered": add_new_question,
-    "an answer replaced": replace_an_answer,
-    "the table's last row replaced": replace_the_last_row_written,
+# Changes made to rows in place, or by a judge: cases of every kept-summary test (boards, a run's report,
+# comparisons).
+CHANGED_IN_PLACE: dict[str, Callable[[Store], None]] = {
     "a sample updated in place": sql(
         "UPDATE samples SET correct = 1 - correct WHERE run = 'mixed' AND correct IS NOT NULL "
         "AND status != 'error' AND question_id IN ('q/1', 'q/2', 'q/4')"
@@ -240,6 +238,13 @@ RUN_CHANGES: dict[str, Callable[[Store], None]] = {
     "judged by a new grader": judge_with_a_new_grader,
     "a grade replaced": replace_a_grade,
     "grades updated in place": sql("UPDATE grades SET points = points / 2 WHERE run = 'mixed'"),
+}
+# Every kind of change to a run: after each, what was kept of it is counted again (boards, one run's report).
+RUN_CHANGES: dict[str, Callable[[Store], None]] = {
+    "new question answered": add_new_question,
+    "an answer replaced": replace_an_answer,
+    "the table's last row replaced": replace_the_last_row_written,
+    **CHANGED_IN_PLACE,
     "a run removed": remove_a_run,
     "a run renamed": rename_a_run,
     "a run renamed away, changed in place and renamed back": rename_a_run_away_and_back,
@@ -247,3 +252,27 @@ RUN_CHANGES: dict[str, Callable[[Store], None]] = {
     "a run written again under its name": write_a_run_again,
     "a run added (a rescore, a merge)": add_a_run,
 }
+
+
+@contextmanager
+def nothing_kept(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Within it, the store seems to keep nothing: what is read is counted from the rows."""
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "kept_summaries", lambda *_: {})
+        yield
+
+
+@contextmanager
+def counting_refused(
+    monkeypatch: pytest.MonkeyPatch, what: str, *counts: tuple[object, str]
+) -> Iterator[None]:
+    """Within it, each of `counts` (an object and the name of its function that counts) fails the test:
+    `what` must come from what the store keeps."""
+
+    def counted(*_: object, **__: object) -> None:
+        raise AssertionError(f"{what} was counted again, not read from what the store keeps")
+
+    with monkeypatch.context() as patched:
+        for owner, name in counts:
+            patched.setattr(owner, name, counted)
+        yield

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,11 +35,12 @@ from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
 from kaoshi.view import create_app
 from kaoshi.view.urls import compare_url
 from tests.support.mixed_runs import (
+    CHANGED_IN_PLACE,
     GOLDEN_FILE,
     add_new_question,
-    judge_with_a_new_grader,
+    counting_refused,
     mixed_store,
-    replace_a_grade,
+    nothing_kept,
     rewrite,
     sql,
     three_runs,
@@ -91,22 +92,14 @@ def everything(path: Path, names: list[str], *, keep: bool = True) -> str:
 
 def counted_again(path: Path, names: list[str], monkeypatch: pytest.MonkeyPatch) -> str:
     """Everything counted from the rows, as if nothing were kept (and nothing kept by this read)."""
-    with monkeypatch.context() as patched:
-        patched.setattr(Store, "kept_summaries", lambda *_: {})
+    with nothing_kept(monkeypatch):
         return everything(path, names, keep=False)
 
 
-@contextmanager
-def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> AbstractContextManager[None]:
     """No comparison counted again: each must come from what the store keeps."""
-
-    def counted(*_: object, **__: object) -> None:
-        raise AssertionError("the comparison was counted again, not read from what the store keeps")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(kept_module, "counted_comparison", counted)
-        patched.setattr(studies, "_paired_study", counted)
-        yield
+    counts = ((kept_module, "counted_comparison"), (studies, "_paired_study"))
+    return counting_refused(monkeypatch, "the comparison", *counts)
 
 
 def kept_kinds(path: Path) -> set[str]:
@@ -225,20 +218,10 @@ CHANGES: dict[str, Callable[[Store], None]] = {
     "new question answered": add_new_question,
     "an answer replaced": replace_an_answer,
     "the table's last row replaced": replace_the_last_row_written,
-    "a sample updated in place": sql(
-        "UPDATE samples SET correct = 1 - correct WHERE run = 'mixed' AND correct IS NOT NULL "
-        "AND status != 'error' AND question_id IN ('q/1', 'q/2', 'q/4')"
-    ),
+    **CHANGED_IN_PLACE,
     "an answer read otherwise in place": sql(
         "UPDATE samples SET answer = '\"B\"' WHERE run = 'third' AND question_id = 'q/1'"
     ),
-    "a sample deleted": sql("DELETE FROM samples WHERE run = 'other' AND question_id = 'q/1'"),
-    "an error answered in place": sql(
-        "UPDATE samples SET status = 'ok', correct = 1, error = NULL WHERE run = 'other' AND status = 'error'"
-    ),
-    "judged by a new grader": judge_with_a_new_grader,
-    "a grade replaced": replace_a_grade,
-    "grades updated in place": sql("UPDATE grades SET points = points / 2 WHERE run = 'mixed'"),
     "a run written again under its name": write_a_run_again,
     "another run renamed into a compared run's name": rename_another_run_into_its_name,
 }

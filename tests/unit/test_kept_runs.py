@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,9 @@ from kaoshi.store import Store, StoreError
 from tests.support.mixed_runs import (
     GOLDEN_FILE,
     RUN_CHANGES,
+    counting_refused,
     judge_with_a_new_grader,
+    nothing_kept,
     rewrite,
     sql,
     three_runs,
@@ -68,22 +69,13 @@ def pages(path: Path) -> str:
 
 def counted_again(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Every report counted from the rows, as if nothing were kept (and nothing kept by this read)."""
-    with monkeypatch.context() as patched:
-        patched.setattr(Store, "kept_summaries", lambda *_: {})
+    with nothing_kept(monkeypatch):
         return reported(path, keep=False)
 
 
-@contextmanager
-def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> AbstractContextManager[None]:
     """No run counted again: each report's counts must come from what the store keeps."""
-
-    def counted(*_: object, **__: object) -> None:
-        raise AssertionError("the run was counted again, not read from what the store keeps")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(Store, "score_kinds", counted)
-        patched.setattr(Store, "output_counts", counted)
-        yield
+    return counting_refused(monkeypatch, "the run", (Store, "score_kinds"), (Store, "output_counts"))
 
 
 def kept_runs(path: Path) -> set[str]:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +27,9 @@ from kaoshi.store.summaries import run_signature
 from tests.support.mixed_runs import (
     GOLDEN_FILE,
     RUN_CHANGES,
+    counting_refused,
     mixed_store,
+    nothing_kept,
     replace_an_answer,
     rewrite,
     three_runs,
@@ -47,21 +48,13 @@ def shown(path: Path, *, keep: bool = True) -> str:
 
 def counted_again(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """The boards counted from the rows, as if nothing were kept (and nothing kept by this read)."""
-    with monkeypatch.context() as patched:
-        patched.setattr(Store, "kept_summaries", lambda *_: {})
+    with nothing_kept(monkeypatch):
         return shown(path, keep=False)
 
 
-@contextmanager
-def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> AbstractContextManager[None]:
     """No board counted by pairing its runs again (each must come from what is kept)."""
-
-    def counted(*_: object, **__: object) -> None:
-        raise AssertionError("the board was counted again, not read from what the store keeps")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(kept_module, "counted_comparison", counted)
-        yield
+    return counting_refused(monkeypatch, "the board", (kept_module, "counted_comparison"))
 
 
 def kept_rows(path: Path) -> list[tuple[str, str]]:
