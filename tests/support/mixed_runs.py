@@ -4,6 +4,7 @@ and judges' grades across runs), and the golden runs written again by this kaosh
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
@@ -32,6 +33,18 @@ def rewrite(path: Path, rewritten: Path) -> None:
                 for grade in source.grades(record.name, grader).values():
                     dest.add_grade(record.name, grade)
             dest.finish_run(record.name)
+
+
+def three_and_golden(folder: Path) -> tuple[Path, Path]:
+    """Two stores in `folder`: three_runs with errors, and the golden runs written again by this kaoshi
+    (every benchmark's)."""
+    three = folder / "three.sqlite"
+    three_runs(three, errors=("q/8", "q/13"))
+    golden = folder / "golden.sqlite"
+    shutil.copyfile(GOLDEN_FILE, golden)
+    rewritten = folder / "rewritten.sqlite"
+    rewrite(golden, rewritten)
+    return three, rewritten
 
 
 def three_runs(path: Path, errors: tuple[str, ...]) -> None:

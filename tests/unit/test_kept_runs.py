@@ -7,7 +7,6 @@ read it stale. A reader keeps nothing: `kaoshi report RUN` leaves the store's fi
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -20,13 +19,12 @@ from kaoshi.api.summary import summarize
 from kaoshi.report import render_summary
 from kaoshi.store import Store, StoreError
 from tests.support.mixed_runs import (
-    GOLDEN_FILE,
     RUN_CHANGES,
     counting_refused,
     judge_with_a_new_grader,
     nothing_kept,
-    rewrite,
     sql,
+    three_and_golden,
     three_runs,
 )
 from tests.support.stores import digest
@@ -89,12 +87,7 @@ def test_a_kept_run_is_the_run_counted_again(tmp_path: Path, monkeypatch: pytest
     """Three runs with errors, open answers, judges' grades and cut-off loops, and the golden runs written
     again by this kaoshi (every benchmark's): the first report counts and keeps, the next reads what was
     kept, and both are the report counted from the rows."""
-    three = tmp_path / "three.sqlite"
-    three_runs(three, errors=("q/8", "q/13"))
-    golden = tmp_path / "golden.sqlite"
-    shutil.copyfile(GOLDEN_FILE, golden)
-    rewritten = tmp_path / "rewritten.sqlite"
-    rewrite(golden, rewritten)
+    three, rewritten = three_and_golden(tmp_path)
     for path in (three, rewritten):
         expected = counted_again(path, monkeypatch)
         assert kept_runs(path) == set()

@@ -7,7 +7,6 @@ that a kept summary taken for the changed rows would fail its test."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from contextlib import AbstractContextManager, closing
 from dataclasses import replace
@@ -25,13 +24,12 @@ from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
 from kaoshi.store.schema import SUMMARY_TRIGGERS
 from kaoshi.store.summaries import run_signature
 from tests.support.mixed_runs import (
-    GOLDEN_FILE,
     RUN_CHANGES,
     counting_refused,
     mixed_store,
     nothing_kept,
     replace_an_answer,
-    rewrite,
+    three_and_golden,
     three_runs,
     written_while_counted,
 )
@@ -66,12 +64,7 @@ def test_a_kept_board_is_the_board_counted_again(tmp_path: Path, monkeypatch: py
     """Three runs with errors, an id holding another question and a judge's grades, and the golden runs
     written again by this kaoshi: the first board counts and keeps, the next reads what was kept (no
     pairing, no count), and both are the board counted from the rows."""
-    three = tmp_path / "three.sqlite"
-    three_runs(three, errors=("q/8", "q/13"))
-    golden = tmp_path / "golden.sqlite"
-    shutil.copyfile(GOLDEN_FILE, golden)
-    rewritten = tmp_path / "rewritten.sqlite"
-    rewrite(golden, rewritten)
+    three, rewritten = three_and_golden(tmp_path)
     for path in (three, rewritten):
         expected = counted_again(path, monkeypatch)
         assert kept_rows(path) == []
