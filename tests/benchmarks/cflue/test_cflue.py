@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -623,3 +624,11 @@ def test_end_to_end_with_the_random_model(
     page = tmp_path / "report.html"
     cli(capsys, "html", "rnd", "-o", str(page), "--store", store)
     assert "多项选择题" in page.read_text(encoding="utf-8")
+
+
+def test_an_unknown_escape_in_an_option_is_kept_as_written_without_a_warning() -> None:
+    """'\\B' in a choice's text is kept as Python (and the official code's eval) reads it: the backslash as
+    written, and no warning to the user."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse_choices("{'A': '5\\B', 'B': '6'}") == (("A", "5\\B"), ("B", "6"))

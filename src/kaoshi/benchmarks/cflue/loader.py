@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import warnings
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -70,10 +71,20 @@ def parse_choices(value: object) -> tuple[tuple[str, str], ...]:
     return tuple((letter, options[letter]) for letter in letters)
 
 
+def parse_literal(text: str) -> ast.Expression:
+    """The syntax tree of a Python expression (ast.parse in eval mode), without the warning an unknown escape
+    such as '\\B' in an option's text gives: Python keeps the backslash as written, as the official code's
+    eval reads it, and the warning would only tell the user so."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # Python 3.11
+        warnings.simplefilter("ignore", SyntaxWarning)  # Python 3.12 on
+        return ast.parse(text, mode="eval")
+
+
 def _literal_dict(text: str) -> dict[Any, Any]:
     """The dict a dict literal spells; its syntax tree is checked first, so nothing else is evaluated."""
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = parse_literal(text.strip())
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         reason = exc.msg if isinstance(exc, SyntaxError) else type(exc).__name__
         raise FieldError("choices", f"not a Python dict literal such as {_DICT_EXAMPLE}: {reason}") from None

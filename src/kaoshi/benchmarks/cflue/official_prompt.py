@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from kaoshi.benchmarks.cflue.loader import parse_literal
 from kaoshi.benchmarks.cflue.prompts import EXPLANATION_LEAD, cflue_task
 from kaoshi.data.model import Exam, Question
 from kaoshi.prompts.base import DEFAULT_BUDGET, GenerationBudget, Prompt, RenderOptions, one_message
@@ -61,7 +62,7 @@ def written_choices(question: Question) -> tuple[tuple[str, str], ...]:
     if literal:
         try:
             # The loader has checked the literal already; literal_eval evaluates nothing but literals.
-            value = ast.literal_eval(literal)
+            value = ast.literal_eval(parse_literal(literal).body)
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             value = None
         if isinstance(value, dict) and value:
