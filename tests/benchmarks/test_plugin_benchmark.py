@@ -75,24 +75,15 @@ TINY = Benchmark(
 )
 '''
 
-PYPROJECT = """
-[build-system]
-requires = ["setuptools"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "kaoshi-tiny"
-version = "0.1"
-
-[project.entry-points."kaoshi.benchmarks"]
-tiny = "kaoshi_tiny:TINY"
-"""
+ENTRY_POINTS = {"kaoshi.benchmarks": {"tiny": "kaoshi_tiny:TINY"}}
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a Python where kaoshi-tiny is pip-installed (into a folder on its path)."""
-    return pip_installed(tmp_path_factory.mktemp("plugin"), "kaoshi-tiny", "kaoshi_tiny", PACKAGE, PYPROJECT)
+    return pip_installed(
+        tmp_path_factory.mktemp("plugin"), "kaoshi-tiny", "kaoshi_tiny", PACKAGE, ENTRY_POINTS
+    )
 
 
 def test_an_installed_benchmark_is_listed(installed: dict[str, str]) -> None:

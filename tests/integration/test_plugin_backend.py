@@ -48,26 +48,16 @@ class LetterModel(Model):
             yield ModelOutput(request.id, text=self.letter)
 '''
 
-PYPROJECT = """
-[build-system]
-requires = ["setuptools"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "kaoshi-letter"
-version = "0.1"
-
-[project.entry-points."kaoshi.models"]
-letter = "kaoshi_letter:LetterModel"
-random = "kaoshi_letter:LetterModel"
-"""
+ENTRY_POINTS = {
+    "kaoshi.models": {"letter": "kaoshi_letter:LetterModel", "random": "kaoshi_letter:LetterModel"}
+}
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of a Python where kaoshi-letter is pip-installed (into a folder on its path)."""
     return pip_installed(
-        tmp_path_factory.mktemp("plugin"), "kaoshi-letter", "kaoshi_letter", PACKAGE, PYPROJECT
+        tmp_path_factory.mktemp("plugin"), "kaoshi-letter", "kaoshi_letter", PACKAGE, ENTRY_POINTS
     )
 
 

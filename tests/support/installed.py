@@ -8,16 +8,20 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 
-def pip_installed(root: Path, distribution: str, module: str, source: str, pyproject: str) -> dict[str, str]:
-    """The environment of a Python where `distribution` (one module, `module`, holding `source`, and its
-    `pyproject` declaring its entry points) is pip-installed into a folder below `root` on its path."""
+def pip_installed(
+    root: Path, distribution: str, module: str, source: str, entry_points: Mapping[str, Mapping[str, str]]
+) -> dict[str, str]:
+    """The environment of a Python where `distribution` (one module, `module`, holding `source`, declaring
+    `entry_points`: group -> name -> object, e.g. {"kaoshi.models": {"letter": "kaoshi_letter:LetterModel"}})
+    is pip-installed into a folder below `root` on its path."""
     package = root / distribution
     (package / module).mkdir(parents=True)
     (package / module / "__init__.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    (package / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (package / "pyproject.toml").write_text(_pyproject(distribution, entry_points), encoding="utf-8")
     site = root / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
@@ -28,6 +32,26 @@ def pip_installed(root: Path, distribution: str, module: str, source: str, pypro
     assert list(written), "pip wrote the entry points"
     path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
     return {**os.environ, "PYTHONPATH": path, "COLUMNS": "200"}
+
+
+def _pyproject(distribution: str, entry_points: Mapping[str, Mapping[str, str]]) -> str:
+    """A setuptools project of that name, version 0.1, declaring those entry points."""
+    lines = [
+        "[build-system]",
+        'requires = ["setuptools"]',
+        'build-backend = "setuptools.build_meta"',
+        "",
+        "[project]",
+        f'name = "{distribution}"',
+        'version = "0.1"',
+    ]
+    for group, entries in entry_points.items():
+        lines += [
+            "",
+            f'[project.entry-points."{group}"]',
+            *(f'{name} = "{obj}"' for name, obj in entries.items()),
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def kaoshi(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

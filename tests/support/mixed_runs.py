@@ -17,7 +17,7 @@ from kaoshi.api import kept as kept_module
 from kaoshi.data.model import QuestionType
 from kaoshi.store import Store
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
-from tests.support.stores import SPEC, sample
+from tests.support.stores import SPEC, digest, sample
 
 GOLDEN_FILE = Path(__file__).resolve().parents[1] / "golden" / "store.sqlite"
 
@@ -45,6 +45,15 @@ def three_and_golden(folder: Path) -> tuple[Path, Path]:
     rewritten = folder / "rewritten.sqlite"
     rewrite(golden, rewritten)
     return three, rewritten
+
+
+def settled_three_runs(path: Path) -> str:
+    """three_runs (an error at q/8) with every row in the store's file, no -wal beside it: the file's
+    digest, for a test that a reader leaves it as it was."""
+    three_runs(path, errors=("q/8",))
+    with Store(path):
+        pass  # every row in the file
+    return digest(path)
 
 
 def three_runs(path: Path, errors: tuple[str, ...]) -> None:

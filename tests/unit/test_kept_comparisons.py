@@ -8,7 +8,6 @@ kept comparison taken for the changed rows would fail its test."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -36,13 +35,13 @@ from kaoshi.view import create_app
 from kaoshi.view.urls import compare_url
 from tests.support.mixed_runs import (
     CHANGED_IN_PLACE,
-    GOLDEN_FILE,
     add_new_question,
     counting_refused,
     mixed_store,
     nothing_kept,
-    rewrite,
+    settled_three_runs,
     sql,
+    three_and_golden,
     three_runs,
     write_a_run_again,
     written_while_counted,
@@ -123,12 +122,7 @@ def test_a_kept_comparison_is_the_comparison_counted_again(
     """Three runs with errors, an id holding another question and a judge's grades, and the golden runs
     written again by this kaoshi: the first report and compare count and keep, the next read what was
     kept (no pairing, no count), and every one, the viewer's pages too, is the one counted from the rows."""
-    three = tmp_path / "three.sqlite"
-    three_runs(three, errors=("q/8", "q/13"))
-    golden = tmp_path / "golden.sqlite"
-    shutil.copyfile(GOLDEN_FILE, golden)
-    rewritten = tmp_path / "rewritten.sqlite"
-    rewrite(golden, rewritten)
+    three, rewritten = three_and_golden(tmp_path)
     compared_runs = [
         (three, RUNS),
         (three, ["third", "mixed"]),
@@ -259,10 +253,7 @@ def test_the_viewer_reads_a_kept_comparison_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "s.sqlite"
-    three_runs(path, errors=("q/8",))
-    with Store(path):
-        pass  # every row in the file
-    before = digest(path)
+    before = settled_three_runs(path)
     expected = pages(path, RUNS)
     assert kept_kinds(path) == set() and digest(path) == before
     reported(path, RUNS)  # `kaoshi report A B C` keeps it

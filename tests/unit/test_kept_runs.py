@@ -23,6 +23,7 @@ from tests.support.mixed_runs import (
     counting_refused,
     judge_with_a_new_grader,
     nothing_kept,
+    settled_three_runs,
     sql,
     three_and_golden,
     three_runs,
@@ -137,10 +138,7 @@ def test_the_viewer_reads_a_kept_run_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "s.sqlite"
-    three_runs(path, errors=("q/8",))
-    with Store(path):
-        pass  # every row in the file
-    before = digest(path)
+    before = settled_three_runs(path)
     expected = pages(path)
     assert kept_runs(path) == set() and digest(path) == before
     reported(path, keep=False)  # `kaoshi report RUN` keeps nothing either
