@@ -33,7 +33,7 @@ _EXPORTS = {
     "LoadedRun": "kaoshi.api.summary",
     "MergeOutcome": "kaoshi.runner.shards",
     "Model": "kaoshi.models.base",
-    "ModelError": "kaoshi.models.base",
+    "ModelError": "kaoshi.models.errors",  # not .base: the command line imports it to tell bad input apart
     "ModelOptions": "kaoshi.models.base",
     "RemovedRun": "kaoshi.api.store_tools",
     "RenamedRun": "kaoshi.api.store_tools",

@@ -2,26 +2,75 @@
 leaderboard layout and exporters, registered by name. Another installed package adds one through the
 `kaoshi.benchmarks` entry-point group; a program adds one with `register_benchmark`."""
 
-from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
-from kaoshi.benchmarks.loading import BENCHMARKS, detect_benchmark, load_exam_result, sample_exam_path
-from kaoshi.benchmarks.registry import (
-    benchmark_names,
-    detect,
-    english_names,
-    find_benchmark,
-    get_benchmark,
-    leaderboard_layout,
-    register_benchmark,
-    unregister_benchmark,
-)
-from kaoshi.benchmarks.templates import (
-    BENCHMARK_DEFAULTS,
-    TEMPLATES,
-    all_templates,
-    default_template_name,
-    get_template,
-)
-from kaoshi.results.layout import DomainLayout, LeaderboardLayout
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported on first use: `kaoshi report` asks the registry for one benchmark's metrics, and
+# needs neither the loaders (kaoshi.benchmarks.loading) nor every template by name
+# (kaoshi.benchmarks.templates, which imports the user templates' jinja2: about 20 ms).
+_EXPORTS = {
+    **dict.fromkeys(("Benchmark", "Exporter", "LoadRequest"), "kaoshi.benchmarks.base"),
+    **dict.fromkeys(
+        ("BENCHMARKS", "detect_benchmark", "load_exam_result", "sample_exam_path"),
+        "kaoshi.benchmarks.loading",
+    ),
+    **dict.fromkeys(
+        (
+            "benchmark_names",
+            "detect",
+            "english_names",
+            "find_benchmark",
+            "get_benchmark",
+            "leaderboard_layout",
+            "register_benchmark",
+            "unregister_benchmark",
+        ),
+        "kaoshi.benchmarks.registry",
+    ),
+    **dict.fromkeys(
+        ("BENCHMARK_DEFAULTS", "TEMPLATES", "all_templates", "default_template_name", "get_template"),
+        "kaoshi.benchmarks.templates",
+    ),
+    **dict.fromkeys(("DomainLayout", "LeaderboardLayout"), "kaoshi.results.layout"),
+}
+
+if TYPE_CHECKING:
+    from kaoshi.benchmarks.base import Benchmark, Exporter, LoadRequest
+    from kaoshi.benchmarks.loading import BENCHMARKS, detect_benchmark, load_exam_result, sample_exam_path
+    from kaoshi.benchmarks.registry import (
+        benchmark_names,
+        detect,
+        english_names,
+        find_benchmark,
+        get_benchmark,
+        leaderboard_layout,
+        register_benchmark,
+        unregister_benchmark,
+    )
+    from kaoshi.benchmarks.templates import (
+        BENCHMARK_DEFAULTS,
+        TEMPLATES,
+        all_templates,
+        default_template_name,
+        get_template,
+    )
+    from kaoshi.results.layout import DomainLayout, LeaderboardLayout
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi.benchmarks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "BENCHMARKS",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any, TypeVar
 
-from kaoshi.api.vocabulary import Option, build_config, field_default, option_fields
+from kaoshi.api.vocabulary import CLI, Option, build_config, field_default, option_fields
 
 T = TypeVar("T")
 
@@ -27,17 +27,31 @@ def add_config_options(
     help says so."""
     groups: dict[str, argparse._ArgumentGroup] = {}
     for field, option in _chosen(config, only):
-        default = field_default(field)
         target: argparse._ActionsContainer = parser
         if option.group is not None:
             if option.group not in groups:
                 groups[option.group] = parser.add_argument_group(option.group)
             target = groups[option.group]
-        target.add_argument(
-            option.flag_of(field.name),
-            **_argument(option, None if unset is not None else default),
-            help=option.help_text(default, unset),
-        )
+        _add_option(target, field.name, option, field_default(field), unset)
+
+
+def add_field_option(
+    parser: argparse.ArgumentParser, name: str, metadata: Mapping[str, Any], default: object
+) -> None:
+    """The argument add_config_options adds for the option field `name` of a config, given its metadata
+    (kaoshi.option_fields.cli) and default: for a command taking one option of a config whose module it
+    does not import (`kaoshi report --standard-score`, RunConfig's)."""
+    _add_option(parser, name, metadata[CLI], default, None)
+
+
+def _add_option(
+    target: argparse._ActionsContainer, name: str, option: Option, default: object, unset: str | None
+) -> None:
+    target.add_argument(
+        option.flag_of(name),
+        **_argument(option, None if unset is not None else default),
+        help=option.help_text(default, unset),
+    )
 
 
 def _argument(option: Option, default: object) -> dict[str, Any]:

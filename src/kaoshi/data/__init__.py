@@ -1,9 +1,39 @@
 """Exams and questions: the data model and generic reading of files (each benchmark's loader is in its
 package, kaoshi.benchmarks.<name>; kaoshi.benchmarks.load_exam_result picks one)."""
 
-from kaoshi.data.collect import Dropped, LoadResult
-from kaoshi.data.errors import DataError, RowError
-from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, format_gold
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported on first use: the store's records need the data model alone, not the loaders'
+# collecting (kaoshi.data.collect), which a command reading runs never uses.
+_EXPORTS = {
+    **dict.fromkeys(("Dropped", "LoadResult"), "kaoshi.data.collect"),
+    **dict.fromkeys(("DataError", "RowError"), "kaoshi.data.errors"),
+    **dict.fromkeys(
+        ("Exam", "Gold", "Question", "QuestionType", "Source", "format_gold"), "kaoshi.data.model"
+    ),
+}
+
+if TYPE_CHECKING:
+    from kaoshi.data.collect import Dropped, LoadResult
+    from kaoshi.data.errors import DataError, RowError
+    from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, format_gold
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi.data' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "DataError",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
 # A letter (half- or full-width A..N) at the start of a line, then one of the separators seen in
 # QualBench: full-width '．', '.', '、', ':', '：', ')' / '）', or whitespace.
@@ -20,6 +21,9 @@ _INLINE_OPTION = re.compile(
 _LAST_LETTER = "N"
 
 
+# Compiled on first use, each letter once: the thirteen patterns took about 3 ms of every command's start
+# (the store's records import this module), and only reading an exam's options uses them.
+@cache
 def _in_line_option(letter: str) -> re.Pattern[str]:
     """The option `letter` inside a line of the option block: after a space ("C．甲 D．乙" on one line), or
     glued to the text before it ("…会增加C．给…", "升高4C.在…"), how PDF extraction joins two options;
@@ -29,9 +33,8 @@ def _in_line_option(letter: str) -> re.Pattern[str]:
     return re.compile(rf"(?<=[^A-Za-zＡ-Ｚａ-ｚ])[{both}][．.](?![A-Za-z])(?=[ \t\u3000]*\S)")
 
 
-_IN_LINE_OPTIONS = {
-    letter: _in_line_option(letter) for letter in map(chr, range(ord("B"), ord(_LAST_LETTER) + 1))
-}
+# The letters an option can start inside a line with (A starts the block).
+_IN_LINE_LETTERS = frozenset(map(chr, range(ord("B"), ord(_LAST_LETTER) + 1)))
 
 
 @dataclass(frozen=True)
@@ -112,9 +115,9 @@ def _collect_block(
 
 def _next_in_line(text: str, letter: str, last_line: dict[str, int], line: int) -> re.Match[str] | None:
     """Where option `letter` starts inside `text`, a part of line number `line` of the block."""
-    pattern = _IN_LINE_OPTIONS.get(letter)
-    if pattern is None or last_line.get(letter, -1) > line:
+    if letter not in _IN_LINE_LETTERS or last_line.get(letter, -1) > line:
         return None
+    pattern = _in_line_option(letter)
     dollars, counted = 0, 0
     for found in pattern.finditer(text):
         dollars, counted = dollars + text.count("$", counted, found.start()), found.start()

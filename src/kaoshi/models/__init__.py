@@ -2,19 +2,42 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from kaoshi.models.base import (
-    CapabilityError,
-    GenerateRequest,
-    LoglikRequest,
-    Model,
-    ModelError,
-    ModelOptions,
-    ModelOutput,
-)
-from kaoshi.models.function import FunctionModel
-from kaoshi.models.registry import BACKENDS, resolve_model
+# Names are imported on first use: a run's settings (kaoshi.RunConfig, read by `kaoshi report` for one
+# option) need only ModelOptions from kaoshi.models.base, not the backend registry (about 6 ms);
+# from_transformers lives with the transformers backend.
+_EXPORTS = {
+    **dict.fromkeys(
+        (
+            "CapabilityError",
+            "GenerateRequest",
+            "LoglikRequest",
+            "Model",
+            "ModelError",
+            "ModelOptions",
+            "ModelOutput",
+        ),
+        "kaoshi.models.base",
+    ),
+    "FunctionModel": "kaoshi.models.function",
+    **dict.fromkeys(("BACKENDS", "resolve_model"), "kaoshi.models.registry"),
+    "from_transformers": "kaoshi.models.hf",
+}
+
+if TYPE_CHECKING:
+    from kaoshi.models.base import (
+        CapabilityError,
+        GenerateRequest,
+        LoglikRequest,
+        Model,
+        ModelError,
+        ModelOptions,
+        ModelOutput,
+    )
+    from kaoshi.models.function import FunctionModel
+    from kaoshi.models.registry import BACKENDS, resolve_model
 
 __all__ = [
     "BACKENDS",
@@ -35,9 +58,13 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    # from_transformers lives with the transformers backend, imported on first use.
-    if name == "from_transformers":
-        from kaoshi.models.hf import from_transformers
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi.models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return from_transformers
-    raise AttributeError(f"module 'kaoshi.models' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

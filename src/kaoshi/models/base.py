@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from kaoshi.enums import TextEnum
+from kaoshi.models.errors import CapabilityError as CapabilityError
+from kaoshi.models.errors import ModelError as ModelError
 from kaoshi.option_fields import cli
 
 if TYPE_CHECKING:
@@ -18,14 +20,6 @@ Message = tuple[str, str]  # (role, content)
 # The help sections of the backend options (kaoshi run, kaoshi judge).
 _BACKENDS = "backends"
 _RAY = "data parallelism (Ray: pip install 'kaoshi[ray]')"
-
-
-class ModelError(Exception):
-    """A backend could not be created or used (bad spec, missing dependency, missing file)."""
-
-
-class CapabilityError(ModelError):
-    """The backend cannot do what the run asks (e.g. log-likelihood from a text-only API)."""
 
 
 # The decoding options a backend may honour (Sampling's fields but the seed, which every backend takes);

@@ -1,8 +1,41 @@
 """Prompts: named, versioned templates that turn questions into model requests."""
 
-from kaoshi.prompts.base import Fits, Message, Prompt, RenderOptions, Template, render_fitting
-from kaoshi.prompts.candidates import answer_candidates, candidate_answer
-from kaoshi.prompts.registry import register_template, registered_templates, unregister_template
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported on first use: a benchmark's templates need kaoshi.prompts.base, and the registry of
+# user templates imports jinja2 (about 20 ms), which only a run, `kaoshi prompt` and the help of the
+# templates need (`kaoshi report` reads a benchmark, never renders a prompt).
+_EXPORTS = {
+    **dict.fromkeys(
+        ("Fits", "Message", "Prompt", "RenderOptions", "Template", "render_fitting"), "kaoshi.prompts.base"
+    ),
+    **dict.fromkeys(("answer_candidates", "candidate_answer"), "kaoshi.prompts.candidates"),
+    **dict.fromkeys(
+        ("register_template", "registered_templates", "unregister_template"), "kaoshi.prompts.registry"
+    ),
+}
+
+if TYPE_CHECKING:
+    from kaoshi.prompts.base import Fits, Message, Prompt, RenderOptions, Template, render_fitting
+    from kaoshi.prompts.candidates import answer_candidates, candidate_answer
+    from kaoshi.prompts.registry import register_template, registered_templates, unregister_template
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi.prompts' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "Fits",

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kaoshi.analysis.stats import exact_sum
 from kaoshi.errors import InputError
-from kaoshi.store.columns import ScoreRow
+from kaoshi.option_fields import cli
+
+if TYPE_CHECKING:  # a type only: importing the store for it would make RunConfig's option parsing import it
+    from kaoshi.store.columns import ScoreRow
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,17 @@ def parse_standard_scores(text: str) -> dict[str, float]:
             raise InputError(f"--standard-score wants SUBJECT=POSITIVE_NUMBER items, got {item!r}")
         scores[subject.strip()] = score
     return scores
+
+
+# `--standard-score`: the option of RunConfig.standard_scores (kaoshi run), which `kaoshi report` takes too.
+# Written here, beside its parser, so that the report's parser need not import the run's settings
+# (kaoshi.runner.config imports the model options and the run pipeline: about 12 ms of its start).
+STANDARD_SCORES_OPTION = cli(
+    "scale each subject's points to a standard score (overrides the exam file's standard_scores)",
+    flag="--standard-score",
+    parse=parse_standard_scores,
+    metavar="SUBJECT=N,...",
+)
 
 
 def subject_points(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -56,12 +57,14 @@ class Tally:
         rows = list(rows)
         if not rows:
             return cls()
+        # the counts as columns, each summed at C speed (a generator a count took a tenth of a report)
+        counts, weights = zip(*rows, strict=True)
         sums: dict[str, Any] = {}
-        for index, (name, zero) in enumerate(_COUNTED):
+        for (name, zero), column in zip(_COUNTED, zip(*counts, strict=True), strict=True):
             if isinstance(zero, float):
-                sums[name] = exact_sum((c[index], w) for c, w in rows)
+                sums[name] = exact_sum(zip(column, weights, strict=True))
             else:
-                sums[name] = sum(c[index] * w for c, w in rows)
+                sums[name] = sum(map(operator.mul, column, weights))
         return cls(**sums)
 
     def _counts(self) -> Counts:

@@ -11,11 +11,10 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
-from kaoshi.benchmarks import all_templates
 from kaoshi.errors import InputError
 from kaoshi.models.base import ModelOptions
 from kaoshi.option_fields import cli, nested
-from kaoshi.results.standard import parse_standard_scores
+from kaoshi.results.standard import STANDARD_SCORES_OPTION
 from kaoshi.runner.samples import METHODS
 from kaoshi.runner.shards import parse_shard
 from kaoshi.scoring import MULTI_POLICIES
@@ -24,6 +23,11 @@ from kaoshi.scoring import MULTI_POLICIES
 def budget_help() -> str:
     """Each prompt's generation budget, for `run --help` (read when the help is made: a benchmark or
     template registered later is listed too)."""
+    # Every template by name imports each benchmark and jinja2 (about 60 ms), which only the help of
+    # `kaoshi run` reads, not a command that reads a run's settings.
+    # Late import: `kaoshi report` and the other readers of RunConfig start without them.
+    from kaoshi.benchmarks.templates import all_templates
+
     by_budget: dict[str, list[str]] = {}
     for name, template in all_templates().items():  # built once, not once per name
         by_budget.setdefault(template.budget.describe(), []).append(name)
@@ -209,15 +213,7 @@ class RunConfig:
         metadata=cli("share of the points a correct subset earns (partial; default: {default})", type=float),
     )
     # subject -> standard score, over the exam file's own
-    standard_scores: Mapping[str, float] = field(
-        default_factory=dict,
-        metadata=cli(
-            "scale each subject's points to a standard score (overrides the exam file's standard_scores)",
-            flag="--standard-score",
-            parse=parse_standard_scores,
-            metavar="SUBJECT=N,...",
-        ),
-    )
+    standard_scores: Mapping[str, float] = field(default_factory=dict, metadata=STANDARD_SCORES_OPTION)
     llm_extractor: str | None = field(
         default=None,
         metadata=cli("a model that reads answers the rules leave unparsed (off by default)", metavar="SPEC"),

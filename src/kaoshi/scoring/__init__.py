@@ -1,15 +1,45 @@
 """Scoring: the rules that read answers from replies and grade them, pure functions of text and values;
 kaoshi.qtypes picks the rules for each question type (extract_answer, grade_answer)."""
 
-from kaoshi.scoring.extract import Extraction, Status, clean_output, strip_reasoning
-from kaoshi.scoring.grade import (
-    MULTI_POLICIES,
-    Grade,
-    GradingPolicy,
-    MultiPolicy,
-    grade_exact,
-    multi_credit,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported on first use: the store's records need only kaoshi.scoring.grade, and importing
+# kaoshi.scoring.extract compiles its answer patterns (about 10 ms of every command's start).
+_EXPORTS = {
+    **dict.fromkeys(("Extraction", "Status", "clean_output", "strip_reasoning"), "kaoshi.scoring.extract"),
+    **dict.fromkeys(
+        ("MULTI_POLICIES", "Grade", "GradingPolicy", "MultiPolicy", "grade_exact", "multi_credit"),
+        "kaoshi.scoring.grade",
+    ),
+}
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction, Status, clean_output, strip_reasoning
+    from kaoshi.scoring.grade import (
+        MULTI_POLICIES,
+        Grade,
+        GradingPolicy,
+        MultiPolicy,
+        grade_exact,
+        multi_credit,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kaoshi.scoring' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
 
 __all__ = [
     "MULTI_POLICIES",
