@@ -6,9 +6,9 @@ each) of different models on one QualBench-shaped exam (the six domains, single 
 questions, the authors' 1-shot prompt of ~570 characters (~600 with options) that repeats its type's
 demo, replies of ~75 characters; some errors, unparsed and ambiguous answers and replies cut off at the
 budget). The tables are made by kaoshi (Store, open_run with a real RunSpec, finish_run); the samples go
-in with sqlite3 `executemany` in large transactions, each row `written_values(SampleRecord)`: exactly
-what kaoshi writes. A row is then read back as kaoshi reads it (sample_from_row), and `kaoshi samples`
-must print JSON.
+in with sqlite3 `executemany` in large transactions, each row `written_row(SampleRecord)` with the texts
+it holds (its prompt and question, each once in the store): exactly what kaoshi writes. A row is then read
+back as kaoshi reads it (sample_from_row), and `kaoshi samples` must print JSON.
 
 Each reading command runs as its own process (`.venv/bin/kaoshi ... --store PATH`) on the store the OS
 already holds in its page cache: its wall time and its peak RSS (GNU time's, where /usr/bin/time is;
@@ -61,7 +61,8 @@ from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS
 from kaoshi.benchmarks.qualbench.paper_prompt import PAPER_INSTRUCTIONS
 from kaoshi.data.model import QuestionType
 from kaoshi.store import Method, RunSpec, SampleRecord, SampleStatus, Store
-from kaoshi.store.rows import SAMPLE_COLUMNS, WRITTEN_COLUMNS, sample_from_row, written_values
+from kaoshi.store.rows import SAMPLE_COLUMNS, WRITTEN_COLUMNS, sample_from_row, written_row
+from kaoshi.store.schema import INSERT_TEXT, select_list
 from kaoshi.version import __version__
 from kaoshi.view.urls import compare_url, run_url
 
@@ -354,11 +355,13 @@ def build_store(path: Path, size: int, runs: int) -> float:
             skill = 0.45 + 0.35 * k / max(1, runs - 1)
             now = time.time()
             for start in range(0, n_questions, BATCH):
-                rows = [
-                    (name, *written_values(make_sample(q, skill, rng)), now)
-                    for q in questions[start : start + BATCH]
-                ]
+                rows, texts = [], []
+                for q in questions[start : start + BATCH]:
+                    values, held = written_row(make_sample(q, skill, rng))
+                    rows.append((name, *values, now))
+                    texts += held
                 db.execute("BEGIN")
+                db.executemany(INSERT_TEXT, texts)
                 db.executemany(insert, rows)
                 db.execute("COMMIT")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -409,10 +412,14 @@ def store_facts(path: Path, size: int, first_run: str) -> dict[str, Any]:
         except sqlite3.OperationalError:  # sqlite built without the dbstat table
             by_object = {}
         first = db.execute(
-            f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM samples WHERE run=? LIMIT 1", (first_run,)
+            f"SELECT {select_list(db, 'samples', SAMPLE_COLUMNS)} FROM samples WHERE run=? LIMIT 1",
+            (first_run,),
         ).fetchone()
+        held = db.execute("SELECT COUNT(*), TOTAL(LENGTH(CAST(body AS BLOB))) FROM texts").fetchone()
     sample_from_row(first, path, first_run)  # the rows are kaoshi's: they read back as records
     columns = {c: {"chars": row[2 * i], "bytes": row[2 * i + 1]} for i, c in enumerate(text)}
+    # the prompts and questions held once for every sample that has them (kaoshi.store.schema.TEXT_REFS)
+    columns["texts (held once)"] = {"chars": None, "bytes": held[1] / size, "count": held[0]}
     return {
         "bytes_on_disk": disk,
         "bytes_per_sample": disk / size,
@@ -467,13 +474,16 @@ def floor_pair(db: sqlite3.Connection, runs: list[str]) -> None:
 
 def floor_first_sample(db: sqlite3.Connection, runs: list[str]) -> None:
     db.execute(
-        f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM samples WHERE run=? ORDER BY position LIMIT 1", (runs[0],)
+        f"SELECT {select_list(db, 'samples', SAMPLE_COLUMNS)} FROM samples WHERE run=? "
+        "ORDER BY position LIMIT 1",
+        (runs[0],),
     ).fetchall()
 
 
 def floor_every_sample(db: sqlite3.Connection, runs: list[str]) -> None:
     for _ in db.execute(
-        f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM samples WHERE run=? ORDER BY position", (runs[0],)
+        f"SELECT {select_list(db, 'samples', SAMPLE_COLUMNS)} FROM samples WHERE run=? ORDER BY position",
+        (runs[0],),
     ):
         pass
 
@@ -495,7 +505,8 @@ def floor_samples_page(db: sqlite3.Connection, runs: list[str]) -> None:
 def floor_one_sample(db: sqlite3.Connection, runs: list[str]) -> None:
     run, question_id = runs[0], runs[-1]  # the question id rides at the end
     db.execute(
-        f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM samples WHERE run=? AND question_id=?", (run, question_id)
+        f"SELECT {select_list(db, 'samples', SAMPLE_COLUMNS)} FROM samples WHERE run=? AND question_id=?",
+        (run, question_id),
     ).fetchall()
     for sign, order in (("<", "DESC"), (">", "")):
         db.execute(
@@ -895,7 +906,8 @@ def print_size(size: int, facts: dict[str, Any], build_s: float) -> None:
         f"text a row: {text:,.0f} B ({facts['pages'] / (size or 1):.2f} pages of {facts['page_size']:,} B "
         "a sample); "
         + ", ".join(
-            f"{c} {v['bytes']:,.0f} B ({v['bytes'] / text:.0%}, {v['chars']:,.0f} chars)"
+            f"{c} {v['bytes']:,.0f} B ({v['bytes'] / text:.0%}"
+            + (")" if v["chars"] is None else f", {v['chars']:,.0f} chars)")
             for c, v in list(facts["average_text_column"].items())[:5]
         )
     )

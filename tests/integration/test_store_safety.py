@@ -205,7 +205,7 @@ def test_a_store_from_a_newer_kaoshi_is_refused_before_anything_is_written(store
     with pytest.raises(StoreError) as info:
         Store(store_path)
     assert str(info.value) == (
-        f"{store_path} was written by a newer kaoshi (schema 99, this kaoshi reads up to 1); "
+        f"{store_path} was written by a newer kaoshi (schema 99, this kaoshi reads up to 2); "
         "left it untouched: upgrade kaoshi (pip install -U kaoshi)"
     )
     assert digest(store_path) == before
@@ -345,7 +345,7 @@ def test_a_store_on_a_read_only_file_system_is_read_and_checked(tmp_path: Path) 
         assert (code, err) == (0, note), argv  # read, and one line says how
     runs, samples, _, checked = (out for _, out, _ in results)
     assert json.loads(runs)[0]["samples"] == 3 and len(samples.splitlines()) == 3
-    assert checked.startswith(f"{store}: ok\n  schema version 1; 1 run(s), 3 sample(s)")
+    assert checked.startswith(f"{store}: ok\n  schema version 2; 1 run(s), 3 sample(s)")
     assert written[0] == 2
     assert f"{store} is open read-only (it is on a read-only file system): cannot write to it" in written[2]
     assert sorted(p.name for p in store.parent.iterdir()) == ["store.sqlite"]

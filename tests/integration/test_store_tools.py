@@ -15,6 +15,7 @@ from kaoshi.api.store_tools import backup_store, check_store, checkpoint_store
 from kaoshi.cli import store_cmd
 from kaoshi.cli.store_option import add_store_option
 from kaoshi.store import Store, StoreError
+from kaoshi.store.schema import SCHEMA_VERSION
 from tests.support.stores import SPEC, damage_samples_table, digest, new_store, sample, stored_ids
 
 
@@ -114,12 +115,12 @@ def test_check_reports_counts_and_the_unfolded_wal(
         store.add_sample("r", sample("q1"))
         before = digest(store_path)
         result = check_store(store_path)
-        assert result.ok and (result.schema_version, result.runs, result.samples) == (1, 1, 1)
+        assert result.ok and (result.schema_version, result.runs, result.samples) == (SCHEMA_VERSION, 1, 1)
         assert result.wal_bytes > 0
         assert store_command("store", "check", "--store", str(store_path)) == 0
         assert digest(store_path) == before  # checking reads only
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:2] == [f"{store_path}: ok", "  schema version 1; 1 run(s), 1 sample(s), 0 grade(s)"]
+    assert lines[:2] == [f"{store_path}: ok", "  schema version 2; 1 run(s), 1 sample(s), 0 grade(s)"]
     assert "-wal: copy it with the file, or run 'kaoshi store checkpoint'" in lines[2]
 
 

@@ -118,8 +118,10 @@ def test_the_wrong_answers_of_a_20000_sample_run(page: Any, tmp_path: Path) -> N
         with page.expect_navigation():
             first.click()
         with sqlite3.connect(store) as db:
-            prompt, response, answer, gold = db.execute(
-                "SELECT prompt, response, answer, gold FROM samples WHERE run = 'big' AND question_id = ?",
+            prompt, response, answer, gold = db.execute(  # the prompt held once, in `texts` (schema 2)
+                "SELECT t.body, response, answer, gold FROM samples s "
+                "JOIN texts t ON t.position = s.position AND t.digest = s.prompt_ref "
+                "WHERE run = 'big' AND question_id = ?",
                 (question_id,),
             ).fetchone()
         assert page.locator("#prompt pre").text_content() == prompt  # exactly as sent

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from kaoshi.store import RunSpec, SampleRecord, Store
-from kaoshi.store.rows import WRITTEN_COLUMNS, written_values
+from kaoshi.store.rows import WRITTEN_COLUMNS, written_row
+from kaoshi.store.schema import INSERT_TEXT
 
 SUBJECTS = tuple(f"科目{i:02d}" for i in range(40))
 CATEGORIES = ("STEM", "Humanities", "Social Science", "Other")
@@ -105,12 +106,17 @@ def write_big_run(path: Path, name: str, n: int, seed: int = 0, finish: bool = T
     db = sqlite3.connect(path, isolation_level=None)
     try:
         db.execute("BEGIN")
-        batch = []
+        batch: list[tuple[object, ...]] = []
+        texts: list[tuple[int, bytes, str]] = []
         for i in range(n):
-            batch.append((name, *written_values(big_sample(i, rng)), now))
+            values, held = written_row(big_sample(i, rng))  # as the store writes a sample
+            batch.append((name, *values, now))
+            texts += held
             if len(batch) == 10_000:
+                db.executemany(INSERT_TEXT, texts)
                 db.executemany(f"INSERT INTO samples ({columns}) VALUES ({placeholders})", batch)
-                batch = []
+                batch, texts = [], []
+        db.executemany(INSERT_TEXT, texts)
         db.executemany(f"INSERT INTO samples ({columns}) VALUES ({placeholders})", batch)
         db.execute("COMMIT")
     finally:

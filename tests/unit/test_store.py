@@ -133,11 +133,24 @@ def test_a_store_from_before_run_owners_opens_and_its_runs_stay_running(store_pa
             "{oops",
             "table samples, run 'r', question 'q1': its logprobs is not readable",
         ),
-        ("samples", "question", "[[[", "table samples, run 'r', question 'q1': its question is not readable"),
+        # a question as schema 2 holds it, once in `texts`, and as rows from before it hold it, inline
+        ("texts", "body", "[[[", "table samples, run 'r', question 'q1': its question is not readable"),
+        (
+            "samples",
+            "question_ref = NULL, question",
+            "[[[",
+            "table samples, run 'r', question 'q1': its question is not readable",
+        ),
+        (
+            "samples",
+            "question_ref",
+            b"\0" * 16,
+            "table samples, run 'r', question 'q1': its question is held in ",
+        ),
     ],
 )
 def test_a_damaged_json_column_names_the_store_row_and_column(
-    store_path: Path, table: str, column: str, value: str, said: str
+    store_path: Path, table: str, column: str, value: str | bytes, said: str
 ) -> None:
     """A row written by hand or by another program is a StoreError naming where, not an internal error."""
     with Store(store_path) as store:
@@ -146,7 +159,7 @@ def test_a_damaged_json_column_names_the_store_row_and_column(
     with sqlite3.connect(store_path) as db:
         db.execute(f"UPDATE {table} SET {column} = ?", (value,))
     with Store(store_path) as store, pytest.raises(StoreError) as raised:
-        list(store.samples("r")) if table == "samples" else store.runs()
+        list(store.samples("r")) if table != "runs" else store.runs()
     assert str(raised.value).startswith(f"{store_path}: {said}")
 
 

@@ -7,8 +7,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from kaoshi.api.summary import keep_counts
 from kaoshi.store import Store, default_store_path, require_store_file
-from kaoshi.store.maintenance import BackupResult, CheckpointResult, StoreCheck, backup, check, checkpoint
+from kaoshi.store.maintenance import (
+    BackupResult,
+    CheckpointResult,
+    CompactResult,
+    StoreCheck,
+    backup,
+    check,
+    checkpoint,
+    compact,
+)
 from kaoshi.store.run_admin import RemovedRun, RenamedRun
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S
 
@@ -26,6 +36,23 @@ def checkpoint_store(
 def backup_store(out: str | Path, *, store: StorePath = None) -> BackupResult:
     """A consistent one-file copy of the store at `out` (which must not exist), safe while runs write."""
     return backup(_store_file(store), Path(out))
+
+
+def compact_store(store: StorePath = None, *, lock_wait_s: float = DEFAULT_LOCK_WAIT_S) -> CompactResult:
+    """Hold each prompt and question once, in the store's `texts` table, where samples written before schema 2
+    hold them in their rows, delete the texts no sample holds (of runs removed), and give the space freed back
+    to the file system (VACUUM); every text reads back byte for byte. The runs whose rows moved have their
+    counts kept again, as the command that wrote them kept them (kaoshi.api.summary.keep_counts), so their
+    reports stay as fast."""
+    path = _store_file(store)
+    if isinstance(store, Store):
+        store.flush()  # its queued answers go in first
+    result = compact(path, lock_wait_s=lock_wait_s)
+    with _writable(store) as opened:
+        for run in result.runs:
+            if opened.find_run(run) is not None:  # not removed meanwhile
+                keep_counts(opened, run)
+    return result
 
 
 def check_store(store: StorePath = None) -> StoreCheck:
@@ -76,12 +103,14 @@ def _store_file(store: StorePath) -> Path:
 __all__ = [
     "BackupResult",
     "CheckpointResult",
+    "CompactResult",
     "RemovedRun",
     "RenamedRun",
     "StoreCheck",
     "backup_store",
     "check_store",
     "checkpoint_store",
+    "compact_store",
     "remove_runs",
     "rename_run",
 ]

@@ -58,7 +58,9 @@ COMMANDS: dict[str, Command] = {
     "split": Command("split_cmd", "split an exam into train and test parts (for finetune)"),
     "finetune": Command("finetune_cmd", "LoRA fine-tuning on a training split (kaoshi split)"),
     "store": Command(
-        "store_cmd", "keep the store safe to copy: checkpoint its -wal, back it up while runs write, check it"
+        "store_cmd",
+        "keep the store safe to copy and small: checkpoint its -wal, back it up while runs write, check it, "
+        "compact it",
     ),
     "view": Command(
         "view_cmd", "browse runs, answers, comparisons and leaderboards in the browser (live, read-only)"

@@ -1,14 +1,17 @@
-"""kaoshi store: checkpoint, back up and check the store file."""
+"""kaoshi store: checkpoint, back up, check and compact the store file."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from kaoshi.api.store_tools import backup_store, check_store, checkpoint_store
+from kaoshi.api.store_tools import backup_store, check_store, checkpoint_store, compact_store
 from kaoshi.cli.common import EXIT_BAD_INPUT, add_store_option, eprint, store_path
 
-HELP = "keep the store safe to copy: checkpoint its -wal, back it up while runs write, check it"
+HELP = (
+    "keep the store safe to copy and small: checkpoint its -wal, back it up while runs write, check it, "
+    "compact it"
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,6 +39,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_store_option(check)
     check.set_defaults(handler=check_command)
+    compact = actions.add_parser(
+        "compact",
+        help="hold each prompt and question once where older samples hold them in their rows, delete the "
+        "texts of runs removed, and give the space freed back (VACUUM)",
+    )
+    add_store_option(compact)
+    compact.set_defaults(handler=compact_command)
 
 
 def checkpoint_command(args: argparse.Namespace) -> int:
@@ -51,6 +61,19 @@ def backup_command(args: argparse.Namespace) -> int:
         f"backed up {result.source} to {result.out}: {result.runs} run(s), {result.samples} sample(s), "
         f"{_size(result.size_bytes)}"
     )
+    return 0
+
+
+def compact_command(args: argparse.Namespace) -> int:
+    result = compact_store(store_path(args))
+    moved = (
+        f"{result.moved} sample(s) of {len(result.runs)} run(s) now hold their prompt and question once"
+        if result.moved
+        else "every sample already held its prompt and question once"
+    )
+    dropped = f"; {result.dropped} text(s) no sample held were deleted" if result.dropped else ""
+    sizes = f"{_size(result.bytes_before)} -> {_size(result.bytes_after)} on disk"
+    print(f"compacted {result.path}: {moved}{dropped}; {sizes}")
     return 0
 
 

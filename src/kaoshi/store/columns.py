@@ -27,8 +27,8 @@ from kaoshi.data.model import format_gold, gold_from_json, gold_to_json
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.pairing import AnswerRow, KeyRow, fingerprint_of_content
 from kaoshi.store.records import SampleRecord, SampleStatus
-from kaoshi.store.rows import dumps, loads, stored, stored_json
-from kaoshi.store.schema import missing_columns
+from kaoshi.store.rows import dumps, loads, missing_text, stored, stored_json
+from kaoshi.store.schema import missing_columns, stored_text
 
 
 class ScoreRow(NamedTuple):
@@ -315,9 +315,12 @@ def _with_groups_and_fingerprints(
             if lacking & {"fingerprint", "question_group"}
             else "(fingerprint IS NULL OR question_group IS NULL)"
         )
-        query = f"SELECT question_id, question FROM {table} WHERE run = ? AND {missing}"
+        question = stored_text(db, table, "question")
+        query = f"SELECT question_id, {question} FROM {table} WHERE run = ? AND {missing}"
         for question_id, text in db.execute(query, (run,)):
             where = f"table {table}, run {run!r}, question {question_id!r}"
+            if text is None:
+                raise missing_text(path, where, "question")
             questions[question_id] = stored_json(text, path, where, "question")
     groups: dict[str, Any] = {}
     found = []

@@ -5,15 +5,26 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from kaoshi.store.errors import StoreError, naming_the_file, recover_hint
 from kaoshi.store.holders import describe_holders
 from kaoshi.store.opening import connect, is_writable
-from kaoshi.store.schema import add_reading_stand_ins, stored_schema_version
-from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S
+from kaoshi.store.rows import text_digest
+from kaoshi.store.schema import (
+    INSERT_TEXT,
+    TEXT_REFS,
+    add_reading_stand_ins,
+    create_missing_tables,
+    stored_schema_version,
+)
+from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, wait_out_locks
 
+T = TypeVar("T")
 _LONGEST_PAUSE_S = 2.0
 _PROBLEMS_SHOWN = 10
 
@@ -24,6 +35,20 @@ class CheckpointResult:
 
     path: Path
     wal_bytes: int  # the size of the -wal before (0: there was nothing to fold in)
+
+
+@dataclass(frozen=True)
+class CompactResult:
+    """A compaction: how many samples now hold their prompt and question once in `texts`, which runs had
+    them (their rows changed in place: what was kept of them is counted again), how many texts no sample
+    held, and the store's size on disk (file and -wal) before and after."""
+
+    path: Path
+    moved: int
+    runs: tuple[str, ...]
+    dropped: int  # texts no sample held any more (of runs removed, answers replaced), deleted
+    bytes_before: int
+    bytes_after: int
 
 
 @dataclass(frozen=True)
@@ -79,6 +104,110 @@ def checkpoint(path: Path, *, lock_wait_s: float = DEFAULT_LOCK_WAIT_S) -> Check
             pause = min(pause * 2, _LONGEST_PAUSE_S)
     finally:
         db.close()
+
+
+def compact(path: Path, *, lock_wait_s: float = DEFAULT_LOCK_WAIT_S) -> CompactResult:
+    """Hold the prompt and question of each sample written before schema 2 once, in `texts`, as samples
+    written since hold theirs (schema.TEXT_REFS; every text reads back byte for byte), delete the texts no
+    sample holds any more (of runs removed, answers replaced), then write the file again without its free
+    pages (VACUUM) and fold the -wal in: the space that freed goes back to the file system. Rows move in
+    transactions of _MOVED_AT_ONCE, so that runs writing meanwhile wait at most one; another process's lock is
+    waited out up to `lock_wait_s`, and VACUUM needs no other process in the store for a moment. A compaction
+    interrupted keeps what it moved, and the next one goes on."""
+    _require_file(path)
+    if not is_writable(path):
+        raise StoreError(f"{path}: cannot compact it, no permission to write it or its folder")
+    before = _disk_bytes(path)
+    db = _open_kaoshi_store(path, read_only=False)
+    try:
+
+        def locked(action: Callable[[], T]) -> T:
+            with naming_the_file(path):
+                return wait_out_locks(path, action, time.monotonic(), lock_wait_s, what=_KEPT_WHAT)
+
+        locked(lambda: create_missing_tables(db))  # schema 2: the texts table and the digests' columns
+        moved, runs = 0, set[str]()
+        for table in ("samples", "repeat_samples"):
+            after: int | None = 0
+            while after is not None:
+                count, after = locked(partial(_move_texts, db, table, after, runs))
+                moved += count
+        dropped = locked(partial(_in_one_transaction, db, partial(_drop_unheld_texts, db)))
+        locked(lambda: db.execute("VACUUM"))
+        locked(lambda: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+    finally:
+        db.close()
+    return CompactResult(path, moved, tuple(sorted(runs)), dropped, before, _disk_bytes(path))
+
+
+# Rows a transaction of a compaction moves: about a second of work, which a run writing meanwhile waits.
+_MOVED_AT_ONCE = 5_000
+_KEPT_WHAT = "what was moved so far is kept; the same command goes on from there"
+
+
+def _move_texts(db: sqlite3.Connection, table: str, after: int, runs: set[str]) -> tuple[int, int | None]:
+    """Move the texts of the next _MOVED_AT_ONCE rows of `table` after rowid `after` that hold them in
+    the row to `texts`, in one transaction; how many moved and the last rowid read (None: the table is
+    done). Each run moved is added to `runs`."""
+    return _in_one_transaction(db, partial(_move_some, db, table, after, runs))
+
+
+def _move_some(db: sqlite3.Connection, table: str, after: int, runs: set[str]) -> tuple[int, int | None]:
+    inline = " OR ".join(f"({ref} IS NULL AND {column} != '')" for column, ref in TEXT_REFS.items())
+    names = [name for pair in TEXT_REFS.items() for name in pair]  # prompt, prompt_ref, question, ...
+    rows = db.execute(
+        f"SELECT rowid, run, position, {', '.join(names)} FROM {table} "
+        f"WHERE rowid > ? AND ({inline}) ORDER BY rowid LIMIT {_MOVED_AT_ONCE}",
+        (after,),
+    ).fetchall()
+    held, changed = [], []
+    for rowid, run, position, *values in rows:
+        refs: list[bytes | None] = []
+        for text, ref in zip(values[::2], values[1::2], strict=True):
+            digest = text_digest(text) if text and ref is None else None
+            if digest is not None:
+                held.append((position, digest, text))
+            refs.append(digest)
+        changed.append((*refs, rowid))
+        runs.add(run)
+    db.executemany(INSERT_TEXT, held)
+    cleared = ", ".join(  # a text already held (its ref set) keeps its ref
+        f"{column} = CASE WHEN ?{i + 1} IS NULL THEN {column} ELSE '' END, {ref} = COALESCE(?{i + 1}, {ref})"
+        for i, (column, ref) in enumerate(TEXT_REFS.items())
+    )
+    db.executemany(f"UPDATE {table} SET {cleared} WHERE rowid = ?{len(TEXT_REFS) + 1}", changed)
+    return len(rows), (rows[-1][0] if len(rows) == _MOVED_AT_ONCE else None)
+
+
+def _drop_unheld_texts(db: sqlite3.Connection) -> int:
+    """Delete the texts no sample holds (those of runs removed, of answers replaced); how many. In the
+    transaction that reads which are held: a text a writer finds there stays until its sample is in."""
+    held = {
+        (position, ref)
+        for table in ("samples", "repeat_samples")
+        for position, *refs in db.execute(f"SELECT position, {', '.join(TEXT_REFS.values())} FROM {table}")
+        for ref in refs
+        if ref is not None
+    }
+    unheld = [key for key in db.execute("SELECT position, digest FROM texts") if key not in held]
+    db.executemany("DELETE FROM texts WHERE position = ? AND digest = ?", unheld)
+    return len(unheld)
+
+
+def _in_one_transaction(db: sqlite3.Connection, action: Callable[[], T]) -> T:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        result = action()
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return result
+
+
+def _disk_bytes(path: Path) -> int:
+    return path.stat().st_size + _wal_bytes(path)
 
 
 def backup(path: Path, out: Path) -> BackupResult:

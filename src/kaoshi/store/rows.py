@@ -3,6 +3,7 @@ status a run has from its lease holders."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from kaoshi.store.records import (
     SampleRecord,
     SampleStatus,
 )
+from kaoshi.store.schema import TEXT_REFS
 from kaoshi.store.writes import PendingWrite
 
 SAMPLE_COLUMNS = (
@@ -61,9 +63,10 @@ SAMPLE_COLUMNS = (
     "extractor_usage",
 )
 # What a sample is written with: its columns, its question's content fingerprint (store.pairing) and group,
-# which the summaries read instead of decoding each question (store.columns); never read into a
-# SampleRecord.
-WRITTEN_COLUMNS = (*SAMPLE_COLUMNS, "fingerprint", "question_group")
+# which the summaries read instead of decoding each question (store.columns), and the digests of its prompt
+# and question, held in `texts` (schema.TEXT_REFS); never read into a SampleRecord.
+WRITTEN_COLUMNS = (*SAMPLE_COLUMNS, "fingerprint", "question_group", "prompt_ref", "question_ref")
+_PROMPT, _QUESTION = SAMPLE_COLUMNS.index("prompt"), SAMPLE_COLUMNS.index("question")
 GRADE_COLUMNS = ("question_id", "grader", "status", "score", "points", "rounds", "prompt_version")
 
 RUN_QUERY = (
@@ -196,9 +199,30 @@ def sample_values(sample: SampleRecord) -> tuple[Any, ...]:
     )
 
 
-def written_values(sample: SampleRecord) -> tuple[Any, ...]:
-    """The values of WRITTEN_COLUMNS."""
-    return (*sample_values(sample), question_fingerprint(sample), dumps(sample.question.get("group")))
+def text_digest(text: str) -> bytes:
+    """The key of a text in `texts` (schema.TEXT_REFS), after its question's position: a 128-bit BLAKE2b
+    digest."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def written_row(sample: SampleRecord) -> tuple[tuple[Any, ...], tuple[tuple[int, bytes, str], ...]]:
+    """The values of WRITTEN_COLUMNS, and the (position, digest, text) rows of `texts` they refer to
+    (written with schema.INSERT_TEXT in the same transaction). A prompt or question is held in `texts` and
+    its own column left empty; an empty one (a vote's prompt) stays in the row."""
+    values = list(sample_values(sample))
+    refs: list[bytes | None] = []
+    texts = []
+    for index in (_PROMPT, _QUESTION):
+        text = values[index]
+        if text:
+            digest = text_digest(text)
+            texts.append((sample.position, digest, text))
+            values[index] = ""
+            refs.append(digest)
+        else:
+            refs.append(None)
+    group = dumps(sample.question.get("group"))
+    return (*values, question_fingerprint(sample), group, *refs), tuple(texts)
 
 
 def _insert(table: str, extra: tuple[str, ...]) -> str:
@@ -215,10 +239,19 @@ _INSERT_REPEAT = _insert("repeat_samples", ("sample",))
 def sample_write(run: str, sample: SampleRecord, created_at: float) -> PendingWrite:
     """The write of one sample of `run` (an answer: kept in memory while the store refuses it); a later
     write for the same question and sample replaces it."""
-    values = written_values(sample)
+    values, texts = written_row(sample)
     if sample.sample == 0:
-        return PendingWrite(_INSERT_FIRST, (run, *values, created_at), answer=True)
-    return PendingWrite(_INSERT_REPEAT, (run, sample.sample, *values, created_at), answer=True)
+        return PendingWrite(_INSERT_FIRST, (run, *values, created_at), answer=True, texts=texts)
+    return PendingWrite(_INSERT_REPEAT, (run, sample.sample, *values, created_at), answer=True, texts=texts)
+
+
+def missing_text(path: Path, row: str, column: str) -> StoreError:
+    """The error of a sample whose `column` is held in `texts` (schema.TEXT_REFS) under a digest that names
+    no text there."""
+    return StoreError(
+        f"{path}: {row}: its {column} is held in the table texts, which does not have it (a store damaged "
+        "or edited by hand)"
+    )
 
 
 def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0) -> SampleRecord:
@@ -226,6 +259,9 @@ def sample_from_row(row: tuple[Any, ...], path: Path, run: str, sample: int = 0)
     values = dict(zip(SAMPLE_COLUMNS, row, strict=True))
     table = "samples" if sample == 0 else f"repeat_samples, sample {sample}"
     where = f"table {table}, run {run!r}, question {values['question_id']!r}"
+    for column in TEXT_REFS:
+        if values[column] is None:  # its digest names no text of the store (schema.stored_text)
+            raise missing_text(path, where, column)
     values["status"] = stored(SampleStatus, values["status"], path, where, "status")
     for column in ("gold", "answer", "question", "logprobs", "extractor_usage"):
         values[column] = stored_json(values[column], path, where, column)

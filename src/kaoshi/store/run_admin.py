@@ -67,6 +67,8 @@ def remove_runs(
             _require_no_batches_out(db, path, name)
             removed.append(RemovedRun(name, _count(db, "samples", name), _count(db, "grades", name)))
         if not dry_run:
+            # the texts only these runs held stay in `texts` until `kaoshi store compact` (telling them
+            # reads every row left, with the write lock held: seconds a million samples)
             for name in wanted:
                 for table, column in RUN_COLUMNS:
                     db.execute(f"DELETE FROM {table} WHERE {column}=?", (name,))

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from kaoshi.store.errors import StoreError, store_error
 
-SCHEMA_VERSION = 1
+# 2: a sample's prompt and question may be held once in `texts` for every sample that has them (TEXT_REFS);
+# a kaoshi that reads up to 1 would read those samples' prompts as empty, so it is refused such a store.
+SCHEMA_VERSION = 2
 _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     run TEXT NOT NULL REFERENCES runs(name) ON DELETE CASCADE,
     question_id TEXT NOT NULL,
@@ -44,6 +46,8 @@ _SAMPLES_DDL = """CREATE TABLE IF NOT EXISTS samples (
     answered_from TEXT,
     batch_id TEXT,
     extractor_usage TEXT,
+    prompt_ref BLOB,
+    question_ref BLOB,
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id)
 )"""
@@ -119,6 +123,20 @@ TABLES: dict[str, str] = {
     created_at REAL NOT NULL,
     PRIMARY KEY (run, question_id, grader)
 )""",
+    # The texts samples share, each once (TEXT_REFS): the prompt of a question repeats its exemplars, and
+    # every run of the exam holds the same prompts and questions, so that stored inline they were most of a
+    # store (4,549 bytes a sample at 1,000,000 samples, 52% prompt, 36% question). A text is found by its
+    # question's position and a 128-bit BLAKE2b digest of it, as a content-addressed store finds it: the
+    # key is the text, to a collision probability no store reaches, and a writer never reads before it
+    # writes (INSERT OR IGNORE). The position first: a run writes its questions in order, so the entries
+    # a transaction adds share a page or two of the key's index, where keyed by the digest alone each went
+    # to a page of its own (a fifth of the write rate of a first run, measured).
+    "texts": """CREATE TABLE IF NOT EXISTS texts (
+    position INTEGER NOT NULL,
+    digest BLOB NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (position, digest)
+)""",
     # What a command counted of a run, kept under the signature of the rows it counted
     # (kaoshi.store.summaries): the next read takes it while the run's rows are as they were.
     "run_summaries": """CREATE TABLE IF NOT EXISTS run_summaries (
@@ -179,7 +197,8 @@ REQUEST_INDEXES: dict[str, str] = {
 }
 # Columns that later kaoshi versions added to a table every store has: opening a store for writing adds them
 # (their default for the rows already there); a store opened read-only reads that default instead. The
-# schema version stays, since a kaoshi from before them reads a store that has them unchanged.
+# schema version stays, since a kaoshi from before them reads a store that has them unchanged; all but the
+# TEXT_REFS, which make the store schema 2.
 ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "samples": (
         ("truncated", "INTEGER NOT NULL DEFAULT 0", "0"),
@@ -205,6 +224,10 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("batch_id", "TEXT", "NULL"),
         # what the LLM extractor's call about it cost (JSON: tokens_in, tokens_out, tokens_cached, batch_id)
         ("extractor_usage", "TEXT", "NULL"),
+        # the digests of the sample's prompt and question in `texts` (TEXT_REFS), their own columns then
+        # empty; NULL: held in the row, as every row written before schema 2 holds them
+        ("prompt_ref", "BLOB", "NULL"),
+        ("question_ref", "BLOB", "NULL"),
     ),
     # the judge prompt's version (kaoshi.prompts.judge); grades from before it was recorded are version 1
     "grades": (("prompt_version", "INTEGER NOT NULL DEFAULT 1", "1"),),
@@ -212,6 +235,11 @@ ADDED_COLUMNS: dict[str, tuple[tuple[str, str, str], ...]] = {
 # The samples after a question's first have every column a first sample has (a column added to `samples`
 # later is added to both; the table was made with the ones above).
 ADDED_COLUMNS["repeat_samples"] = ADDED_COLUMNS["samples"]
+# A sample's columns a writer holds in `texts`, by the column that then holds their digest. The one change
+# of ADDED_COLUMNS that a kaoshi from before them cannot read: a store opened for writing is schema 2.
+TEXT_REFS: dict[str, str] = {"prompt": "prompt_ref", "question": "question_ref"}
+# What a writer adds to `texts` with each sample (rows.sample_texts): a text already there is left as it is.
+INSERT_TEXT = "INSERT OR IGNORE INTO texts (position, digest, body) VALUES (?, ?, ?)"
 
 
 def _counted_change(run: str, table: str) -> str:
@@ -296,6 +324,24 @@ def stored_schema_version(db: sqlite3.Connection, path: Path) -> int | None:
 def create_missing_tables(db: sqlite3.Connection) -> None:
     """Make a new store, or add the tables later kaoshi versions brought; one transaction, so a store is
     never left half made. Writes nothing when nothing is missing (opening a store takes no write lock)."""
+    if _missing_schema(db) is None:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        # asked again under the lock: another process opening the store at the same moment may have made
+        # them while this one waited (an ALTER TABLE of a column it added would fail)
+        statements = _missing_schema(db)
+        for ddl in statements or ():
+            db.execute(ddl)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _missing_schema(db: sqlite3.Connection) -> list[str] | None:
+    """The statements that bring the store to this kaoshi's schema; None when it has it."""
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     missing = [ddl for name, ddl in TABLES.items() if name not in tables]
     columns = [
@@ -304,32 +350,25 @@ def create_missing_tables(db: sqlite3.Connection) -> None:
         if table in tables
         for name, ddl, _ in missing_columns(db, table)
     ]
-    needs_version = "meta" not in tables or not _has_version_row(db)
+    needs_version = "meta" not in tables or _version_row(db) != str(SCHEMA_VERSION)
     made = "SELECT name FROM sqlite_master WHERE type IN ('index', 'trigger')"
     have = {row[0] for row in db.execute(made)}
     indexes = [ddl for name, ddl in {**INDEXES, **SUMMARY_TRIGGERS}.items() if name not in have]
     if not missing and not columns and not needs_version and not indexes:
-        return
+        return None
+    statements = [*missing, *columns, *indexes]
     # Triggers made again (dropped by hand, or by a tool that rebuilt a table) missed the changes made
     # without them: nothing kept before can be trusted.
-    forget_kept = "run_summaries" in tables and any(name not in have for name in SUMMARY_TRIGGERS)
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for ddl in [*missing, *columns, *indexes]:
-            db.execute(ddl)
-        if forget_kept:
-            db.execute("DELETE FROM run_summaries")
-        if needs_version:
-            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        db.execute("COMMIT")
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
+    if "run_summaries" in tables and any(name not in have for name in SUMMARY_TRIGGERS):
+        statements.append("DELETE FROM run_summaries")
+    if needs_version:  # a new store, or one of schema 1 (its rows stay as they are: TEXT_REFS)
+        statements.append(f"INSERT OR REPLACE INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}')")
+    return statements
 
 
-def _has_version_row(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is not None
+def _version_row(db: sqlite3.Connection) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    return None if row is None else str(row[0])
 
 
 def missing_columns(db: sqlite3.Connection, table: str) -> list[tuple[str, str, str]]:
@@ -358,7 +397,29 @@ def select_list(db: sqlite3.Connection, table: str, columns: tuple[str, ...], *,
     if light:
         # a column the store predates stays its default (truncated then reads 0)
         defaults = {**{c: v for c, v in LIGHT_COLUMNS.items() if c not in defaults}, **defaults}
+    if table in ("samples", "repeat_samples"):
+        texts = {c: stored_text(db, table, c) for c in TEXT_REFS if c in columns and c not in defaults}
+        defaults = {**texts, **defaults}
     return ", ".join(f"{defaults[c]} AS {c}" if c in defaults else c for c in columns)
+
+
+def stored_text(db: sqlite3.Connection, table: str, column: str, *, alias: str = "") -> str:
+    """The SQL reading a sample's `column` (one of TEXT_REFS) in `table` (named `alias` in the query)
+    wherever it is held: in `texts` under its position and digest, else in the row (rows from before
+    schema 2, and empty texts). NULL where they name no text (a store damaged or edited by hand):
+    rows.missing_text."""
+    ref = TEXT_REFS[column]
+    if any(name == ref for name, _, _ in missing_columns(db, table)):
+        return f"{alias}.{column}" if alias else column
+    row = alias or table  # qualified: `texts` has a position too
+    # main.texts where the file has it: a store opened read-only without one has an empty stand-in in
+    # temp (add_reading_stand_ins), which SQLite would read first once another process made the table
+    made = db.execute("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'texts'").fetchone()
+    texts = "main.texts" if made else "texts"
+    return (
+        f"CASE WHEN {row}.{ref} IS NULL THEN {row}.{column} ELSE (SELECT body FROM {texts} "
+        f"WHERE texts.position = {row}.position AND texts.digest = {row}.{ref}) END"
+    )
 
 
 def add_reading_stand_ins(db: sqlite3.Connection) -> None:

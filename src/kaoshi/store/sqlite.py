@@ -11,7 +11,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kaoshi.store.aggregates import RunCounts, extractor_usage, run_counts, run_usage
 from kaoshi.store.batches import BatchBook
@@ -58,6 +58,7 @@ from kaoshi.store.schema import (
     missing_columns,
     select_list,
     stored_schema_version,
+    stored_text,
 )
 from kaoshi.store.summaries import (
     KeptSummary,
@@ -75,6 +76,15 @@ _FOR_READING = "opened for reading"
 # not wait on a run's writes for what it has already counted.
 _KEEP_WAIT_S = 0.25
 _log = logging.getLogger("kaoshi")
+
+
+class _Selects(NamedTuple):
+    """The select lists of a store's tables (schema.select_list)."""
+
+    sample: str
+    repeat: str
+    light: str
+    grade: str
 
 
 class Store:
@@ -106,14 +116,27 @@ class Store:
         self._writes = WriteQueue(self._db, self.path, lock_wait_s)
         try:
             self._prepare()
-            with naming_the_file(self.path):
-                self._sample_select = select_list(self._db, "samples", SAMPLE_COLUMNS)
-                self._repeat_select = select_list(self._db, "repeat_samples", SAMPLE_COLUMNS)
-                self._light_select = select_list(self._db, "samples", SAMPLE_COLUMNS, light=True)
-                self._grade_select = select_list(self._db, "grades", GRADE_COLUMNS)
+            self._selects: tuple[int, _Selects] | None = None
         except BaseException:
             self._db.close()
             raise
+
+    @property
+    def _select(self) -> _Selects:
+        """What a read selects of each table, as the file's tables are now: made again when they changed
+        since (a store read here while another process opened it for writing and added columns: its rows
+        written since hold their texts in `texts`)."""
+        with naming_the_file(self.path):
+            version = self._db.execute("PRAGMA schema_version").fetchone()[0]
+            if self._selects is None or self._selects[0] != version:
+                selects = _Selects(
+                    select_list(self._db, "samples", SAMPLE_COLUMNS),
+                    select_list(self._db, "repeat_samples", SAMPLE_COLUMNS),
+                    select_list(self._db, "samples", SAMPLE_COLUMNS, light=True),
+                    select_list(self._db, "grades", GRADE_COLUMNS),
+                )
+                self._selects = (version, selects)
+            return self._selects[1]
 
     @property
     def read_only(self) -> bool:
@@ -360,7 +383,7 @@ class Store:
         )
 
     def grades(self, run: str, grader: str) -> dict[str, GradeRecord]:
-        rows = self._query(f"SELECT {self._grade_select} FROM grades WHERE run=? AND grader=?", (run, grader))
+        rows = self._query(f"SELECT {self._select.grade} FROM grades WHERE run=? AND grader=?", (run, grader))
         return {row[0]: grade_from_row(row, self.path, run) for row in rows}
 
     def graders(self, run: str) -> list[str]:
@@ -394,7 +417,7 @@ class Store:
         """The run's samples, one a question (its first, for a run of k samples a question). `light`:
         without what a summary never reads (schema.LIGHT_COLUMNS: the prompt, the model's text but where
         it was cut off, ...), for the commands that show numbers and not samples. `status`: only those."""
-        columns = self._light_select if light else self._sample_select
+        columns = self._select.light if light else self._select.sample
         where, params = ("run=?", (run,)) if status is None else ("run=? AND status=?", (run, status.value))
         query = f"SELECT {columns} FROM samples WHERE {where} ORDER BY position, rowid"
         with naming_the_file(self.path):
@@ -505,7 +528,7 @@ class Store:
     def iter_repeat_samples(self, run: str) -> Iterator[SampleRecord]:
         """The run's samples after each question's first (kaoshi run --repeats), by question and sample."""
         query = (
-            f"SELECT sample, {self._repeat_select} FROM repeat_samples WHERE run=? ORDER BY position, sample"
+            f"SELECT sample, {self._select.repeat} FROM repeat_samples WHERE run=? ORDER BY position, sample"
         )
         with naming_the_file(self.path):
             for sample, *row in self._db.execute(query, (run,)):
@@ -526,14 +549,15 @@ class Store:
                     self._db.execute(ddl)
         wanted = "(SELECT value FROM json_each(?))"
         for table, select, extra in (
-            ("samples", self._sample_select, "0"),
-            ("repeat_samples", self._repeat_select, "sample"),
+            ("samples", self._select.sample, "0"),
+            ("repeat_samples", self._select.repeat, "sample"),
         ):
+            prompt = stored_text(self._db, table, "prompt")
             query = (
                 f"SELECT run, {extra}, {select} FROM {table} WHERE request_key IN {wanted} "
                 f"AND status != '{SampleStatus.ERROR.value}' AND run IS NOT ? "
                 # a vote (its response is the ballots) is no model's answer: kept out where it held a key
-                "AND extracted_by != 'vote' AND prompt != '' ORDER BY rowid"
+                f"AND extracted_by != 'vote' AND {prompt} != '' ORDER BY rowid"
             )
             with naming_the_file(self.path):
                 for run, sample, *row in self._db.execute(query, (dumps(list(keys)), excluding)):

@@ -82,24 +82,27 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
-# What the text search looks in. (SQLite's json_extract ends a stem at a \u0000: a NUL there is not found.)
-SEARCHED = ("s.question_id", "s.response", "json_extract(s.question, '$.stem')")
+def searched(question: str) -> tuple[str, ...]:
+    """What the text search looks in, `question` the SQL that reads the question of `s` (schema.stored_text).
+    (SQLite's json_extract ends a stem at a \u0000: a NUL there is not found.)"""
+    return ("s.question_id", "s.response", f"json_extract({question}, '$.stem')")
 
 
-def search_clause(text: str) -> tuple[str, list[str]]:
+def search_clause(text: str, question: str) -> tuple[str, list[str]]:
     """A clause true where `text` is in the id, the response or the stem, ASCII case aside, and its
     parameters.
 
     LIKE reads its pattern as a C string, so a NUL ends it: `%\0%` would be `%`, every sample. Such a text is
     looked for byte by byte instead (instr over BLOBs, which carry their length), both sides in lower case as
     LIKE compares them. Other texts keep LIKE, a fifth faster over a run no page of which matches."""
+    columns = searched(question)
     if "\0" in text:
-        found = [f"instr(CAST(lower({c}) AS BLOB), CAST(lower(?) AS BLOB)) > 0" for c in SEARCHED]
+        found = [f"instr(CAST(lower({c}) AS BLOB), CAST(lower(?) AS BLOB)) > 0" for c in columns]
         needle = text
     else:
-        found = [f"{c} LIKE ? ESCAPE '\\'" for c in SEARCHED]
+        found = [f"{c} LIKE ? ESCAPE '\\'" for c in columns]
         needle = like_pattern(text)
-    return "(" + " OR ".join(found) + ")", [needle] * len(SEARCHED)
+    return "(" + " OR ".join(found) + ")", [needle] * len(columns)
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,9 @@ class SampleFilter:
         text = (params.get("q") or "").strip()[:LONGEST_SEARCH]
         return cls(outcome, facets, text, page_number(params.get("page")))
 
-    def where(self, truncated_column: str = "s.truncated") -> tuple[str, list[Any]]:
-        """The filter as ` AND ...` clauses to follow SAMPLES_FROM, and their parameters."""
+    def where(self, truncated_column: str, question_column: str) -> tuple[str, list[Any]]:
+        """The filter as ` AND ...` clauses to follow SAMPLES_FROM, and their parameters; the two columns as
+        the store reads them (a store from before `truncated`, questions held in `texts`)."""
         clauses: list[str] = []
         values: list[Any] = []
         if self.outcome == TRUNCATED:
@@ -142,7 +146,7 @@ class SampleFilter:
                 clauses.append(f"{column} = ?")
                 values.append(value)
         if self.text:
-            clause, needles = search_clause(self.text)
+            clause, needles = search_clause(self.text, question_column)
             clauses.append(clause)
             values += needles
         return "".join(f" AND {c}" for c in clauses), values

@@ -23,7 +23,13 @@ from kaoshi.store.errors import naming_the_file
 from kaoshi.store.opening import connect
 from kaoshi.store.records import GradeRecord, RunSpec, SampleRecord
 from kaoshi.store.rows import GRADE_COLUMNS, SAMPLE_COLUMNS, grade_from_row, loads, sample_from_row
-from kaoshi.store.schema import add_reading_stand_ins, missing_columns, select_list, stored_schema_version
+from kaoshi.store.schema import (
+    add_reading_stand_ins,
+    missing_columns,
+    select_list,
+    stored_schema_version,
+    stored_text,
+)
 from kaoshi.view.filters import FACETS, PAGE_SIZE, SAMPLES_FROM, Cell, SampleFilter, outcome_sql
 
 # A run's samples and grades as they stand: (samples, largest samples rowid, grades, largest grades
@@ -121,7 +127,7 @@ def page_query(
 ) -> tuple[str, tuple[Any, ...]]:
     """The SQL of one page of the run's samples that pass the filter, and its parameters: in question-id
     order, the primary key's (no sort), one row more than a page to tell whether another follows."""
-    where, values = chosen.where(truncated_column(db))
+    where, values = chosen.where(truncated_column(db), stored_text(db, "samples", "question", alias="s"))
     columns = ", ".join(f"s.{column}" for column in FACETS.values())
     query = (
         f"SELECT s.question_id, {columns}, s.gold, s.answer, ({outcome_sql()}), {truncated_column(db)}, "
@@ -166,11 +172,13 @@ def one_sample(db: sqlite3.Connection, path: Path, run: str, question_id: str) -
 def sample_texts(db: sqlite3.Connection, run: str, question_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
     """question id -> (its stem, the run's response or else its error) for the given questions only."""
     found: dict[str, tuple[str, str]] = {}
+    question = stored_text(db, "samples", "question")
     for start in range(0, len(question_ids), 500):  # within SQLite's limit on parameters
         chunk = list(question_ids[start : start + 500])
         marks = ", ".join("?" for _ in chunk)
         query = (
-            "SELECT question_id, json_extract(question, '$.stem'), COALESCE(NULLIF(response, ''), error, '') "
+            f"SELECT question_id, json_extract({question}, '$.stem'), "
+            "COALESCE(NULLIF(response, ''), error, '') "
             f"FROM samples WHERE run = ? AND question_id IN ({marks})"
         )
         for qid, stem, text in db.execute(query, (run, *chunk)):
