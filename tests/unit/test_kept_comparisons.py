@@ -325,3 +325,19 @@ def test_a_page_of_differences_is_made_from_its_questions_alone(tmp_path: Path) 
             for name, grader in zip(RUNS, graders, strict=True)
         ]
     assert differences_among(looked_up, page) == found[3:9]
+
+
+def test_runs_of_one_exam_are_compared_from_what_their_writers_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every question of each run is a common one: counted on them, each run is what its writer counted
+    and kept as it ended, so the first comparison reads that and counts no run again (only pairs them),
+    and shows what counting from the rows shows."""
+    import kaoshi
+
+    path = tmp_path / "s.sqlite"
+    for name, model in (("a", "random"), ("b", "constant:A")):
+        kaoshi.evaluate("sample", model=model, run_name=name, store=path)
+    expected = counted_again(path, ["a", "b"], monkeypatch)
+    with counting_refused(monkeypatch, "a whole run", (Store, "score_kinds"), (Store, "output_counts")):
+        assert everything(path, ["a", "b"]) == expected

@@ -28,6 +28,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, NamedTuple
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile
@@ -238,6 +239,7 @@ def _counted(
             outcomes=keeping.outcomes,
             outputs=keeping.outputs,
             pairing=answered,
+            counted_whole=partial(_kept_whole, store),
         )
         if compared is None:
             return None
@@ -266,10 +268,9 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     for `grader`; else counted, and kept when `keep` (the run's writer keeps it as the run ends, so the
     first `kaoshi report RUN` after it reads it). None where the run has rows from before the group and
     fingerprint columns (read its score rows then)."""
-    kind = comparison_kind(RUN.label, [record])
-    kept = store.kept_summaries(kind, [record.name]).get(record.name)
-    if kept is not None and kept.current and kept.payload["grader"] == grader:
-        return _counts(kept.payload, among=False, keeping=RUN)
+    found = _kept_whole(store, record, grader)
+    if found is not None:
+        return found
     keep = keep and store.keeps_summaries()
     signatures = store.summary_signatures([record.name]) if keep else {}  # read before counting
     kinds = store.score_kinds(record.name, grader, open_types())
@@ -279,8 +280,20 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     counted = Counted(kinds, False, outputs)
     if keep:
         payload = {"grader": grader, "kinds": kinds_to_json(kinds), "outputs": outputs.to_json()}
-        store.keep_summaries(kind, {record.name: (signatures[record.name], payload)})
+        store.keep_summaries(
+            comparison_kind(RUN.label, [record]), {record.name: (signatures[record.name], payload)}
+        )
     return counted
+
+
+def _kept_whole(store: Store, record: RunRecord, grader: str | None) -> Counted | None:
+    """What is kept of the run counted on its own (kept_run) while its rows are those counted and it was
+    counted for `grader`; None where nothing is."""
+    kind = comparison_kind(RUN.label, [record])
+    kept = store.kept_summaries(kind, [record.name]).get(record.name)
+    if kept is not None and kept.current and kept.payload["grader"] == grader:
+        return _counts(kept.payload, among=False, keeping=RUN)
+    return None
 
 
 def kept_value(
