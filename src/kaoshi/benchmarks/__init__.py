@@ -4,8 +4,9 @@ leaderboard layout and exporters, registered by name. Another installed package 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kaoshi.lazy import lazy_exports
 
 # Names are imported on first use: `kaoshi report` asks the registry for one benchmark's metrics, and
 # needs neither the loaders (kaoshi.benchmarks.loading) nor every template by name
@@ -59,17 +60,7 @@ if TYPE_CHECKING:
     from kaoshi.results.layout import DomainLayout, LeaderboardLayout
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kaoshi.benchmarks' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

@@ -3,8 +3,9 @@ package, kaoshi.benchmarks.<name>; kaoshi.benchmarks.load_exam_result picks one)
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kaoshi.lazy import lazy_exports
 
 # Names are imported on first use: the store's records need the data model alone, not the loaders'
 # collecting (kaoshi.data.collect), which a command reading runs never uses.
@@ -22,17 +23,7 @@ if TYPE_CHECKING:
     from kaoshi.data.model import Exam, Gold, Question, QuestionType, Source, format_gold
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kaoshi.data' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

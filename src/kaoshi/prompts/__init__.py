@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kaoshi.lazy import lazy_exports
 
 # Names are imported on first use: a benchmark's templates need kaoshi.prompts.base, and the registry of
 # user templates imports jinja2 (about 20 ms), which only a run, `kaoshi prompt` and the help of the
@@ -24,17 +25,7 @@ if TYPE_CHECKING:
     from kaoshi.prompts.registry import register_template, registered_templates, unregister_template
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kaoshi.prompts' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

@@ -3,8 +3,9 @@ kaoshi.qtypes picks the rules for each question type (extract_answer, grade_answ
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kaoshi.lazy import lazy_exports
 
 # Names are imported on first use: the store's records need only kaoshi.scoring.grade, and importing
 # kaoshi.scoring.extract compiles its answer patterns (about 10 ms of every command's start).
@@ -28,17 +29,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kaoshi.scoring' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = [

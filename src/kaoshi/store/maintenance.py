@@ -22,7 +22,7 @@ from kaoshi.store.schema import (
     create_missing_tables,
     stored_schema_version,
 )
-from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, wait_out_locks
+from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, wait_out_locks, write_transaction
 
 T = TypeVar("T")
 _LONGEST_PAUSE_S = 2.0
@@ -130,9 +130,10 @@ def compact(path: Path, *, lock_wait_s: float = DEFAULT_LOCK_WAIT_S) -> CompactR
         for table in ("samples", "repeat_samples"):
             after: int | None = 0
             while after is not None:
-                count, after = locked(partial(_move_texts, db, table, after, runs))
+                move = partial(_move_texts, db, table, after, runs)
+                count, after = write_transaction(db, path, move, lock_wait_s, _KEPT_WHAT)
                 moved += count
-        dropped = locked(partial(_in_one_transaction, db, partial(_drop_unheld_texts, db)))
+        dropped = write_transaction(db, path, partial(_drop_unheld_texts, db), lock_wait_s, _KEPT_WHAT)
         locked(lambda: db.execute("VACUUM"))
         locked(lambda: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
     finally:
@@ -147,12 +148,8 @@ _KEPT_WHAT = "what was moved so far is kept; the same command goes on from there
 
 def _move_texts(db: sqlite3.Connection, table: str, after: int, runs: set[str]) -> tuple[int, int | None]:
     """Move the texts of the next _MOVED_AT_ONCE rows of `table` after rowid `after` that hold them in
-    the row to `texts`, in one transaction; how many moved and the last rowid read (None: the table is
-    done). Each run moved is added to `runs`."""
-    return _in_one_transaction(db, partial(_move_some, db, table, after, runs))
-
-
-def _move_some(db: sqlite3.Connection, table: str, after: int, runs: set[str]) -> tuple[int, int | None]:
+    the row to `texts` (in the caller's transaction); how many moved and the last rowid read (None: the
+    table is done). Each run moved is added to `runs`."""
     inline = " OR ".join(f"({ref} IS NULL AND {column} != '')" for column, ref in TEXT_REFS.items())
     names = [name for pair in TEXT_REFS.items() for name in pair]  # prompt, prompt_ref, question, ...
     rows = db.execute(
@@ -192,18 +189,6 @@ def _drop_unheld_texts(db: sqlite3.Connection) -> int:
     unheld = [key for key in db.execute("SELECT position, digest FROM texts") if key not in held]
     db.executemany("DELETE FROM texts WHERE position = ? AND digest = ?", unheld)
     return len(unheld)
-
-
-def _in_one_transaction(db: sqlite3.Connection, action: Callable[[], T]) -> T:
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        result = action()
-        db.execute("COMMIT")
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-    return result
 
 
 def _disk_bytes(path: Path) -> int:

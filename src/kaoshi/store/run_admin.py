@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
-from kaoshi.store.errors import StoreError, naming_the_file
+from kaoshi.store.errors import StoreError
 from kaoshi.store.leases import LeaseHolder, owner_gone
 from kaoshi.store.records import RunRecord, RunStatus
 from kaoshi.store.rows import RUN_QUERY, run_from_row
-from kaoshi.store.writes import wait_out_locks
-
-T = TypeVar("T")
+from kaoshi.store.writes import write_transaction
 
 # Every table with a column holding a run's name (kaoshi.store.schema), children before `runs`.
 RUN_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -74,7 +71,7 @@ def remove_runs(
                     db.execute(f"DELETE FROM {table} WHERE {column}=?", (name,))
         return tuple(removed)
 
-    return _transaction(db, path, action, lock_wait_s, "nothing was removed")
+    return write_transaction(db, path, action, lock_wait_s, "nothing was removed")
 
 
 def _require_no_batches_out(db: sqlite3.Connection, path: Path, name: str) -> None:
@@ -128,7 +125,7 @@ def rename_run(db: sqlite3.Connection, path: Path, old: str, new: str, *, lock_w
             db.execute(f"UPDATE {table} SET {column}=? WHERE {column}=?", (new, old))
         return RenamedRun(old, new, _count(db, "samples", new), _count(db, "grades", new))
 
-    return _transaction(db, path, action, lock_wait_s, "nothing was renamed")
+    return write_transaction(db, path, action, lock_wait_s, "nothing was renamed")
 
 
 def _require_idle(db: sqlite3.Connection, path: Path, name: str, verb: str) -> RunRecord:
@@ -172,23 +169,3 @@ def _holders(db: sqlite3.Connection, name: str) -> list[LeaseHolder]:
 def _count(db: sqlite3.Connection, table: str, run: str) -> int:
     count: int = db.execute(f"SELECT COUNT(*) FROM {table} WHERE run=?", (run,)).fetchone()[0]
     return count
-
-
-def _transaction(
-    db: sqlite3.Connection, path: Path, action: Callable[[], T], lock_wait_s: float, what: str
-) -> T:
-    """`action` in one write transaction (another process's lock waited out within the lock wait)."""
-
-    def attempt() -> T:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            result = action()
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        return result
-
-    with naming_the_file(path):
-        return wait_out_locks(path, attempt, time.monotonic(), lock_wait_s, what=what)

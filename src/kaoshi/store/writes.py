@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kaoshi.store.errors import StoreError, is_busy, is_corrupt, recover_hint
+from kaoshi.store.errors import StoreError, is_busy, is_corrupt, naming_the_file, recover_hint
 from kaoshi.store.holders import describe_holders
 from kaoshi.store.schema import INSERT_TEXT
 
@@ -68,6 +68,26 @@ def wait_out_locks(
         if warned:
             _log.warning("%s is free again after %.0f s", path, time.monotonic() - started)
         return result
+
+
+def write_transaction(
+    db: sqlite3.Connection, path: Path, action: Callable[[], T], lock_wait_s: float, what: str
+) -> T:
+    """`action` in one write transaction (another process's lock waited out within the lock wait)."""
+
+    def attempt() -> T:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            result = action()
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return result
+
+    with naming_the_file(path):
+        return wait_out_locks(path, attempt, time.monotonic(), lock_wait_s, what=what)
 
 
 class WriteQueue:
