@@ -341,3 +341,26 @@ def test_runs_of_one_exam_are_compared_from_what_their_writers_kept(
     expected = counted_again(path, ["a", "b"], monkeypatch)
     with counting_refused(monkeypatch, "a whole run", (Store, "score_kinds"), (Store, "output_counts")):
         assert everything(path, ["a", "b"]) == expected
+
+
+def test_a_run_resumed_while_it_is_compared_is_counted_on_the_common_questions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a run's writer kept is taken only if it was counted from the rows the comparison paired: one
+    kept after them (a run resumed meanwhile) could hold questions that are not among them."""
+    import kaoshi
+
+    path = tmp_path / "s.sqlite"
+    for name, model in (("a", "random"), ("b", "constant:A")):
+        kaoshi.evaluate("sample", model=model, run_name=name, store=path)
+    read_before = Store.summary_signatures
+
+    def before_a_resume(store: Store, runs: object) -> dict[str, object]:
+        found = dict(read_before(store, runs))  # type: ignore[arg-type]
+        if "a" in found:
+            found["a"] = ("rows read before the run was resumed",)
+        return found
+
+    monkeypatch.setattr(Store, "summary_signatures", before_a_resume)
+    with counting_refused(monkeypatch, "a whole run", (Store, "score_kinds")), pytest.raises(AssertionError):
+        compare_stored(["a", "b"], store=path, keep=False)

@@ -43,6 +43,7 @@ from kaoshi.store.pairing import KeyPairing, key_pairings
 from kaoshi.store.rows import dumps
 from kaoshi.store.summaries import (
     KeptSummary,
+    Signature,
     kinds_from_json,
     kinds_layout,
     kinds_to_json,
@@ -212,8 +213,9 @@ def _counted(
 ) -> ComparedRuns | None:
     """counted_comparison of every run, kept when `keep` (and the store keeps summaries)."""
     keep = keep and store.keeps_summaries()
-    # read before counting: what is counted is kept only if these are still the runs' signatures
-    signatures = store.summary_signatures(run.name for run in records) if keep else {}
+    # read before counting: what is counted is kept only if these are still the runs' signatures, and what
+    # a run's writer kept is taken only if it was counted from these rows (a run resumed meanwhile)
+    signatures = store.summary_signatures(run.name for run in records)
     # the runs' rows hold no cycles: never walked by the collector while they are read, paired and counted,
     # and freed at once when done
     with collection_paused():
@@ -239,7 +241,7 @@ def _counted(
             outcomes=keeping.outcomes,
             outputs=keeping.outputs,
             pairing=answered,
-            counted_whole=partial(_kept_whole, store),
+            counted_whole=partial(_kept_whole, store, signatures),
         )
         if compared is None:
             return None
@@ -268,7 +270,7 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     for `grader`; else counted, and kept when `keep` (the run's writer keeps it as the run ends, so the
     first `kaoshi report RUN` after it reads it). None where the run has rows from before the group and
     fingerprint columns (read its score rows then)."""
-    found = _kept_whole(store, record, grader)
+    found = _kept_whole(store, None, record, grader)
     if found is not None:
         return found
     keep = keep and store.keeps_summaries()
@@ -286,14 +288,19 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     return counted
 
 
-def _kept_whole(store: Store, record: RunRecord, grader: str | None) -> Counted | None:
+def _kept_whole(
+    store: Store, signatures: Mapping[str, Signature] | None, record: RunRecord, grader: str | None
+) -> Counted | None:
     """What is kept of the run counted on its own (kept_run) while its rows are those counted and it was
-    counted for `grader`; None where nothing is."""
+    counted for `grader` (and, given `signatures`, counted from the rows that had the run's signature
+    there); None where nothing is."""
     kind = comparison_kind(RUN.label, [record])
     kept = store.kept_summaries(kind, [record.name]).get(record.name)
-    if kept is not None and kept.current and kept.payload["grader"] == grader:
-        return _counts(kept.payload, among=False, keeping=RUN)
-    return None
+    if kept is None or not kept.current or kept.payload["grader"] != grader:
+        return None
+    if signatures is not None and kept.signature != signatures.get(record.name):
+        return None
+    return _counts(kept.payload, among=False, keeping=RUN)
 
 
 def kept_value(

@@ -204,9 +204,9 @@ def backup(path: Path, out: Path) -> BackupResult:
     source = _open_kaoshi_store(path, read_only=not is_writable(path))
     out.parent.mkdir(parents=True, exist_ok=True)
     # written beside `out` and renamed when complete: an interrupted backup leaves no half copy named OUT
-    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
+    unfinished = out.with_name(f".{out.name}.{os.getpid()}.partial")
     try:
-        target = sqlite3.connect(partial, isolation_level=None)
+        target = sqlite3.connect(unfinished, isolation_level=None)
         try:
             with naming_the_file(path):
                 source.backup(target)  # all pages in one step: one read snapshot, writers carry on
@@ -216,9 +216,9 @@ def backup(path: Path, out: Path) -> BackupResult:
             runs, samples = _count(target, "runs"), _count(target, "samples")
         finally:
             target.close()
-        os.replace(partial, out)
+        os.replace(unfinished, out)
     except BaseException:
-        partial.unlink(missing_ok=True)
+        unfinished.unlink(missing_ok=True)
         raise
     finally:
         source.close()
