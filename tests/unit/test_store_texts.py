@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kaoshi.api.store_tools import compact_store
+from kaoshi.api.store_tools import check_store, compact_store
 from kaoshi.api.summary import summarize
 from kaoshi.cli.main import main
 from kaoshi.store import Store, StoreError, maintenance
@@ -252,3 +252,19 @@ def test_two_processes_upgrading_a_store_at_once_both_open_it(
     monkeypatch.setattr(store_schema, "_missing_schema", lambda db: next(asked, None) or really_missing(db))
     with Store(path) as store:  # the second: "duplicate column name: prompt_ref" before it asked again
         assert [s.prompt for s in store.samples("old")] == PROMPTS
+
+
+def test_kaoshi_store_check_says_what_compacting_would_hold_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = store_of_schema_1(tmp_path / "old.sqlite")
+    assert check_store(path).held_in_rows == 3
+    assert main(["store", "check", "--store", str(path)]) == 0
+    assert (
+        "  3 sample(s) hold their prompt and question in their own row (written before schema 2): "
+        "'kaoshi store compact' holds each text once and gives the space back"
+    ) in capsys.readouterr().out.splitlines()
+    compact_store(path)
+    assert check_store(path).held_in_rows == 0
+    assert main(["store", "check", "--store", str(path)]) == 0
+    assert "kaoshi store compact" not in capsys.readouterr().out

@@ -96,6 +96,11 @@ def check_command(args: argparse.Namespace) -> int:
             f"  {_size(result.wal_bytes)} in {result.path}-wal: copy it with the file, or run "
             "'kaoshi store checkpoint' (or 'kaoshi store backup OUT') first"
         )
+    if result.held_in_rows:
+        print(
+            f"  {result.held_in_rows} sample(s) hold their prompt and question in their own row (written "
+            "before schema 2): 'kaoshi store compact' holds each text once and gives the space back"
+        )
     return 0
 
 

@@ -20,6 +20,7 @@ from kaoshi.store.schema import (
     TEXT_REFS,
     add_reading_stand_ins,
     create_missing_tables,
+    missing_columns,
     stored_schema_version,
 )
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, wait_out_locks, write_transaction
@@ -72,6 +73,9 @@ class StoreCheck:
     wal_bytes: int  # committed rows not yet in the file itself: a copy needs the -wal too
     problems: tuple[str, ...] = ()
     advice: str | None = None  # what to do about the problems
+    # samples that hold their prompt or question in their row (written before schema 2): `kaoshi store
+    # compact` holds them once
+    held_in_rows: int = 0
 
     @property
     def ok(self) -> bool:
@@ -242,14 +246,29 @@ def check(path: Path) -> StoreCheck:
         add_reading_stand_ins(db)
         problems = [row[0] for row in db.execute("PRAGMA integrity_check").fetchmany(_PROBLEMS_SHOWN)]
         counts = [_count(db, table) for table in ("runs", "samples", "grades")]
+        # a pass over the rows, as the integrity check makes (1.1 s against its 18 s at 1,000,000 samples)
+        held_in_rows = sum(_held_in_rows(db, table) for table in ("samples", "repeat_samples"))
     except StoreError as exc:
         return _with_problems(empty, [str(exc)])
     except sqlite3.DatabaseError as exc:
         return _with_problems(replace(empty, schema_version=version), [str(exc)], damaged=True)
     finally:
         db.close()
-    found = StoreCheck(path, version, counts[0], counts[1], counts[2], empty.wal_bytes)
+    found = StoreCheck(
+        path, version, counts[0], counts[1], counts[2], empty.wal_bytes, held_in_rows=held_in_rows
+    )
     return found if problems == ["ok"] else _with_problems(found, problems, damaged=True)
+
+
+def _held_in_rows(db: sqlite3.Connection, table: str) -> int:
+    """The rows of `table` holding their prompt or question themselves, not in `texts` (schema.TEXT_REFS)."""
+    lacking = {name for name, _, _ in missing_columns(db, table)}
+    held = " OR ".join(
+        f"{column} != ''" if ref in lacking else f"({ref} IS NULL AND {column} != '')"
+        for column, ref in TEXT_REFS.items()
+    )
+    count: int = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {held}").fetchone()[0]
+    return count
 
 
 def _with_problems(check: StoreCheck, problems: list[str], *, damaged: bool = False) -> StoreCheck:
