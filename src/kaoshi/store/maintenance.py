@@ -20,7 +20,7 @@ from kaoshi.store.schema import (
     TEXT_REFS,
     add_reading_stand_ins,
     create_missing_tables,
-    missing_columns,
+    held_in_row,
     stored_schema_version,
 )
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, wait_out_locks, write_transaction
@@ -154,11 +154,10 @@ def _move_texts(db: sqlite3.Connection, table: str, after: int, runs: set[str]) 
     """Move the texts of the next _MOVED_AT_ONCE rows of `table` after rowid `after` that hold them in
     the row to `texts` (in the caller's transaction); how many moved and the last rowid read (None: the
     table is done). Each run moved is added to `runs`."""
-    inline = " OR ".join(f"({ref} IS NULL AND {column} != '')" for column, ref in TEXT_REFS.items())
     names = [name for pair in TEXT_REFS.items() for name in pair]  # prompt, prompt_ref, question, ...
     rows = db.execute(
         f"SELECT rowid, run, position, {', '.join(names)} FROM {table} "
-        f"WHERE rowid > ? AND ({inline}) ORDER BY rowid LIMIT {_MOVED_AT_ONCE}",
+        f"WHERE rowid > ? AND ({held_in_row(db, table)}) ORDER BY rowid LIMIT {_MOVED_AT_ONCE}",
         (after,),
     ).fetchall()
     held, changed = [], []
@@ -262,12 +261,7 @@ def check(path: Path) -> StoreCheck:
 
 def _held_in_rows(db: sqlite3.Connection, table: str) -> int:
     """The rows of `table` holding their prompt or question themselves, not in `texts` (schema.TEXT_REFS)."""
-    lacking = {name for name, _, _ in missing_columns(db, table)}
-    held = " OR ".join(
-        f"{column} != ''" if ref in lacking else f"({ref} IS NULL AND {column} != '')"
-        for column, ref in TEXT_REFS.items()
-    )
-    count: int = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {held}").fetchone()[0]
+    count: int = db.execute(f"SELECT COUNT(*) FROM {table} WHERE {held_in_row(db, table)}").fetchone()[0]
     return count
 
 

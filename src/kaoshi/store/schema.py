@@ -423,6 +423,16 @@ def stored_text(db: sqlite3.Connection, table: str, column: str, *, alias: str =
     )
 
 
+def held_in_row(db: sqlite3.Connection, table: str) -> str:
+    """The SQL condition true of a row of `table` that holds its prompt or question itself, not in `texts`
+    (rows from before schema 2; TEXT_REFS)."""
+    lacking = {name for name, _, _ in missing_columns(db, table)}
+    return " OR ".join(
+        f"{column} != ''" if ref in lacking else f"({ref} IS NULL AND {column} != '')"
+        for column, ref in TEXT_REFS.items()
+    )
+
+
 def add_reading_stand_ins(db: sqlite3.Connection) -> None:
     """For a store opened read-only that predates some tables: empty temporary ones of the same shape,
     so that queries need not ask which tables exist; the file is not touched."""
