@@ -377,24 +377,31 @@ def _folded_score(grader: str | None, open_types: Collection[str]) -> tuple[str,
 
 # The questions a board compares its runs on (keep_questions), for score_kinds and outcome_keys `kept`.
 _KEPT = "temp.kaoshi_kept_questions"
+# A run's questions left out of those (narrowed_kinds): a few, where the runs compared are each whole.
+_LEFT_OUT = "temp.kaoshi_left_out_questions"
 
 
 def keep_questions(db: sqlite3.Connection, question_ids: Iterable[str]) -> None:
     """Hold `question_ids` in a temporary table of this connection (a read-only store too), replacing
     those held before."""
+    _hold(db, _KEPT, question_ids)
+
+
+def _hold(db: sqlite3.Connection, table: str, question_ids: Iterable[str]) -> None:
+    """Hold `question_ids` in the temporary `table`, replacing those held before."""
     # the ids are the table's own b-tree (WITHOUT ROWID), not an index beside a table of rows: written a
     # fifth faster, and looked up a little faster by each of a run's samples
     db.execute(
-        f"CREATE TEMP TABLE IF NOT EXISTS {_KEPT.split('.')[1]} (question_id TEXT PRIMARY KEY) WITHOUT ROWID"
+        f"CREATE TEMP TABLE IF NOT EXISTS {table.split('.')[1]} (question_id TEXT PRIMARY KEY) WITHOUT ROWID"
     )
-    db.execute(f"DELETE FROM {_KEPT}")
+    db.execute(f"DELETE FROM {table}")
     ids = list(question_ids)
     try:
         # one JSON array unpacked by SQLite, sorted in Python (each id at the end of the table's b-tree):
         # 0.03 s for 100,000 ids, where a statement an id took 0.35 s
-        db.execute(f"INSERT OR IGNORE INTO {_KEPT} SELECT value FROM json_each(?)", (dumps(sorted(ids)),))
+        db.execute(f"INSERT OR IGNORE INTO {table} SELECT value FROM json_each(?)", (dumps(sorted(ids)),))
     except sqlite3.OperationalError:  # an SQLite built without its JSON functions
-        db.executemany(f"INSERT OR IGNORE INTO {_KEPT} VALUES (?)", zip(sorted(ids)))
+        db.executemany(f"INSERT OR IGNORE INTO {table} VALUES (?)", zip(sorted(ids)))
 
 
 def score_kinds(
@@ -411,18 +418,33 @@ def score_kinds(
     kaoshi.results.grading.apply_grades does; `kept`: only the questions keep_questions holds. One pass over
     the index samples_scores, with no sort and no row read. None when some rows were written before the
     group column (their groups are in their questions): read the rows then (score_rows)."""
+    among = f" AND s.question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
+    indexed = f" INDEXED BY {SCORES_INDEX}" if _has_index(db, SCORES_INDEX) else ""
+    found = _kinds(db, path, run, grader, open_types, f"samples s{indexed}", among)
+    if found is not None:
+        _check_values((kind.row for kind in found), path, "samples", run)
+    return found
+
+
+def _kinds(
+    db: sqlite3.Connection,
+    path: Path,
+    run: str,
+    grader: str | None,
+    open_types: Collection[str],
+    source: str,
+    among: str,
+) -> list[Kind] | None:
+    """score_kinds of the run's rows read from `source` (where its samples are `s`) that `among` (a
+    condition on them) picks, unchecked."""
     if any(name in ("question_group", "fingerprint") for name, _, _ in missing_columns(db, "samples")):
         return None
     score, join, folded = _folded_score(grader, open_types)
     params: tuple[Any, ...] = (*folded, run)
-    indexed = f" INDEXED BY {SCORES_INDEX}" if _has_index(db, SCORES_INDEX) else ""
-    among = f" AND s.question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
     grouped = ", ".join(score if name is None else f"s.{name}" for name in KIND_COLUMNS)
-    # a sample's place: its position, then its row (as samples are read in order, kaoshi.store.sqlite)
-    place = "s.position * 4294967296 + s.rowid"
     query = (
-        f"SELECT {grouped}, COUNT(*), MIN({place}), MAX({place}), MIN(s.question_id), "
-        f"MAX(s.fingerprint IS NULL) FROM samples s{indexed} {join} "
+        f"SELECT {grouped}, COUNT(*), MIN({_PLACE}), MAX({_PLACE}), MIN(s.question_id), "
+        f"MAX(s.fingerprint IS NULL) FROM {source} {join} "
         f"WHERE s.run = ?{among} GROUP BY {', '.join(str(i) for i in range(1, len(KIND_COLUMNS) + 1))}"
     )
     found = []
@@ -446,8 +468,81 @@ def score_kinds(
             )  # fmt: skip
             found.append(Kind(row, samples, first, last))
     found.sort(key=lambda kind: kind.first)
-    _check_values((kind.row for kind in found), path, "samples", run)
     return found
+
+
+# A sample's place: its position, then its row (as samples are read in order, kaoshi.store.sqlite).
+_PLACE = "s.position * 4294967296 + s.rowid"
+
+
+def narrowed_kinds(
+    db: sqlite3.Connection, path: Path, run: str, whole: Sequence[Kind], left_out: Collection[str]
+) -> list[Kind] | None:
+    """score_kinds of the run with `kept` (no grader: its own scores), made from its kinds counted whole
+    (`whole`, score_kinds without `kept`) less those of its `left_out` questions (the run's questions
+    keep_questions does not hold): the same kinds, counts, first and last places and question ids, where
+    only the left-out rows are read, and the few rows that take a left-out one's place as a kind's first,
+    last or least question id are looked up in the index samples_scores. A comparison of runs that each
+    erred on a few questions counts every run on the questions all of them answered: where what each
+    run's writer kept of it is whole, that is 2% of a run read, not all of it. None where the left-out rows
+    are not among `whole` (a run changed since it was counted) or date from before the group and
+    fingerprint columns."""
+    if not _has_index(db, SCORES_INDEX):
+        return None
+    _hold(db, _LEFT_OUT, left_out)
+    # the left-out rows found by key (SQLite would look each of the run's samples up among them instead)
+    source = f"{_LEFT_OUT} o CROSS JOIN samples s"
+    less = _kinds(db, path, run, None, (), source, " AND s.question_id = o.question_id")
+    if less is None:
+        return None
+    left = {_kind_key(kind.row): kind for kind in less}
+    found = []
+    for kind in whole:
+        gone = left.pop(_kind_key(kind.row), None)
+        if gone is None:
+            found.append(kind)
+            continue
+        samples = kind.samples - gone.samples
+        if samples < 0:
+            return None
+        if samples == 0:
+            continue
+        # a left-out row was the kind's first, last or least question id: the next one of those left
+        first = kind.first if gone.first != kind.first else _kept_of_kind(db, run, gone, "first")
+        last = kind.last if gone.last != kind.last else _kept_of_kind(db, run, gone, "last")
+        row = kind.row
+        if gone.row.question_id == row.question_id:
+            row = row._replace(question_id=_kept_of_kind(db, run, gone, "least"))
+        found.append(Kind(row, samples, first, last))
+    if left:
+        return None  # rows of kinds the run did not have when counted whole
+    found.sort(key=lambda kind: kind.first)
+    return found
+
+
+def _kind_key(row: ScoreRow) -> tuple[Any, ...]:
+    """What tells a kind from the others: its row past the question id and fingerprint (its group as JSON,
+    which may be a list or an object)."""
+    return (*row[2:6], dumps(row.group), *row[7:15])
+
+
+# A left-out kind's rows that are kept: the rows of the run alike in every column score_kinds groups by to
+# the left-out row that names the kind (found by key), a kind's rows in question order in samples_scores.
+_OF_KIND = (
+    f"FROM samples x JOIN samples s INDEXED BY {SCORES_INDEX} ON s.run = x.run AND "
+    + " AND ".join(f"s.{name or 'score'} IS x.{name or 'score'}" for name in KIND_COLUMNS)
+    + f" WHERE x.run = ? AND x.question_id = ? AND s.question_id NOT IN (SELECT question_id FROM {_LEFT_OUT})"
+)
+_KEPT_OF_KIND = {
+    "first": f"SELECT {_PLACE} {_OF_KIND} ORDER BY s.position, s.rowid LIMIT 1",
+    "last": f"SELECT {_PLACE} {_OF_KIND} ORDER BY s.position DESC, s.rowid DESC LIMIT 1",
+    "least": f"SELECT MIN(s.question_id) {_OF_KIND}",
+}
+
+
+def _kept_of_kind(db: sqlite3.Connection, run: str, gone: Kind, which: str) -> Any:
+    """The first or last place, or the least question id, of the kept rows of a left-out kind's."""
+    return db.execute(_KEPT_OF_KIND[which], (run, gone.row.question_id)).fetchone()[0]
 
 
 def pair_keys(

@@ -21,6 +21,7 @@ from kaoshi.store.columns import (
     ScoreRow,
     answer_keys,
     keep_questions,
+    narrowed_kinds,
     outcome_keys,
     output_counts,
     pair_keys,
@@ -439,6 +440,12 @@ class Store:
         questions keep_questions holds); None for a run with rows from before the group column."""
         with naming_the_file(self.path):
             return score_kinds(self._db, self.path, run, grader, open_types, kept=kept)
+
+    def narrowed_kinds(self, run: str, whole: Sequence[Kind], left_out: Collection[str]) -> list[Kind] | None:
+        """score_kinds with `kept` (no grader) from the run's kinds counted whole less its `left_out`
+        questions' (kaoshi.store.columns.narrowed_kinds); None where they cannot be."""
+        with naming_the_file(self.path):
+            return narrowed_kinds(self._db, self.path, run, whole, left_out)
 
     def outcome_keys(self, run: str, *, kept: bool = False) -> dict[tuple[str, str], float]:
         """(question id, fingerprint) -> 1.0 / 0.0 for each checked answer (kaoshi.store.columns)."""
