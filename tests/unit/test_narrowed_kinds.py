@@ -1,7 +1,8 @@
 """A run counted on a comparison's common questions, made from its kinds counted whole less those of the
 questions left out (kaoshi.store.columns.narrowed_kinds, taken by kaoshi.api.counting where a run's writer
-kept its counts): the same kinds, counts, first and last places and question ids as counting the run on
-those questions, whichever of its rows are left out, and None where the whole kinds are not the run's."""
+kept its counts, with its output tally: tests/unit/test_output_tally.py): the same kinds, counts, first and
+last places and question ids as counting the run on those questions, whichever of its rows are left out,
+and None where the whole kinds are not the run's."""
 
 from __future__ import annotations
 
@@ -126,7 +127,14 @@ def test_runs_that_erred_are_compared_from_what_their_writers_kept_less_the_left
         kaoshi.evaluate("sample", model=_Erring(frozenset(failing), pick), run_name=name, store=path)
     expected = counted_again(path, ["a", "b"], monkeypatch)
     shown = reported(path, ["a", "b"], keep=False)
+    counted = Store.output_counts
+
+    def left_out_only(store: Store, run: str, text_end: int, **among: object) -> object:
+        assert "left_out" in among, "a run's outputs counted on the common questions"
+        return counted(store, run, text_end, **among)  # type: ignore[arg-type]
+
     with counting_refused(monkeypatch, "a run on the common questions", (Store, "score_kinds")):
+        monkeypatch.setattr(Store, "output_counts", left_out_only)
         assert reported(path, ["a", "b"]) == shown
         assert pages(path, ["a", "b"]) in expected
     assert shown in expected and '"n": 40' in shown

@@ -4,9 +4,10 @@ off at the token budget and how many of those loop to it, and the tokens and mod
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
 from kaoshi.store.columns import OutputRow, ScoreRow
@@ -70,11 +71,15 @@ def inverted_cdf(ordered: Sequence[int], percent: float) -> int:
     that share of the answers stay within. It is always a count some answer had: "p99 8,192" then says
     that answers reach the budget, where linear interpolation (numpy's default) would report 8,191.4, a
     length no answer has. Written out rather than importing numpy, which took a tenth of a report's time."""
-    n = len(ordered)
+    return ordered[inverted_cdf_place(len(ordered), percent)]
+
+
+def inverted_cdf_place(n: int, percent: float) -> int:
+    """Where inverted_cdf takes the `percent` percentile of `n` sorted counts."""
     index = n * (percent / 100) - 1
     below = math.floor(index)
     chosen = below + 1 if index - below > 0 else below
-    return ordered[min(max(chosen, 0), n - 1)]
+    return min(max(chosen, 0), n - 1)
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,26 @@ class CountDistribution:
         ordered = sorted(counts)
         p50, p90, p99 = (inverted_cdf(ordered, q) for q in (50, 90, 99))
         return cls(len(counts), sum(counts) / len(counts), p50, p90, p99, ordered[-1])
+
+    @classmethod
+    def of_histogram(cls, histogram: Mapping[int, int]) -> CountDistribution | None:
+        """`of` the counts that `histogram` holds (count -> how many answers had it; none below 0): the same
+        distribution, the same floats."""
+        n = sum(histogram.values())
+        if not n:
+            return None
+        ordered = sorted(value for value, times in histogram.items() if times)
+        cumulative, running = [], 0
+        for value in ordered:
+            running += histogram[value]
+            cumulative.append(running)
+
+        def at(place: int) -> int:  # the count at `place` of them sorted
+            return ordered[bisect_right(cumulative, place)]
+
+        p50, p90, p99 = (at(inverted_cdf_place(n, q)) for q in (50, 90, 99))
+        total = sum(value * histogram[value] for value in ordered)
+        return cls(n, total / n, p50, p90, p99, ordered[-1])
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,10 +219,6 @@ class OutputProfile:
         )
 
 
-def _total(counts: Sequence[int]) -> int | None:
-    return sum(counts) if counts else None
-
-
 def output_profile(samples: Iterable[SampleRecord | ScoreRow | OutputRow]) -> OutputProfile:
     """The profile of a run's samples, or of their score or output rows (kaoshi.store.columns, read with
     text_end=TAIL_CHARS): errors counted, and left out of every other number. The loop check reads only a
@@ -213,10 +234,131 @@ def counted_profile(
     """The profile of samples each standing for `n` alike in what the profile counts (a cut-off answer
     stands for itself: its end is read), with `times` the latencies of the answers that have one (the
     samples' own latencies are not read here). One pass, no object a sample."""
-    samples_n = errors = answers = generated = truncated = loops = 0
-    out: list[int] = []
-    reasoning: list[int] = []
-    tokens_in: list[int] = []
+    # exactly rounded: 44 × 0.01 s is 0.44 s
+    return _tallied(counted, len(times), 0).profile_timed(math.fsum(times) if times else None)
+
+
+# A latency in units of the least a double holds (2**-1074): whole numbers, summed and taken away exactly.
+_TIME_UNIT_BITS = 1074
+
+
+def _time_units(seconds: float) -> int:
+    numerator, denominator = seconds.as_integer_ratio()  # the denominator a power of two
+    return numerator << (_TIME_UNIT_BITS - denominator.bit_length() + 1)
+
+
+@dataclass(frozen=True)
+class OutputTally:
+    """A run's outputs counted so that those of some of its samples can be taken away (`less`) and the
+    profile of the others made (`profile`), the same as counted_profile counting them: what OutputProfile is
+    made of, in whole numbers. tokens_out, tokens_reasoning: the generated answers by count; tokens_in: the
+    answers' input tokens summed, over `tokens_in_counted` answers; time_units: their latencies summed
+    exactly, in units of 2**-1074 (made into seconds once, rounded as math.fsum rounds their sum). A
+    comparison's runs are counted on their common questions so (kaoshi.api.counting): each run's writer
+    keeps its tally, and the few questions the run leaves out are counted and taken away."""
+
+    samples: int
+    errors: int
+    answers: int
+    generated: int
+    truncated: int
+    loops: int
+    tokens_in: int
+    tokens_in_counted: int
+    tokens_out: Mapping[int, int]
+    tokens_reasoning: Mapping[int, int]
+    timed: int
+    time_units: int
+
+    def less(self, part: OutputTally) -> OutputTally | None:
+        """The tally without `part`, samples of its own; None where `part` holds more of something."""
+        numbers = [mine - theirs for mine, theirs in zip(self._numbers(), part._numbers(), strict=True)]
+        out = _histogram_less(self.tokens_out, part.tokens_out)
+        reasoning = _histogram_less(self.tokens_reasoning, part.tokens_reasoning)
+        if out is None or reasoning is None or min(numbers[:-1]) < 0:
+            return None
+        samples, errors, answers, generated, truncated, loops, tokens_in, counted, timed, time_units = numbers
+        return OutputTally(
+            samples, errors, answers, generated, truncated, loops, tokens_in, counted, out, reasoning, timed,
+            time_units,
+        )  # fmt: skip
+
+    def _numbers(self) -> tuple[int, ...]:
+        return (
+            self.samples, self.errors, self.answers, self.generated, self.truncated, self.loops,
+            self.tokens_in, self.tokens_in_counted, self.timed, self.time_units,
+        )  # fmt: skip
+
+    def profile(self) -> OutputProfile:
+        """The profile of the samples tallied: counted_profile's of them."""
+        # a whole number divided is rounded once, correctly, as math.fsum rounds the exact sum
+        return self.profile_timed(self.time_units / (1 << _TIME_UNIT_BITS) if self.timed else None)
+
+    def profile_timed(self, model_time_s: float | None) -> OutputProfile:
+        """The profile of the samples tallied, their latencies summing to `model_time_s`."""
+        out_total = sum(value * times for value, times in self.tokens_out.items())
+        return OutputProfile(
+            samples=self.samples,
+            errors=self.errors,
+            answers=self.answers,
+            generated=self.generated,
+            tokens_out=CountDistribution.of_histogram(self.tokens_out),
+            tokens_reasoning=CountDistribution.of_histogram(self.tokens_reasoning),
+            truncated=self.truncated,
+            loops=self.loops,
+            tokens_in_total=self.tokens_in if self.tokens_in_counted else None,
+            tokens_out_total=out_total if any(self.tokens_out.values()) else None,
+            timed=self.timed,
+            model_time_s=model_time_s,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "numbers": list(self._numbers()),
+            "tokens_out": sorted(self.tokens_out.items()),
+            "tokens_reasoning": sorted(self.tokens_reasoning.items()),
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> OutputTally:
+        """to_json read back: the same tally."""
+        samples, errors, answers, generated, truncated, loops, tokens_in, counted, timed, units = value[
+            "numbers"
+        ]
+        return cls(
+            samples, errors, answers, generated, truncated, loops, tokens_in, counted,
+            {int(k): int(n) for k, n in value["tokens_out"]},
+            {int(k): int(n) for k, n in value["tokens_reasoning"]},
+            timed, units,
+        )  # fmt: skip
+
+
+def _histogram_less(mine: Mapping[int, int], theirs: Mapping[int, int]) -> dict[int, int] | None:
+    left = Counter(mine)
+    for value, times in theirs.items():
+        left[value] -= times
+        if left[value] < 0:
+            return None
+    return {value: times for value, times in left.items() if times}
+
+
+def counted_tally(
+    counted: Iterable[tuple[SampleRecord | ScoreRow | OutputRow, int]], times: Sequence[float]
+) -> OutputTally | None:
+    """The tally of what counted_profile counts (the same arguments); None where a latency is not a finite
+    number (its sum cannot be taken apart)."""
+    if not all(map(math.isfinite, times)):
+        return None
+    return _tallied(counted, len(times), sum(map(_time_units, times)))
+
+
+def _tallied(
+    counted: Iterable[tuple[SampleRecord | ScoreRow | OutputRow, int]], timed: int, time_units: int
+) -> OutputTally:
+    """counted_profile's counts of `counted`, with the latencies' number and sum as given."""
+    samples_n = errors = answers = generated = truncated = loops = tokens_in = tokens_in_counted = 0
+    out: Counter[int] = Counter()
+    reasoning: Counter[int] = Counter()
     for sample, n in counted:
         samples_n += n
         if sample.status == SampleStatus.ERROR:
@@ -224,14 +366,15 @@ def counted_profile(
             continue
         answers += n
         if sample.tokens_in is not None:
-            tokens_in.append(sample.tokens_in * n)
+            tokens_in += sample.tokens_in * n
+            tokens_in_counted += n
         if sample.extracted_by in NOT_GENERATED:
             continue
         generated += n
         if sample.tokens_out is not None:
-            out += repeat(sample.tokens_out, n)
+            out[sample.tokens_out] += n
         if sample.tokens_reasoning is not None:
-            reasoning += repeat(sample.tokens_reasoning, n)
+            reasoning[sample.tokens_reasoning] += n
         if sample.truncated:
             truncated += n
             if not isinstance(sample, SampleRecord):
@@ -239,17 +382,7 @@ def counted_profile(
             else:
                 end = output_end(sample.response, sample.reasoning)
             loops += n * repeats_to_the_end(end)
-    return OutputProfile(
-        samples=samples_n,
-        errors=errors,
-        answers=answers,
-        generated=generated,
-        tokens_out=CountDistribution.of(out),
-        tokens_reasoning=CountDistribution.of(reasoning),
-        truncated=truncated,
-        loops=loops,
-        tokens_in_total=_total(tokens_in),
-        tokens_out_total=_total(out),
-        timed=len(times),
-        model_time_s=math.fsum(times) if times else None,  # exactly rounded: 44 × 0.01 s is 0.44 s
-    )
+    return OutputTally(
+        samples_n, errors, answers, generated, truncated, loops, tokens_in, tokens_in_counted, dict(out),
+        dict(reasoning), timed, time_units,
+    )  # fmt: skip

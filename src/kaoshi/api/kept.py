@@ -31,7 +31,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, NamedTuple
 
-from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, counted_profile
+from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, OutputTally, counted_profile, counted_tally
 from kaoshi.api.counting import Counted, CountedSummary, counted_comparison, open_types, read_answers
 from kaoshi.bulk import collection_paused
 from kaoshi.report.compare import ComparedRuns, PairedOutcomes
@@ -151,9 +151,10 @@ def _compared(
 
 
 def _counts(payload: Payload, among: bool, keeping: Keeping) -> Counted:
-    """What was counted of a run, as kept."""
+    """What was counted of a run, as kept (with its output tally, where a run counted whole kept one)."""
     outputs = OutputProfile.from_json(payload["outputs"]) if keeping.outputs else None
-    return Counted(kinds_from_json(payload["kinds"]), among, outputs)
+    tally = OutputTally.from_json(payload["tally"]) if "tally" in payload else None
+    return Counted(kinds_from_json(payload["kinds"]), among, outputs, tally)
 
 
 def _payload(grader: str | None, counted: Counted, coverage: Coverage) -> Payload:
@@ -278,10 +279,15 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     kinds = store.score_kinds(record.name, grader, open_types())
     if kinds is None:
         return None
-    outputs = counted_profile(*store.output_counts(record.name, TAIL_CHARS))
+    output_rows = store.output_counts(record.name, TAIL_CHARS)
+    outputs = counted_profile(*output_rows)
     counted = Counted(kinds, False, outputs)
     if keep:
-        payload = {"grader": grader, "kinds": kinds_to_json(kinds), "outputs": outputs.to_json()}
+        payload: Payload = {"grader": grader, "kinds": kinds_to_json(kinds), "outputs": outputs.to_json()}
+        # what a comparison takes the questions a run left out of its common ones away from (api.counting)
+        tally = counted_tally(*output_rows)
+        if tally is not None:
+            payload["tally"] = tally.to_json()
         store.keep_summaries(
             comparison_kind(RUN.label, [record]), {record.name: (signatures[record.name], payload)}
         )

@@ -641,18 +641,30 @@ class OutputRow(NamedTuple):
 
 
 def output_counts(
-    db: sqlite3.Connection, run: str, text_end: int, *, kept: bool = False
+    db: sqlite3.Connection,
+    run: str,
+    text_end: int,
+    *,
+    kept: bool = False,
+    left_out: Collection[str] | None = None,
 ) -> tuple[list[tuple[OutputRow, int]], list[float]]:
     """The run's samples (its k samples a question too) as the output profile counts them
     (kaoshi.analysis.outputs.counted_profile): those alike in status, extraction and token counts counted
     once with their number, each answer cut off at its budget on its own with the last `text_end`
     characters of its text and reasoning; and the latencies of the answers that have one. From the index
     samples_scores (only the cut-off answers' rows are read): a run's 100,000 samples are a few thousand
-    kinds. `kept`: only the questions keep_questions holds."""
+    kinds. `kept`: only the questions keep_questions holds. `left_out`: only those of its first samples
+    (narrowed_kinds), found by key."""
     among = f" AND question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
+    tables: tuple[str, ...] = ("samples", "repeat_samples")
+    if left_out is not None:
+        _hold(db, _LEFT_OUT, left_out)
+        among, tables = " AND samples.question_id = o.question_id", ("samples",)
     counted: list[tuple[OutputRow, int]] = []
     times: list[float] = []
-    for table in ("samples", "repeat_samples"):
+    for table in tables:
+        # the left-out rows found by key (SQLite would look each of the run's samples up among them)
+        source = table if left_out is None else f"{_LEFT_OUT} o CROSS JOIN {table}"
         lacking = {name: default for name, _, default in missing_columns(db, table)}
 
         def column(name: str, lacking: dict[str, str] = lacking) -> str:
@@ -665,15 +677,16 @@ def output_counts(
         answered_in = f"CASE WHEN status != '{SampleStatus.ERROR.value}' THEN latency_s END"
         alike = (
             f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, NULL, 0, "
-            f"NULL, NULL, COUNT(*), {_PACKED}({answered_in}) FROM {table} "
+            f"NULL, NULL, COUNT(*), {_PACKED}({answered_in}) FROM {source} "
             f"WHERE run = ? AND NOT {column('truncated')}{among} GROUP BY 3, 4, 5, 1, 2"
         )
         # the cut-off answers found in the index, so that only their rows are read
-        indexed = f" INDEXED BY {SCORES_INDEX}" if table == "samples" and _has_index(db, SCORES_INDEX) else ""
+        scores = table == "samples" and left_out is None and _has_index(db, SCORES_INDEX)
+        indexed = f" INDEXED BY {SCORES_INDEX}" if scores else ""
         ends = (
             f"SELECT status, extracted_by, tokens_in, tokens_out, {column('tokens_reasoning')}, NULL, "
             f"1, {_ending('response', text_end)}, {_ending(column('reasoning'), text_end)}, 1, {answered_in} "
-            f"FROM {table}{indexed} WHERE run = ? AND {column('truncated')}{among}"
+            f"FROM {source}{indexed} WHERE run = ? AND {column('truncated')}{among}"
         )
         db.create_aggregate(_PACKED, 1, _PackedNumbers)
         for values in db.execute(alike, (run,)):

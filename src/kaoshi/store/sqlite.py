@@ -479,12 +479,13 @@ class Store:
             keep_questions(self._db, question_ids)
 
     def output_counts(
-        self, run: str, text_end: int, *, kept: bool = False
+        self, run: str, text_end: int, *, kept: bool = False, left_out: Collection[str] | None = None
     ) -> tuple[list[tuple[OutputRow, int]], list[float]]:
         """The samples as the output profile counts them, and the answers' latencies
-        (kaoshi.store.columns.output_counts; `kept`: only the questions keep_questions holds)."""
+        (kaoshi.store.columns.output_counts; `kept`: only the questions keep_questions holds; `left_out`:
+        only those first samples)."""
         with naming_the_file(self.path):
-            return output_counts(self._db, run, text_end, kept=kept)
+            return output_counts(self._db, run, text_end, kept=kept, left_out=left_out)
 
     # -- what reading commands counted, kept (kaoshi.store.summaries) --------------------------------------
     def kept_summaries(self, kind: str, runs: Collection[str]) -> dict[str, KeptSummary]:
