@@ -7,8 +7,9 @@ questions, the authors' 1-shot prompt of ~570 characters (~600 with options) tha
 demo, replies of ~75 characters; some errors, unparsed and ambiguous answers and replies cut off at the
 budget). The tables are made by kaoshi (Store, open_run with a real RunSpec, finish_run); the samples go
 in with sqlite3 `executemany` in large transactions, each row `written_row(SampleRecord)` with the texts
-it holds (its prompt and question, each once in the store): exactly what kaoshi writes. A row is then read
-back as kaoshi reads it (sample_from_row), and `kaoshi samples` must print JSON.
+it holds (its prompt and question, each once in the store): exactly what kaoshi writes. Each run's counts
+are then kept as its process keeps them at its end (kaoshi.api.summary.keep_counts). A row is read back
+as kaoshi reads it (sample_from_row), and `kaoshi samples` must print JSON.
 
 Each reading command runs as its own process (`.venv/bin/kaoshi ... --store PATH`) on the store the OS
 already holds in its page cache: its wall time and its peak RSS (GNU time's, where /usr/bin/time is;
@@ -57,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kaoshi.api.summary import keep_counts
 from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS
 from kaoshi.benchmarks.qualbench.paper_prompt import PAPER_INSTRUCTIONS
 from kaoshi.data.model import QuestionType
@@ -370,6 +372,9 @@ def build_store(path: Path, size: int, runs: int) -> float:
     with Store(path) as store:
         for name in names:
             store.finish_run(name)
+            # as each run's process does at its end (kaoshi.api.evaluation): its counts kept for its report
+            # and for the comparisons that take it whole or less a few questions (kaoshi.api.counting)
+            keep_counts(store, name)
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return time.perf_counter() - started
