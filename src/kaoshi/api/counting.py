@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, OutputTally, counted_profile, counted_tally
 from kaoshi.bulk import collection_paused
@@ -175,31 +175,48 @@ def _narrowed(
 
 
 def read_keys(
-    store: Store, records: Sequence[RunRecord], graders: Sequence[str | None]
+    store: Store,
+    records: Sequence[RunRecord],
+    graders: Sequence[str | None],
+    kept: KeptRows | None = None,
 ) -> list[list[KeyRow]] | None:
     """Each run's key rows (store.pair_keys) in question order, None where a run has rows from before the
     fingerprint column. Pairing keeps the first run's order; the others', read in it too, line up with it
-    in the order their rows were made (met in the index's order, pairing took twice as long)."""
-    return _read(store.pair_keys, records, graders)
+    in the order their rows were made (met in the index's order, pairing took twice as long). `kept`: a
+    run's rows as its writer kept them (kaoshi.api.kept.kept_keys), where it kept them."""
+    return _read(store.pair_keys, records, graders, kept, answers=False)
 
 
 def read_answers(
-    store: Store, records: Sequence[RunRecord], graders: Sequence[str | None]
+    store: Store,
+    records: Sequence[RunRecord],
+    graders: Sequence[str | None],
+    kept: KeptRows | None = None,
 ) -> list[list[AnswerRow]] | None:
     """read_keys with each row going on with what tells answers apart (store.answer_keys)."""
-    return _read(store.answer_keys, records, graders)
+    return _read(store.answer_keys, records, graders, kept, answers=True)
 
 
 Row = TypeVar("Row", KeyRow, AnswerRow)
+# A run's key rows (answers False) or answer rows (True) as its writer kept them for a grader, None where
+# nothing is kept of them.
+KeptRows = Callable[[RunRecord, str | None, bool], list[Any] | None]
 
 
 def _read(
-    read: Callable[..., list[Row] | None], records: Sequence[RunRecord], graders: Sequence[str | None]
+    read: Callable[..., list[Row] | None],
+    records: Sequence[RunRecord],
+    graders: Sequence[str | None],
+    kept: KeptRows | None,
+    *,
+    answers: bool,
 ) -> list[list[Row]] | None:
     keys = []
     with collection_paused():  # the runs' rows hold no cycles: not walked again and again as they are made
         for run, grader in zip(records, graders, strict=True):
-            found = read(run.name, grader, open_types(), ordered=True)
+            found = kept(run, grader, answers) if kept is not None else None
+            if found is None:
+                found = read(run.name, grader, open_types(), ordered=True)
             if found is None:
                 return None
             keys.append(found)

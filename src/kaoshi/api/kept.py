@@ -32,7 +32,14 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, OutputTally, counted_profile, counted_tally
-from kaoshi.api.counting import Counted, CountedSummary, counted_comparison, open_types, read_answers
+from kaoshi.api.counting import (
+    Counted,
+    CountedSummary,
+    counted_comparison,
+    open_types,
+    read_answers,
+    read_keys,
+)
 from kaoshi.bulk import collection_paused
 from kaoshi.report.compare import ComparedRuns, PairedOutcomes
 from kaoshi.report.differences import Differing, differing_questions
@@ -44,6 +51,8 @@ from kaoshi.store.rows import dumps
 from kaoshi.store.summaries import (
     KeptSummary,
     Signature,
+    keys_from_json,
+    keys_to_json,
     kinds_from_json,
     kinds_layout,
     kinds_to_json,
@@ -73,6 +82,8 @@ BOARD = Keeping("board", outcomes=False, outputs=False, differing=False)
 REPORT = Keeping("comparison", outcomes=True, outputs=True, differing=True)
 # `kaoshi report RUN`, kaoshi.summarize and the viewer's run page: a run counted on its own, never paired.
 RUN = Keeping("run", outcomes=False, outputs=True, differing=False)
+# A run's answer rows in question order (kept_keys), kept beside its counts for the comparisons to pair.
+KEYS = "keys"
 
 
 def comparison_kind(label: str, records: Sequence[RunRecord]) -> str:
@@ -220,10 +231,13 @@ def _counted(
     # the runs' rows hold no cycles: never walked by the collector while they are read, paired and counted,
     # and freed at once when done
     with collection_paused():
-        # which questions differ is told from the runs' answer rows, read for the counting too
+        # which questions differ is told from the runs' answer rows, read for the counting too (those a
+        # run's writer kept, where it kept them: a sixth of the time of reading them)
         differing = differing or (keep and keeping.differing)
-        keys = read_answers(store, records, graders) if differing else None
-        if differing and keys is None:
+        rows = partial(kept_keys, store, signatures)
+        read = read_answers if differing else read_keys
+        keys: Sequence[Sequence[Any]] | None = read(store, records, graders, rows)
+        if keys is None:
             return None  # rows from before the fingerprint column
         counted: dict[str, Counted] = {}
 
@@ -232,7 +246,7 @@ def _counted(
             return summarize(run, grader, found)
 
         # paired both ways at once: answered by every run (what is counted), and every sample (what differs)
-        answered, every = key_pairings(keys) if keys is not None else (None, None)
+        answered, every = key_pairings(keys) if differing else (None, None)
         compared = counted_comparison(
             store,
             records,
@@ -246,7 +260,7 @@ def _counted(
         )
         if compared is None:
             return None
-        if keys is not None:
+        if differing:
             compared = replace(compared, differing=differing_questions(keys, every))
         if not keep or not isinstance(compared.pairing, KeyPairing):
             return compared
@@ -288,10 +302,30 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
         tally = counted_tally(*output_rows)
         if tally is not None:
             payload["tally"] = tally.to_json()
-        store.keep_summaries(
-            comparison_kind(RUN.label, [record]), {record.name: (signatures[record.name], payload)}
-        )
+        signature = signatures[record.name]
+        store.keep_summaries(comparison_kind(RUN.label, [record]), {record.name: (signature, payload)})
+        # its answer rows for the comparisons that pair it (kept_keys), as they are now: read after the
+        # signature, so that rows written meanwhile make what is kept not the run's (keep_summaries)
+        rows = store.answer_keys(record.name, grader, open_types(), ordered=True)
+        if rows is not None:
+            keys = {"grader": grader, "rows": keys_to_json(rows)}
+            store.keep_summaries(comparison_kind(KEYS, [record]), {record.name: (signature, keys)})
     return counted
+
+
+def kept_keys(
+    store: Store, signatures: Mapping[str, Signature], record: RunRecord, grader: str | None, answers: bool
+) -> list[Any] | None:
+    """The run's answer rows (`answers`: store.answer_keys) or key rows (store.pair_keys) in question order
+    as its writer kept them (kept_run) for `grader`, while its rows are those it kept them from and had
+    the signature `signatures` holds for it; None where nothing is."""
+    kind = comparison_kind(KEYS, [record])
+    kept = store.kept_summaries(kind, [record.name]).get(record.name)
+    if kept is None or not kept.current or kept.payload["grader"] != grader:
+        return None
+    if kept.signature != signatures.get(record.name):
+        return None
+    return keys_from_json(kept.payload["rows"], answers=answers)
 
 
 def _kept_whole(
