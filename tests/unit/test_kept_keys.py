@@ -22,7 +22,7 @@ from kaoshi.store.records import GradeRecord, GradeStatus
 from kaoshi.store.rows import dumps
 from kaoshi.store.summaries import keys_from_json, keys_to_json
 from tests.support.mixed_runs import counting_refused
-from tests.unit.test_kept_comparisons import counted_again, everything, reported
+from tests.unit.test_kept_comparisons import compared, counted_again, everything, reported
 
 
 def test_rows_read_back_are_the_rows_kept() -> None:
@@ -72,7 +72,8 @@ def test_comparisons_pair_the_kept_rows_and_show_what_the_rows_show(
     with counting_refused(monkeypatch, "a run's rows", *refused):
         shown = reported(two_runs, ["a", "b"], keep=False)
         assert [leaderboard_table(one).rows for one in leaderboard(store=two_runs, keep=False)] == board
-    assert shown in expected
+        paired = compared(two_runs, ["a", "b"], keep=False)  # the first run's score rows, the other's kept
+    assert shown in expected and paired in expected
 
 
 def test_rows_written_or_graded_since_are_read_from_the_store(

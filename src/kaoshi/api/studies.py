@@ -7,6 +7,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from kaoshi.analysis.contamination import (
@@ -20,7 +21,7 @@ from kaoshi.analysis.contamination import answer_text as answer_text
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.counting import read_answers
-from kaoshi.api.kept import comparison_kind, kept_value
+from kaoshi.api.kept import comparison_kind, kept_keys, kept_value
 from kaoshi.api.summary import StoreLike, keep_counts, open_store
 from kaoshi.bulk import collection_paused
 from kaoshi.errors import InputError
@@ -193,8 +194,10 @@ def _paired_study(store: Store, records: Sequence[RunRecord], keys: Sequence[str
     (read in under half the time of score rows, and paired at C speed), as _scored_study reads them from
     score rows."""
     first = store.score_rows(records[0].name, text_end=0)  # outcomes and groups: no text
+    # the others' rows as their writers kept them, where they are the rows there now (kept_keys)
+    kept = partial(kept_keys, store, store.summary_signatures(run.name for run in records[1:]))
     with collection_paused():  # the rows hold no cycles: not walked again and again as they are paired
-        others = read_answers(store, records[1:], [None] * (len(records) - 1))
+        others = read_answers(store, records[1:], [None] * (len(records) - 1), kept)
         if others is None:  # rows from before the fingerprint column
             samples = [first, *(store.score_rows(r.name, text_end=0) for r in records[1:])]
             return _scored_study(records, samples, keys)
