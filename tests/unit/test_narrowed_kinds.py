@@ -7,16 +7,22 @@ and None where the whole kinds are not the run's."""
 from __future__ import annotations
 
 import random
+import shutil
+import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 import kaoshi
+from kaoshi.analysis.outputs import TAIL_CHARS, counted_profile, counted_tally
 from kaoshi.api.counting import open_types
+from kaoshi.api.summary import keep_counts
+from kaoshi.benchmarks import load_exam_result
 from kaoshi.models import GenerateRequest, Model, ModelOptions, ModelOutput
 from kaoshi.store import Store
-from kaoshi.store.columns import Kind
+from kaoshi.store.columns import KIND_COLUMNS, Kind
+from kaoshi.store.records import GradeRecord, GradeStatus
 from tests.support.mixed_runs import counting_refused, three_runs
 from tests.unit.test_kept_comparisons import counted_again, pages, reported
 
@@ -138,3 +144,104 @@ def test_runs_that_erred_are_compared_from_what_their_writers_kept_less_the_left
         assert reported(path, ["a", "b"]) == shown
         assert pages(path, ["a", "b"]) in expected
     assert shown in expected and '"n": 40' in shown
+
+
+@pytest.mark.parametrize("run", ["mixed", "other", "third"])
+def test_a_tally_less_the_left_out_rows_is_the_profile_counted_on_the_others(
+    store_path: Path, run: str
+) -> None:
+    """The hand-made runs' samples have tokens, latencies, errors and answers cut off in a loop: their
+    tally less the left-out rows' (read by key) is the profile counting the others makes."""
+    rng = random.Random(run)
+    with Store(store_path, read_only=True) as store:
+        ids = _ids(store, run)
+        whole = counted_tally(*store.output_counts(run, TAIL_CHARS))
+        assert whole is not None and whole.timed and whole.loops and whole.errors
+        for size in (1, 2, 5, len(ids) // 3, len(ids)):
+            for _ in range(4):
+                left_out = rng.sample(ids, size)
+                less = counted_tally(*store.output_counts(run, TAIL_CHARS, left_out=left_out))
+                assert less is not None
+                store.keep_questions(left_out)
+                assert less == counted_tally(*store.output_counts(run, TAIL_CHARS, kept=True))
+                store.keep_questions(sorted(set(ids) - set(left_out)))
+                narrowed = whole.less(less)
+                assert narrowed is not None
+                expected = counted_profile(*store.output_counts(run, TAIL_CHARS, kept=True))
+                assert narrowed.profile().to_json() == expected.to_json()
+
+
+def test_kinds_counted_from_other_rows_are_not_narrowed(store_path: Path, tmp_path: Path) -> None:
+    """What the whole run counted is not of its rows now (a write between reading what was kept and
+    narrowing it), or two of its stored groups read as the same (two kinds to SQLite, one once read: rows
+    written by hand): never narrowed."""
+    with Store(store_path, read_only=True) as store:
+        whole = store.score_kinds("third", None, open_types())
+        assert whole is not None
+        alone = next(kind for kind in whole if kind.samples == 1)
+        stale = [kind._replace(samples=2) if kind == alone else kind for kind in whole]
+        assert store.narrowed_kinds("third", stale, [alone.row.question_id]) is None
+    edited = tmp_path / "edited.sqlite"
+    shutil.copyfile(store_path, edited)
+    with Store(edited, read_only=True) as store:
+        before = store.score_kinds("constant", None, open_types())
+        assert before is not None
+        shared = next(kind for kind in before if kind.samples > 1)
+    with sqlite3.connect(edited) as db:
+        alike = " AND ".join(f"s.{name} IS x.{name}" for name in _KIND_COLUMNS)
+        (twin,) = db.execute(
+            f"SELECT s.question_id FROM samples x JOIN samples s ON s.run = x.run AND {alike} "
+            "WHERE x.run = 'constant' AND x.question_id = ? AND s.question_id != x.question_id",
+            (shared.row.question_id,),
+        ).fetchone()
+        # the same group, stored with a space before it: still that JSON
+        db.execute(
+            "UPDATE samples SET question_group = ' ' || question_group WHERE run = 'constant' "
+            "AND question_id = ?",
+            (twin,),
+        )
+    with Store(edited, read_only=True) as store:
+        kinds = store.score_kinds("constant", None, open_types())
+        assert kinds is not None and len(kinds) == len(before) + 1
+        assert store.narrowed_kinds("constant", kinds, [shared.row.question_id, twin]) is None
+
+
+# the columns score_kinds groups a run's samples by (kaoshi.store.columns.KIND_COLUMNS; None: the score)
+_KIND_COLUMNS = [name or "score" for name in KIND_COLUMNS]
+
+
+def test_a_comparison_narrows_some_runs_and_counts_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of 42 of the 44 questions (whole: each of its questions a common one), one erring on the other
+    two (narrowed), and one a judge graded (its kinds counted with the judge's points, its profile
+    narrowed): shown as counting every run shows it."""
+    path = tmp_path / "s.sqlite"
+    kaoshi.evaluate("sample", model="random", run_name="a", store=path, limit_total=42)
+    with Store(path, read_only=True) as store:
+        missing = {q.id for q in load_exam_result("sample").exam.questions} - set(_ids(store, "a"))
+    assert len(missing) == 2
+    kaoshi.evaluate("sample", model=_Erring(frozenset(missing), 0), run_name="b", store=path)
+    kaoshi.evaluate("sample", model="constant:A", run_name="c", store=path)
+    with Store(path) as store:
+        open_answer = next(s for s in store.samples("c") if s.qtype == "open")
+        store.add_grade("c", GradeRecord(open_answer.question_id, "judge-x", GradeStatus.OK, 6.0, 0.5, ()))
+    with Store(path) as store:
+        keep_counts(store, "c")  # as `kaoshi judge` keeps them as it ends
+    narrowed: list[str] = []
+    real_kinds, real_counts = Store.narrowed_kinds, Store.output_counts
+
+    def kinds(store: Store, run: str, *args: object) -> object:
+        narrowed.append(f"{run} kinds")
+        return real_kinds(store, run, *args)  # type: ignore[arg-type]
+
+    def counts(store: Store, run: str, text_end: int, **among: object) -> object:
+        if "left_out" in among:
+            narrowed.append(f"{run} outputs")
+        return real_counts(store, run, text_end, **among)  # type: ignore[arg-type]
+
+    expected = counted_again(path, ["a", "b", "c"], monkeypatch)
+    monkeypatch.setattr(Store, "narrowed_kinds", kinds)
+    monkeypatch.setattr(Store, "output_counts", counts)
+    assert reported(path, ["a", "b", "c"], keep=False) in expected
+    assert sorted(narrowed) == ["b kinds", "b outputs", "c outputs"]

@@ -485,7 +485,8 @@ def narrowed_kinds(
     last or least question id are looked up in the index samples_scores. A comparison of runs that each
     erred on a few questions counts every run on the questions all of them answered: where what each
     run's writer kept of it is whole, that is 2% of a run read, not all of it. None where the left-out rows
-    are not among `whole` (a run changed since it was counted) or date from before the group and
+    are not among `whole` (a run changed since it was counted), where two stored groups read as the same
+    (two kinds to SQLite, one here: written by hand), or where rows date from before the group and
     fingerprint columns."""
     if not _has_index(db, SCORES_INDEX):
         return None
@@ -496,6 +497,8 @@ def narrowed_kinds(
     if less is None:
         return None
     left = {_kind_key(kind.row): kind for kind in less}
+    if len(left) != len(less) or len({_kind_key(kind.row) for kind in whole}) != len(whole):
+        return None
     found = []
     for kind in whole:
         gone = left.pop(_kind_key(kind.row), None)
@@ -513,6 +516,8 @@ def narrowed_kinds(
         row = kind.row
         if gone.row.question_id == row.question_id:
             row = row._replace(question_id=_kept_of_kind(db, run, gone, "least"))
+        if first is None or last is None or row.question_id is None:
+            return None  # none is left, where `whole` counted some (the run changed since)
         found.append(Kind(row, samples, first, last))
     if left:
         return None  # rows of kinds the run did not have when counted whole
@@ -527,7 +532,8 @@ def _kind_key(row: ScoreRow) -> tuple[Any, ...]:
 
 
 # A left-out kind's rows that are kept: the rows of the run alike in every column score_kinds groups by to
-# the left-out row that names the kind (found by key), a kind's rows in question order in samples_scores.
+# the left-out row that names the kind (found by key), a kind's rows in question order in samples_scores
+# (the order of _PLACE while a rowid is below 2**32, four billion rows written).
 _OF_KIND = (
     f"FROM samples x JOIN samples s INDEXED BY {SCORES_INDEX} ON s.run = x.run AND "
     + " AND ".join(f"s.{name or 'score'} IS x.{name or 'score'}" for name in KIND_COLUMNS)
@@ -541,8 +547,10 @@ _KEPT_OF_KIND = {
 
 
 def _kept_of_kind(db: sqlite3.Connection, run: str, gone: Kind, which: str) -> Any:
-    """The first or last place, or the least question id, of the kept rows of a left-out kind's."""
-    return db.execute(_KEPT_OF_KIND[which], (run, gone.row.question_id)).fetchone()[0]
+    """The first or last place, or the least question id, of the kept rows of a left-out kind's; None where
+    none is kept."""
+    found = db.execute(_KEPT_OF_KIND[which], (run, gone.row.question_id)).fetchone()
+    return None if found is None else found[0]
 
 
 def pair_keys(
