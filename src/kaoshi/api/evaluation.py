@@ -369,13 +369,15 @@ def _evaluate_in(store: Store, prepared: PreparedRun, run_model: _RunModel, sess
             )
         outcome = _run(prepared, run_model, store, lease, session)
         run_model.close()  # its memory (a GPU's) is free before the board is counted
+        summary = None
         if not in_memory and not lease.others_alive():
-            # the run's answers are in: its benchmark's board is counted now and kept, so that the next
-            # `kaoshi leaderboard` reads it (a process that joined this run and answers it still keeps it
-            # when it ends)
+            # the run's answers are in: its numbers are counted by SQLite (kaoshi report's) and kept with its
+            # answer rows, so that the next `kaoshi report RUN` reads them, then its benchmark's board is
+            # counted from them and kept, so that the next `kaoshi leaderboard` reads it (a process that
+            # joined this run and answers it still keeps them when it ends)
+            summary = read_summary(store, prepared.name, keep=True)
             keep_board(store, prepared.spec.benchmark)
-    # The numbers are counted by SQLite (kaoshi report's) and kept, so that the next `kaoshi report RUN`
-    # reads them; the samples are read when asked for, but those of a store in memory, gone with it.
+    # the samples are read when asked for, but those of a store in memory, gone with it
     return EvalResult(
         name=prepared.name,
         spec=store.get_run(prepared.name).spec,
@@ -383,7 +385,7 @@ def _evaluate_in(store: Store, prepared: PreparedRun, run_model: _RunModel, sess
         new_samples=outcome.new_samples,
         already_done=outcome.already_done,
         errors=outcome.errors,
-        summary=read_summary(store, prepared.name, keep=True),
+        summary=read_summary(store, prepared.name, keep=True) if summary is None else summary,
         reused=outcome.reused,
         cached=outcome.cached,
         read_samples=tuple(store.iter_samples(prepared.name)) if in_memory else None,

@@ -45,6 +45,7 @@ from kaoshi.report.compare import ComparedRuns, PairedOutcomes
 from kaoshi.report.differences import Differing, differing_questions
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
+from kaoshi.store.columns import answer_keys_layout
 from kaoshi.store.coverage import Coverage, counted_coverage, key_coverage
 from kaoshi.store.pairing import KeyPairing, key_pairings
 from kaoshi.store.rows import dumps
@@ -82,8 +83,10 @@ BOARD = Keeping("board", outcomes=False, outputs=False, differing=False)
 REPORT = Keeping("comparison", outcomes=True, outputs=True, differing=True)
 # `kaoshi report RUN`, kaoshi.summarize and the viewer's run page: a run counted on its own, never paired.
 RUN = Keeping("run", outcomes=False, outputs=True, differing=False)
-# A run's answer rows in question order (kept_keys), kept beside its counts for the comparisons to pair.
+# A run's answer rows in question order (kept_keys), kept beside its counts for the comparisons to pair,
+# in the form keys_to_json makes (another form: another number).
 KEYS = "keys"
+_KEYS_FORMAT = 1
 
 
 def comparison_kind(label: str, records: Sequence[RunRecord]) -> str:
@@ -283,10 +286,13 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
     its samples kind by kind with the points `grader` gave (score_kinds) and its output profile, without
     outcomes. Read from what the store keeps of it while its rows are those counted and it was counted
     for `grader`; else counted, and kept when `keep` (the run's writer keeps it as the run ends, so the
-    first `kaoshi report RUN` after it reads it). None where the run has rows from before the group and
-    fingerprint columns (read its score rows then)."""
+    first `kaoshi report RUN` after it reads it), with its answer rows (kept_keys). None where the run has
+    rows from before the group and fingerprint columns (read its score rows then)."""
     found = _kept_whole(store, None, record, grader)
     if found is not None:
+        if keep and keys_kind(record) not in store.summary_kinds(record.name):
+            # counted by a kaoshi that kept no rows, or their write refused then
+            _keep_keys(store, record, grader, store.summary_signatures([record.name])[record.name])
         return found
     keep = keep and store.keeps_summaries()
     signatures = store.summary_signatures([record.name]) if keep else {}  # read before counting
@@ -303,14 +309,28 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
         if tally is not None:
             payload["tally"] = tally.to_json()
         signature = signatures[record.name]
-        store.keep_summaries(comparison_kind(RUN.label, [record]), {record.name: (signature, payload)})
-        # its answer rows for the comparisons that pair it (kept_keys), as they are now: read after the
-        # signature, so that rows written meanwhile make what is kept not the run's (keep_summaries)
-        rows = store.answer_keys(record.name, grader, open_types(), ordered=True)
-        if rows is not None:
-            keys = {"grader": grader, "rows": keys_to_json(rows)}
-            store.keep_summaries(comparison_kind(KEYS, [record]), {record.name: (signature, keys)})
+        kind = comparison_kind(RUN.label, [record])
+        if store.keep_summaries(kind, {record.name: (signature, payload)}, alone=True):
+            _keep_keys(store, record, grader, signature)  # (refused too, where that was)
     return counted
+
+
+def _keep_keys(store: Store, record: RunRecord, grader: str | None, signature: Signature) -> None:
+    """Keep the run's answer rows for the comparisons that pair it (kept_keys), as they are now: read
+    after `signature`, so that rows written meanwhile make them not kept (keep_summaries). Half a second
+    for a run of 100,000 at its end; a comparison then reads them in a sixth of the time."""
+    rows = store.answer_keys(record.name, grader, open_types(), ordered=True)
+    if rows is not None:
+        keys = {"grader": grader, "rows": keys_to_json(rows)}
+        store.keep_summaries(keys_kind(record), {record.name: (signature, keys)}, alone=True)
+
+
+def keys_kind(record: RunRecord) -> str:
+    """The kind a run's answer rows are kept under: the query that reads them (a grader's points folded
+    into the open questions' scores) and the form they are kept in, by the kaoshi that kept them; a
+    kaoshi that reads them otherwise looks up another kind."""
+    described = [_KEYS_FORMAT, __version__, answer_keys_layout(open_types()), record.name]
+    return f"{KEYS} " + hashlib.sha256(dumps(described).encode()).hexdigest()
 
 
 def kept_keys(
@@ -319,8 +339,7 @@ def kept_keys(
     """The run's answer rows (`answers`: store.answer_keys) or key rows (store.pair_keys) in question order
     as its writer kept them (kept_run) for `grader`, while its rows are those it kept them from and had
     the signature `signatures` holds for it; None where nothing is."""
-    kind = comparison_kind(KEYS, [record])
-    kept = store.kept_summaries(kind, [record.name]).get(record.name)
+    kept = store.kept_summaries(keys_kind(record), [record.name]).get(record.name)
     if kept is None or not kept.current or kept.payload["grader"] != grader:
         return None
     if kept.signature != signatures.get(record.name):

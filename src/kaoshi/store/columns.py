@@ -581,9 +581,7 @@ def answer_keys(
     """pair_keys, each row going on with the answer read and the gold as stored JSON and the question
     type (store.pairing.AnswerRow: what tells two runs' answers apart), each distinct status, gold and
     answer checked as score rows are. `among`: only those questions (a page of them), looked up by key."""
-    keys: list[AnswerRow] | None = _key_rows(
-        db, run, grader, open_types, ordered, ", s.answer, s.gold, s.qtype", among
-    )
+    keys: list[AnswerRow] | None = _key_rows(db, run, grader, open_types, ordered, _ANSWERED_TOO, among)
     if keys is not None:
         _check_stored(keys, _ANSWER_ROW_VALUES, path, "samples", run)
     return keys
@@ -605,13 +603,29 @@ def _key_rows(
     # a run's rows follow the index; a few questions' are found by key
     indexed = f" INDEXED BY {SCORES_INDEX}" if among is None and _has_index(db, SCORES_INDEX) else ""
     chosen = "" if among is None else f" AND s.question_id IN ({', '.join('?' for _ in among)})"
-    query = (
-        f"SELECT s.question_id, s.fingerprint, s.status, s.correct, {score}{more} FROM samples s{indexed} "
-        f"{join} WHERE s.run = ?{chosen}{' ORDER BY s.position, s.rowid' if ordered else ''}"
-    )
+    query = _key_query(score, join, more, indexed, chosen, ordered)
     with collection_paused():
         keys = db.execute(query, (*folded, run, *(among or ()))).fetchall()
     return None if None in map(_FINGERPRINT, keys) else keys
+
+
+def _key_query(score: str, join: str, more: str, indexed: str, chosen: str, ordered: bool) -> str:
+    return (
+        f"SELECT s.question_id, s.fingerprint, s.status, s.correct, {score}{more} FROM samples s{indexed} "
+        f"{join} WHERE s.run = ?{chosen}{' ORDER BY s.position, s.rowid' if ordered else ''}"
+    )
+
+
+# What answer_keys reads after a key row.
+_ANSWERED_TOO = ", s.answer, s.gold, s.qtype"
+
+
+def answer_keys_layout(open_types: Collection[str]) -> str:
+    """What a run's answer rows are (answer_keys in question order, a grader's points folded in): kept
+    answer rows (kaoshi.api.kept.kept_keys) are kept under it, so that rows read otherwise by another
+    kaoshi are never taken for them."""
+    score, join, _ = _folded_score("a grader", open_types)
+    return _key_query(score, join, _ANSWERED_TOO, "", "", ordered=True)
 
 
 _FINGERPRINT = operator.itemgetter(1)

@@ -493,6 +493,12 @@ class Store:
         with naming_the_file(self.path):
             return kept_summaries(self._db, kind, runs)
 
+    def summary_kinds(self, run: str) -> set[str]:
+        """The kinds of the run's kept summaries (none in a store from before them)."""
+        if not self.keeps_summaries():
+            return set()
+        return {row[0] for row in self._query("SELECT kind FROM run_summaries WHERE run = ?", (run,))}
+
     def keeps_summaries(self) -> bool:
         """Whether the store has the triggers a kept summary relies on (a store from before them keeps
         none: kaoshi.store.summaries)."""
@@ -504,14 +510,17 @@ class Store:
         with naming_the_file(self.path):
             return {run: run_signature(self._db, run) for run in runs}
 
-    def keep_summaries(self, kind: str, counted: Mapping[str, tuple[Signature, Any]]) -> bool:
-        """Keep what a reading command counted of runs (kaoshi.store.summaries.keep_summaries) in one short
-        write: through this store when it is open for writing; when it was opened for reading, through a
-        connection of its own if this process may write the file; never to a store that cannot be
-        written. Another process's lock is waited for briefly at most: then, or on any failure, nothing is
-        kept (False), and the next reader counts again."""
+    def keep_summaries(
+        self, kind: str, counted: Mapping[str, tuple[Signature, Any]], *, alone: bool = False
+    ) -> bool:
+        """Keep what a reading command counted of runs (kaoshi.store.summaries.keep_summaries; `alone`:
+        the only summary of each run with the kind's first word) in one short write: through this store
+        when it is open for writing; when it was opened for reading, through a connection of its own if
+        this process may write the file; never to a store that cannot be written. Another process's lock
+        is waited for briefly at most: then, or on any failure, nothing is kept (False), and the next
+        reader counts again."""
         if self._read_only_reason is None:
-            return _kept_quietly(self.path, lambda: keep_summaries(self._db, kind, counted))
+            return _kept_quietly(self.path, lambda: keep_summaries(self._db, kind, counted, alone=alone))
         writable = str(self.path) != IN_MEMORY and is_writable(self.path)
         if self._read_only_reason != _FOR_READING or not writable:
             return False
@@ -519,7 +528,7 @@ class Store:
         def keep() -> bool:
             db = sqlite3.connect(self.path, timeout=_KEEP_WAIT_S, isolation_level=None)
             try:
-                kept = keep_summaries(db, kind, counted)
+                kept = keep_summaries(db, kind, counted, alone=alone)
                 if kept:
                     # the reader's connection outlives this one, and a read-only one never checkpoints:
                     # without this what was kept stays in a -wal beside the store (`kaoshi store check`

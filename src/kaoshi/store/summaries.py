@@ -114,26 +114,36 @@ def kept_summaries(db: sqlite3.Connection, kind: str, runs: Collection[str]) -> 
     return kept
 
 
-def keep_summaries(db: sqlite3.Connection, kind: str, counted: Mapping[str, tuple[Signature, Any]]) -> bool:
+def keep_summaries(
+    db: sqlite3.Connection, kind: str, counted: Mapping[str, tuple[Signature, Any]], *, alone: bool = False
+) -> bool:
     """Keep each run's summary of `kind` (run -> the signature read before it was counted, what to keep as
     JSON), all in one write transaction and only if every run's signature is still the one read; the run's
-    summaries of rows it no longer holds go. False when nothing was kept. A busy store raises
-    sqlite3.OperationalError, nothing kept."""
+    summaries of rows it no longer holds go, and with `alone` its other summaries of the kind's first word
+    (a run's own, kept by an older kaoshi under another kind). False when nothing was kept. A busy store
+    raises sqlite3.OperationalError, nothing kept."""
     if not counted or not keeps_summaries(db):
         return False
+    # made before the write lock is taken (a run's answer rows are megabytes of JSON)
+    written = {run: (dumps(signature), dumps(payload)) for run, (signature, payload) in counted.items()}
+    label = kind.split(" ", 1)[0] + " "
     db.execute("BEGIN IMMEDIATE")
     try:
         if any(run_signature(db, run) != signature for run, (signature, _) in counted.items()):
             db.execute("ROLLBACK")
             return False  # a run changed while it was counted
         marker = store_marker(db)
-        for run, (signature, payload) in counted.items():
-            stored_signature = dumps(signature)
+        for run, (stored_signature, payload) in written.items():
             db.execute("DELETE FROM run_summaries WHERE run = ? AND signature != ?", (run, stored_signature))
+            if alone:
+                db.execute(
+                    "DELETE FROM run_summaries WHERE run = ? AND kind != ? AND substr(kind, 1, ?) = ?",
+                    (run, kind, len(label), label),
+                )
             db.execute(
                 "INSERT OR REPLACE INTO run_summaries (run, kind, signature, marker, payload) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (run, kind, stored_signature, marker, dumps(payload)),
+                (run, kind, stored_signature, marker, payload),
             )
         db.execute("COMMIT")
     except BaseException:
