@@ -6,6 +6,8 @@ at a 1,000,000-sample store, where the count it reads takes a twentieth of that.
 
 from __future__ import annotations
 
+import argparse
+import gc
 import json
 import os
 import subprocess
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import kaoshi
 from kaoshi.api.kept import RUN, comparison_kind
+from kaoshi.cli.main import COMMANDS, build_parser, main
 from kaoshi.store import Store
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -30,6 +33,21 @@ NOT_IMPORTED = (
     "kaoshi.analysis.voting",  # other commands' vocabularies (kaoshi.api.vocabulary)
     "kaoshi.analysis.contamination",
     "kaoshi.scoring.text_metrics",
+    # rich's console and tables: a table that fits is drawn without them (kaoshi.report.tables)
+    "rich.console",
+    "rich.table",
+    "rich.text",
+    "kaoshi.api.comparing",  # the comparison of several runs (kaoshi.report.compare is kaoshi.api.kept's)
+    "kaoshi.api.ledger",  # tokens and costs: --price only
+    "kaoshi.analysis.cost",
+    "kaoshi.api.store_tools",  # `kaoshi runs rm / mv`, registered beside the report
+    "kaoshi.store.maintenance",
+    "kaoshi.scoring.extract",  # reading replies: the question types import it where they read one
+    "kaoshi.scoring.verdict",
+    "kaoshi.scoring.math_answer",
+    "kaoshi.results.repeats",  # what only some runs have: k samples a question, a sample of the exam
+    "kaoshi.analysis.estimate",
+    "kaoshi.data.subsets",
 )
 
 
@@ -66,3 +84,28 @@ def test_report_of_a_kept_run_imports_only_what_it_reads(tmp_path: Path) -> None
     imported = sorted(m for m in modules if any(m == n or m.startswith(f"{n}.") for n in NOT_IMPORTED))
     assert imported == []
     assert compiled == 0
+
+
+def commands_of(parser: argparse.ArgumentParser) -> list[str]:
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return list(subparsers.choices)
+
+
+def test_the_report_builds_no_parser_for_the_other_commands() -> None:
+    """Only the top-level help lists every command: the report's parser holds its own module's commands
+    (a parser for each other one was 2% of its start), and asked for help it lists them all."""
+    own = [name for name, command in COMMANDS.items() if command.module == COMMANDS["report"].module]
+    assert commands_of(build_parser(["report", "first", "--store", "runs.sqlite"])) == own
+    for asking in (["-h", "report"], ["--he", "report"], ["report", "--help"]):
+        assert commands_of(build_parser(asking)) == list(COMMANDS)
+    assert build_parser(["-h", "report"]).format_help() == build_parser().format_help()
+
+
+def test_main_called_with_arguments_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The command's start is kept out of the collector's passes (gc.freeze) and put back after it where
+    main is called with arguments: the process goes on."""
+    store = tmp_path / "runs.sqlite"
+    kaoshi.evaluate("sample", "random", store=store, run_name="first")
+    assert main(["report", "first", "--store", str(store), "--format", "json"]) == 0
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0

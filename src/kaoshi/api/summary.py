@@ -9,19 +9,16 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kaoshi.analysis.estimate import Estimate, estimate_accuracy
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, output_profile
 from kaoshi.api.kept import kept_run
 from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
-from kaoshi.data.subsets import Subset
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.qtypes import kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
 from kaoshi.results.grading import apply_grade_rows, chosen_grader, load_graded
 from kaoshi.results.metric import Metric, measured
-from kaoshi.results.repeats import RepeatSummary, by_sample_index, repeat_summary
 from kaoshi.store import (
     Coverage,
     GradeRecord,
@@ -37,6 +34,12 @@ from kaoshi.store.aggregates import RunCounts
 from kaoshi.store.columns import ScoreRow, score_row
 from kaoshi.store.records import RunStatus
 from kaoshi.store.settings import compact_settings
+
+# What only some runs have is imported where a run has it: k samples a question (kaoshi.results.repeats),
+# a sample of the exam (kaoshi.data.subsets, kaoshi.analysis.estimate).
+if TYPE_CHECKING:
+    from kaoshi.analysis.estimate import Estimate
+    from kaoshi.results.repeats import RepeatSummary
 
 StoreLike = Store | str | Path | None
 _log = logging.getLogger("kaoshi")
@@ -114,6 +117,9 @@ class ScoredRun:
         """The k-sample numbers of the `chosen` questions' samples: pooled over every sample, and each
         sample index summarised as a run of its own (with the benchmark's metrics) and its headline
         numbers averaged."""
+        # Late import: only a run of k samples a question reads it (a report of a stored run imports less)
+        from kaoshi.results.repeats import by_sample_index, repeat_summary
+
         k = self.run.spec.repeats
         firsts = list(chosen)
         asked = {row.question_id for row in firsts}
@@ -180,6 +186,9 @@ def counted_groupings(keys: Iterable[str], spec: RunSpec) -> tuple[str, ...]:
     chosen = tuple(keys)
     if spec.sample is None:
         return chosen
+    # Late import: only a run of a sample of the exam reads it (a report of a stored run imports less)
+    from kaoshi.data.subsets import Subset
+
     try:
         by = Subset.from_json(spec.sample).by
     except InputError:  # full_exam_estimate says so: the run's numbers are still read
@@ -192,6 +201,12 @@ def full_exam_estimate(summary: RunSummary, spec: RunSpec) -> tuple[Estimate | N
     the summary's groups (those the sample was drawn by), or why there is none."""
     if spec.sample is None:
         return None, ""
+    # Late import: only a run of a sample of the exam reads it (a report of a stored run imports less)
+    from kaoshi.analysis.estimate import estimate_accuracy
+
+    # Late import: only a run of a sample of the exam reads it (a report of a stored run imports less)
+    from kaoshi.data.subsets import Subset
+
     try:
         subset = Subset.from_json(spec.sample)
         tallies = {"all": summary.overall} if subset.by == "all" else summary.groups.get(subset.by, {})

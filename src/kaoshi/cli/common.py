@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kaoshi.api import DataError, InputError, ModelError, StoreError, default_store_path, require_store_file
-from kaoshi.api.ledger import PriceList, parse_prices
 from kaoshi.cli.store_option import add_store_option as add_store_option  # every command takes it here
+
+if TYPE_CHECKING:
+    from kaoshi.api.ledger import PriceList
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -42,6 +45,9 @@ def eprint(message: str) -> None:
 
 def price_option(text: str) -> PriceList:
     """`--price IN,OUT[,CACHED]` or a prices file, for argparse: an error says what to write."""
+    # Late import: only --price reads prices (a report without it imports less)
+    from kaoshi.api.ledger import parse_prices  # here: read only where --price is given
+
     try:
         return parse_prices(text)
     except InputError as exc:

@@ -7,13 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from kaoshi.api import RunStatus, SampleRecord
-from kaoshi.api.comparing import compare_stored
-from kaoshi.api.ledger import priced_extractor_usage, priced_judge_usage, priced_usage, usage_json
 from kaoshi.api.summary import (
     iter_stored_samples,
     load_run,
@@ -27,7 +21,6 @@ from kaoshi.cli.config_options import add_field_option
 from kaoshi.cli.runs_cmd import add_run_actions
 from kaoshi.errors import InputError
 from kaoshi.report import FORMATS, GROUP_KEYS, RunSummary, render_summary
-from kaoshi.report.compare import render_comparison
 from kaoshi.report.render import usage_table
 from kaoshi.report.tables import PIPE_WIDTH, TextTable, output_width, render_tables
 from kaoshi.results.standard import STANDARD_SCORES_OPTION
@@ -154,6 +147,12 @@ def report_command(args: argparse.Namespace) -> int:
         return 0
     # counted by SQLite on the common questions (kaoshi.api.counting), no prompt or output read, and kept
     # in the store: a later report of the same runs reads it while they are unchanged (kaoshi.api.kept)
+    # Late import: only a report of several runs compares them
+    from kaoshi.api.comparing import compare_stored
+
+    # Late import: only a report of several runs compares them
+    from kaoshi.report.compare import render_comparison
+
     compared = compare_stored(
         args.runs,
         store=store,
@@ -181,6 +180,9 @@ def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
     (per run, for several)."""
     if args.price is None:
         return rendered
+    # Late import: only --price reads prices (a report without it imports less)
+    from kaoshi.api.ledger import priced_extractor_usage, priced_judge_usage, priced_usage, usage_json
+
     usages = priced_usage(args.runs, args.price, store=store)
     judged = priced_judge_usage(args.runs, args.price, store=store)  # the judge role of the ledger
     extracted = priced_extractor_usage(args.runs, args.price, store=store)  # and the extractor's
@@ -230,6 +232,10 @@ def samples_command(args: argparse.Namespace) -> int:
 
 
 def print_sample_table(title: str, samples: list[SampleRecord]) -> None:
+    from rich.console import Console  # here: a report shows samples only when asked (--show)
+    from rich.table import Table
+    from rich.text import Text
+
     # text, never rich markup: a model's `[A]` or `[bold]` shows as it wrote it
     table = Table(title=Text(title), title_justify="left")
     for column in ("id", "type", "gold", "answer", "status", "correct", "response"):

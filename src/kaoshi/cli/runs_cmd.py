@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from kaoshi.api.store_tools import RemovedRun, remove_runs, rename_run
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.errors import InputError
+
+# The store's upkeep is imported by the actions alone: `kaoshi runs` and `kaoshi report`, whose module adds
+# these actions to its parser, never use it.
+if TYPE_CHECKING:
+    from kaoshi.api.store_tools import RemovedRun
 
 
 def add_run_actions(runs: argparse.ArgumentParser) -> None:
@@ -37,6 +42,9 @@ def add_run_actions(runs: argparse.ArgumentParser) -> None:
 
 
 def rm_command(args: argparse.Namespace) -> int:
+    # Late import: only `runs rm` and `runs mv` change the store (`kaoshi runs` imports less)
+    from kaoshi.api.store_tools import remove_runs
+
     store = existing_store_path(args)
     planned = remove_runs(args.names, store=store, dry_run=True)  # unknown or live runs refused before asking
     if args.yes:
@@ -57,6 +65,9 @@ def rm_command(args: argparse.Namespace) -> int:
 
 
 def mv_command(args: argparse.Namespace) -> int:
+    # Late import: only `runs rm` and `runs mv` change the store (`kaoshi runs` imports less)
+    from kaoshi.api.store_tools import rename_run
+
     moved = rename_run(args.old, args.new, store=existing_store_path(args))
     print(
         f"renamed run {moved.old!r} to {moved.new!r} ({_counted(moved.samples, 'sample')}, "

@@ -23,16 +23,19 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from kaoshi.data.answers import parse_reference_answer
 from kaoshi.data.errors import FieldError
 from kaoshi.data.model import Gold, Question, QuestionType
 from kaoshi.qtypes.kind import QuestionKind, Wording
-from kaoshi.qtypes.shared import answer_then_explanation
-from kaoshi.scoring.extract import Extraction, clean_output
+from kaoshi.qtypes.shared import answer_then_explanation, compiled
 from kaoshi.scoring.grade import Grade, GradingPolicy
-from kaoshi.scoring.math_answer import closing_braces, normalize_math_answer
-from kaoshi.scoring.patterns import answer_part
+
+# answer extraction and the math normalisation are imported where an answer is read or a blank compared
+# (see kaoshi.qtypes.kind)
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 BLANK_SEPARATOR = ";"  # after NFKC, which also turns the full-width '；' into ';'
 _BLANKS = re.compile(r"(?<!\\)[;；]")  # '\;' is LaTeX's thick space, not a separator
@@ -41,8 +44,9 @@ _LOOSE_SEPARATORS = frozenset(",，和")
 _OPENING = frozenset("([{（【")
 _CLOSING = frozenset(")]}）】")
 _THOUSANDS = re.compile(r"\d{3}(?!\d)")
+# The larger patterns that read a reply are sources, compiled where one is read (shared.compiled).
 # '第一空：', '第2个空的答案为', '第一空填', 'Blank 1:' (NFKC text).
-_BLANK_LABEL = re.compile(
+_BLANK_LABEL = (
     r"第[ \t]*([一二三四五六七八九十]|\d{1,2})[ \t]*个?[ \t]*空"
     r"[ \t]*的?(?:答案|填)?[ \t]*(?:应为|为|是)?[ \t]*:?"
     r"|\b(?i:blank)[ \t]*(\d{1,2})[ \t]*:"
@@ -50,11 +54,9 @@ _BLANK_LABEL = re.compile(
 _CHINESE_ORDINALS = "一二三四五六七八九十"
 # The patterns below read NFKC text ('：' is ':', '，' is ','). A base model that writes on starts the next
 # question the way the prompt wrote this one ('问题：', '问题 2.   ', 'Q:', 'Problem 2.').
-_NEXT_QUESTION = re.compile(
-    r"^[ \t]*(?:问题[ \t]*(?:\d+[ \t]*)?[.:]|题目[ \t]*:|Problem[ \t]+\d+\.|Q:)", re.M
-)
+_NEXT_QUESTION = r"(?m)^[ \t]*(?:问题[ \t]*(?:\d+[ \t]*)?[.:]|题目[ \t]*:|Problem[ \t]+\d+\.|Q:)"
 # '答案：', '答案是', '最终答案为', '【答案】', 'The answer is', 'Final answer:'.
-_STATED = re.compile(
+_STATED = (
     r"(?:最终|正确|参考)?答案[ \t]*(?:(?:应该是|应为|应是|是|为)[ \t]*:?|:)|【答案】|"
     r"(?i:\b(?:final answer|the answer|answer)[ \t]*(?:is|:))"
 )
@@ -68,7 +70,7 @@ _NO_ANSWER = {"无", "无答案", "不知道", "无法确定", "n/a", "none"}
 # in a row (LaTeX commands aside) or eight Chinese characters in a row.
 _MAX_BARE_CHARS = 80
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
-_PROSE = re.compile(r"(?:[A-Za-z]{2,}[ ,]+){2}[A-Za-z]{2,}|[\u4e00-\u9fff]{8}")
+_PROSE = r"(?:[A-Za-z]{2,}[ ,]+){2}[A-Za-z]{2,}|[\u4e00-\u9fff]{8}"
 
 
 def split_blanks(text: str) -> list[str]:
@@ -115,6 +117,9 @@ def _joins_one_value(text: str, position: int) -> bool:
 
 def normalize_blank(blank: str) -> str:
     """One blank as it is compared (module docstring)."""
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.math_answer import normalize_math_answer
+
     text = unicodedata.normalize("NFKC", blank).strip().rstrip("。.").strip()
     return normalize_math_answer(text)
 
@@ -141,8 +146,11 @@ def grade_cloze(question: Question, answer: Gold, policy: GradingPolicy) -> Grad
 def read_cloze(question: Question, text: str, prompt: str | None) -> Extraction:
     """The last answer statement or final \\boxed{} value, else a one-line reply (think blocks, an echoed
     prompt and a following question a base model writes on are left out first)."""
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.extract import Extraction, clean_output
+
     cleaned = clean_output(text, prompt)
-    following = _NEXT_QUESTION.search(cleaned, 1)
+    following = compiled(_NEXT_QUESTION).search(cleaned, 1)
     if following is not None:
         cleaned = cleaned[: following.start()]
     answer = _final_answer(question, cleaned)
@@ -155,11 +163,14 @@ def read_cloze(question: Question, text: str, prompt: str | None) -> Extraction:
 
 
 def _final_answer(question: Question, text: str) -> str | None:
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.patterns import answer_part
+
     blanks = len(split_blanks(question.answer)) if isinstance(question.answer, str) else 1
-    labels = list(_BLANK_LABEL.finditer(text))
+    labels = list(compiled(_BLANK_LABEL).finditer(text))
     # '第一空答案：' holds a statement cue ('答案：') that is part of the label, not a statement.
     starts = [label.start() for label in labels]
-    statements = [m for m in _STATED.finditer(text) if not _within(labels, starts, m.start())]
+    statements = [m for m in compiled(_STATED).finditer(text) if not _within(labels, starts, m.start())]
     boxes = _boxed_values(text)
     stated_at = statements[-1].end() if statements else -1
     boxed_at = boxes[-1][0] if boxes else -1
@@ -180,7 +191,7 @@ def _final_answer(question: Question, text: str) -> str | None:
     first = answer_part(text).strip().split("\n\n", 1)[0].strip()
     if "\n" in first or len(first) > _MAX_BARE_CHARS or first.endswith(":"):
         return None
-    if _PROSE.search(_LATEX_COMMAND.sub(" ", first)):
+    if compiled(_PROSE).search(_LATEX_COMMAND.sub(" ", first)):
         return None
     return _joined_blanks(first, blanks) or None
 
@@ -228,6 +239,9 @@ def _ordinal(label: re.Match[str]) -> int:
 
 def _boxed_values(text: str) -> list[tuple[int, str]]:
     """(start, content) of each \\boxed{...} whose braces close, found in one pass over the text."""
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.math_answer import closing_braces
+
     boxes = list(_BOXED.finditer(text))
     if not boxes:
         return []

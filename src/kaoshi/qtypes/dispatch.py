@@ -3,10 +3,14 @@ answer from a model's reply, and grading it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kaoshi.data.model import Gold, Question, QuestionType
 from kaoshi.qtypes.registry import kind_of
-from kaoshi.scoring.extract import Extraction
 from kaoshi.scoring.grade import UNGRADED, Grade, GradingPolicy, MultiPolicy
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 
 def parse_letters(value: object, qtype: QuestionType) -> frozenset[str]:

@@ -1,17 +1,24 @@
 """What a question type is made of: its wording, how log-likelihood ranks its answers, how an answer is
-read from a reply and graded, how its gold answer is parsed, and what fine-tuning teaches."""
+read from a reply and graded, how its gold answer is parsed, and what fine-tuning teaches.
+
+A kind imports answer extraction (kaoshi.scoring.extract, whose patterns take a few milliseconds to
+build) where it reads an answer, not as it is imported: what reads stored results (`kaoshi report`, the
+viewer) asks a kind what it is (objective or not), never to read a reply."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kaoshi.data.model import Gold, Question
-from kaoshi.scoring.extract import Extraction
 from kaoshi.scoring.grade import Grade, GradingPolicy
 
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
+
 # (question, the model's reply, the prompt when it may be echoed) -> the answer read and its status
-Extractor = Callable[[Question, str, str | None], Extraction]
+Extractor = Callable[[Question, str, str | None], "Extraction"]
 # (question, the answer read, the run's grading policy) -> correct and points
 Grader = Callable[[Question, Gold, GradingPolicy], Grade]
 # a gold answer as a data file writes it -> the gold answer (FieldError when it is not one)

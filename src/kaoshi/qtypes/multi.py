@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 from kaoshi.data.answers import parse_option_letters
 from kaoshi.data.model import Gold, Question, QuestionType
 from kaoshi.qtypes.kind import QuestionKind, Ranking, Wording
 from kaoshi.qtypes.shared import answer_then_explanation, letter_set
-from kaoshi.scoring.extract import Extraction, clean_output, extract_multi
 from kaoshi.scoring.grade import Grade, GradingPolicy, grade_exact, multi_credit
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 # 2**6 - 1 = 63 letter sets; beyond that ranking every set is not a sensible log-likelihood method.
 MAX_MULTI_OPTIONS = 6
@@ -26,6 +29,9 @@ def letter_sets(question: Question) -> tuple[str, ...]:
 
 
 def read_multi(question: Question, text: str, prompt: str | None) -> Extraction:
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.extract import clean_output, extract_multi  # here: see kaoshi.qtypes.kind
+
     return extract_multi(question, clean_output(text, prompt))
 
 

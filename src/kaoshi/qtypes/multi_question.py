@@ -14,27 +14,31 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from kaoshi.data.errors import FieldError
 from kaoshi.data.model import Gold, Question, QuestionType
 from kaoshi.data.options import normalize_letter
 from kaoshi.qtypes.kind import QuestionKind, Wording
-from kaoshi.qtypes.shared import answer_then_explanation
-from kaoshi.scoring.extract import Extraction, clean_output
+from kaoshi.qtypes.shared import answer_then_explanation, compiled
 from kaoshi.scoring.grade import Grade, GradingPolicy
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 # Sub-questions choose among at most seven options (七选五: A-G).
 SUB_LETTERS = "ABCDEFG"
 _LETTER = r"[A-G](?![H-Za-z])"
 _RUN = rf"{_LETTER}(?:[\s,，、;；/]{{0,4}}{_LETTER}){{0,30}}"
 # An answer cue and the letters after it: 【答案】, 答案：, 答案是, 答案为, 选 or 选择 (这道题选B; not 不选 or
-# 选项), Answer:, "the answer is", "the answers are". Applied to NFKC text.
-_MARKED = re.compile(
+# 选项), Answer:, "the answer is", "the answers are". Applied to NFKC text. This and _NUMBERED are sources,
+# compiled where a reply is read (shared.compiled).
+_MARKED = (
     rf"(?:【\s*答案\s*】|答案\s*(?::|是|为|应为)|(?<![不未])选择?(?!项)|(?i:answers?\s*(?::|\s(?:is|are)\b)))"
-    rf"\s*:?\s*\**\s*({_RUN})",
+    rf"\s*:?\s*\**\s*({_RUN})"
 )
 # `21. C`, `(2) 【答案】A`, `第3题选D`, `1-C`, `4)B`: a sub-question's number, then its letter.
-_NUMBERED = re.compile(
+_NUMBERED = (
     rf"(?<![\d.])(?:第\s*)?\(?(\d{{1,3}})\s*(?:题|小题|空)?\s*(?:[.、:)）\-]|选|答案\s*(?:是|为)?)\s*"
     rf"(?:【\s*答案\s*】|答案)?\s*(?:是|为|选)?\s*:?\s*\**({_LETTER})"
 )
@@ -65,14 +69,14 @@ def parse_sub_answers(value: object) -> str:
 
 def sub_answers(text: str, count: int) -> str | None:
     """The `count` letters a reply gives, in sub-question order; None when it does not give them all."""
-    marked = [_LETTERS.findall(m.group(1)) for m in _MARKED.finditer(text)]
+    marked = [_LETTERS.findall(m.group(1)) for m in compiled(_MARKED).finditer(text)]
     if len(marked) >= count and all(len(group) == 1 for group in marked[-count:]):
         return "".join(group[0] for group in marked[-count:])
     whole = [group for group in marked if len(group) == count]
     if whole:
         return "".join(whole[-1])
     numbered: dict[int, str] = {}
-    for match in _NUMBERED.finditer(text):
+    for match in compiled(_NUMBERED).finditer(text):
         numbered[int(match.group(1))] = match.group(2)  # a later answer to the same number revises it
     if len(numbered) == count:
         return "".join(numbered[n] for n in sorted(numbered))
@@ -83,6 +87,9 @@ def sub_answers(text: str, count: int) -> str | None:
 
 
 def read_sub_answers(question: Question, text: str, prompt: str | None) -> Extraction:
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.extract import Extraction, clean_output  # here: see kaoshi.qtypes.kind
+
     count = len(question.answer) if isinstance(question.answer, str) else 0
     cleaned = unicodedata.normalize("NFKC", clean_output(text, prompt))
     found = sub_answers(cleaned, count) if count else None

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kaoshi.data.answers import parse_reference_answer
 from kaoshi.data.model import Gold, Question, QuestionType, format_gold
 from kaoshi.qtypes.kind import QuestionKind, Wording
-from kaoshi.scoring.extract import Extraction, extract_open, strip_echo, strip_reasoning
 from kaoshi.scoring.grade import UNGRADED, Grade, GradingPolicy
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 
 def read_open(question: Question, text: str, prompt: str | None) -> Extraction:
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.extract import extract_open, strip_echo, strip_reasoning  # see kaoshi.qtypes.kind
+
     # The answer keeps its own characters (no width folding): graders compare it with a reference text.
     return extract_open(strip_echo(strip_reasoning(text), prompt).strip())
 

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from kaoshi.data.answers import parse_option_letters
 from kaoshi.data.model import Question, QuestionType
 from kaoshi.qtypes.kind import QuestionKind, Ranking, Wording
 from kaoshi.qtypes.shared import answer_then_explanation, letter_set, option_letters
-from kaoshi.scoring.extract import Extraction, clean_output, extract_single
 from kaoshi.scoring.grade import grade_exact
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 
 def read_single(question: Question, text: str, prompt: str | None) -> Extraction:
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.extract import clean_output, extract_single  # here: see kaoshi.qtypes.kind
+
     return extract_single(question, clean_output(text, prompt))
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kaoshi.data.answers import parse_judge_answer
 from kaoshi.data.model import Question, QuestionType
 from kaoshi.qtypes.kind import QuestionKind, Ranking, Wording
 from kaoshi.qtypes.shared import answer_then_explanation
-from kaoshi.scoring.extract import Extraction, clean_output, extract_judge
 from kaoshi.scoring.grade import grade_exact
+
+if TYPE_CHECKING:
+    from kaoshi.scoring.extract import Extraction
 
 JUDGE_CANDIDATES = ("正确", "错误")
 
@@ -21,6 +25,9 @@ def verdict_of(question: Question, candidate: str) -> bool:
 
 
 def read_judge(question: Question, text: str, prompt: str | None) -> Extraction:
+    # Late import: the answer patterns load as a reply is first read (a report imports the types)
+    from kaoshi.scoring.extract import clean_output, extract_judge  # here: see kaoshi.qtypes.kind
+
     return extract_judge(clean_output(text, prompt))
 
 

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from kaoshi.analysis.cost import Price, Usage
 from kaoshi.report.outputs import outputs_section
 from kaoshi.report.tables import TEXT_FORMATS, TextTable, render_tables
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.results.measurement import Measurement
-from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.tally import Tally
 from kaoshi.store.coverage import Coverage
 from kaoshi.store.pairing import conflict_note
 from kaoshi.store.settings import describe_settings
+
+# a report shows tokens and costs only when asked (--price), k-sample numbers where a run has them
+if TYPE_CHECKING:
+    from kaoshi.analysis.cost import Price, Usage
+    from kaoshi.results.repeats import RepeatSummary
 
 FORMATS = (*TEXT_FORMATS, "json")
 ERROR_RATE = "error rate"

@@ -6,22 +6,25 @@ import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from itertools import compress, repeat
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from kaoshi.analysis.estimate import Estimate
 from kaoshi.analysis.outputs import OutputProfile
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.results.measurement import Measurement
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE, UNKNOWN_GROUP, macro_accuracy
-from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
-from kaoshi.results.tally import Counts, Tally, sample_counts
+from kaoshi.results.tally import Counts, Tally, rows_counts
 from kaoshi.store.columns import Kind, ScoreRow, score_row
 from kaoshi.store.pairing import QuestionKey
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.settings import compact_settings
+
+if TYPE_CHECKING:  # what only some runs have (k samples a question, a sample of the exam): made elsewhere
+    from kaoshi.analysis.estimate import Estimate
+    from kaoshi.results.repeats import RepeatSummary
 
 GROUP_KEYS: dict[str, Callable[[SampleRecord | ScoreRow], Any]] = {
     "domain": lambda s: s.domain,
@@ -30,6 +33,21 @@ GROUP_KEYS: dict[str, Callable[[SampleRecord | ScoreRow], Any]] = {
     "category": lambda s: s.category,
     "group": lambda s: s.group if isinstance(s, ScoreRow) else s.question.get("group"),
 }
+# GROUP_KEYS of a summary's own rows (ScoreRow, a named tuple): each grouping's field, read at C speed
+_ROW_GROUPS: dict[str, Callable[[ScoreRow], Any]] = {
+    key: operator.itemgetter(ScoreRow._fields.index(name))
+    for key, name in (
+        ("domain", "domain"),
+        ("type", "qtype"),
+        ("subject", "subject"),
+        ("category", "category"),
+        ("group", "group"),
+    )
+}
+# What a summary groups a row by: each of GROUP_KEYS's fields, its type telling its part too.
+_GROUPED = operator.itemgetter(
+    *(ScoreRow._fields.index(name) for name in ("qtype", "subject", "domain", "category", "group"))
+)
 
 
 def part_of(sample: SampleRecord | ScoreRow) -> str:
@@ -53,37 +71,26 @@ class SampleKinds:
     def __iter__(self) -> Iterator[tuple[ScoreRow, int]]:
         return zip(self.rows, self.weights, strict=True)
 
+    @cached_property
+    def _pairs(self) -> tuple[tuple[str, str] | None, ...]:
+        """Each row's (gold, answer) as _answer_pair reads it: read once for the run and every grouping
+        (read again for each, they were a fifth of a report of a kept run)."""
+        return tuple(map(_answer_pair, self.rows))
+
     def answer_pairs(self) -> Counter[tuple[str, str]]:
         """(gold, answer) as strings for every checked objective answer (unreadable: ""), counted."""
-        pairs: Counter[tuple[str, str]] = Counter()
-        for row, weight in self:
-            pair = _answer_pair(row)
-            if pair is not None:
-                pairs[pair] += weight
-        return pairs
+        return _counted_pairs(zip(self._pairs, self.weights, strict=True))
 
     def answer_pairs_by(self, grouping: str) -> dict[str, Counter[tuple[str, str]]]:
         """answer_pairs within each group of `grouping` (a GROUP_KEYS name; samples without one in
         `(none)`)."""
-        group_of = GROUP_KEYS[grouping]
-        found: dict[str, Counter[tuple[str, str]]] = {}
-        for row, weight in self:
-            pair = _answer_pair(row)
-            name = group_of(row)
-            counted = found.setdefault(UNKNOWN_GROUP if name is None else name, Counter())
-            if pair is not None:
-                counted[pair] += weight
-        return found
+        weighed = _weighed(map(_ROW_GROUPS[grouping], self.rows), self._pairs, self.weights, UNKNOWN_GROUP)
+        return {name: Counter(pairs) for name, pairs in weighed.items()}
 
     def tallies_by(self, grouping: str) -> dict[str, Tally]:
         """A tally of each named group of `grouping` (samples without one left out)."""
-        group_of = GROUP_KEYS[grouping]
-        rows: dict[str, list[tuple[Counts, int]]] = {}
-        for row, weight in self:
-            name = group_of(row)
-            if name is not None:
-                rows.setdefault(name, []).append((sample_counts(row), weight))
-        return {name: Tally.total(counted) for name, counted in rows.items()}
+        weighed = _weighed(map(_ROW_GROUPS[grouping], self.rows), rows_counts(self.rows), self.weights)
+        return {name: Tally.total(by_counts.items()) for name, by_counts in weighed.items()}
 
 
 @dataclass(frozen=True)
@@ -302,6 +309,37 @@ def summarize_kinds(
     return _summarize_weighted(run, weighted, outcomes, category_of, keys, standards)
 
 
+Item = TypeVar("Item")
+
+
+def _counted_pairs(pairs: Iterable[tuple[tuple[str, str] | None, int]]) -> Counter[tuple[str, str]]:
+    """The (gold, answer) pairs, each with its number of samples, added up (None: no checked answer)."""
+    counted: dict[tuple[str, str], int] = {}
+    for pair, weight in pairs:
+        if pair is not None:
+            counted[pair] = counted.get(pair, 0) + weight
+    return Counter(counted)
+
+
+def _weighed(
+    names: Iterable[Any], items: Iterable[Item | None], weights: Iterable[int], none_as: str | None = None
+) -> dict[Any, dict[Item, int]]:
+    """Each name's items with their weights added up by item, names and items in the order first met (an
+    item None adds nothing to its name's); a name None goes under `none_as`, or nowhere when that is None."""
+    found: dict[Any, dict[Item, int]] = {}
+    for name, item, weight in zip(names, items, weights, strict=True):
+        if name is None:
+            if none_as is None:
+                continue
+            name = none_as
+        bucket = found.get(name)
+        if bucket is None:
+            bucket = found[name] = {}
+        if item is not None:
+            bucket[item] = bucket.get(item, 0) + weight
+    return found
+
+
 def _checked_keys(group_by: Iterable[str]) -> list[str]:
     keys = list(group_by)
     unknown = [k for k in keys if k not in GROUP_KEYS]
@@ -319,37 +357,43 @@ def _summarize_weighted(
     standards: Mapping[str, float] | None,
 ) -> RunSummary:
     """The summary of rows counted by kind (each with its number of samples, in the order first met)."""
-    overall_rows: list[tuple[Counts, int]] = []
-    tallied = {*keys, "subject", "domain"}
-    group_rows: dict[str, dict[str, list[tuple[Counts, int]]]] = {key: {} for key in tallied}
-    part_rows: dict[str, list[tuple[Counts, int]]] = {}
-    subject_part_rows: dict[str, dict[str, list[tuple[Counts, int]]]] = {}
+    kinds = tuple(row for row, _ in weighted)
+    weights = tuple(weight for _, weight in weighted)
+    # A run's thousands of kinds of row are a hundred or so once only what a tally reads tells them apart:
+    # their groups and the counts they add. Each grouping is tallied from those, a row of each standing
+    # for the others (a pass over every kind of row for each grouping was a tenth of a report of a kept
+    # run); groups come in the order their first rows do, as they would from every row.
+    alike: dict[tuple[tuple[Any, ...], Counts], tuple[ScoreRow, int]] = {}
+    for row, grouped, counted, weight in zip(
+        kinds, map(_GROUPED, kinds), rows_counts(kinds), weights, strict=True
+    ):
+        first, added = alike.get((grouped, counted), (row, 0))
+        alike[grouped, counted] = (first, added + weight)
+    rows = [row for row, _ in alike.values()]
+    counts = [counted for _, counted in alike]
+    samples = [weight for _, weight in alike.values()]
+    parts_of = [part_of(row) for row in rows]
+
+    def tallies(names: Iterable[Any], none_as: str | None = None) -> dict[Any, Tally]:
+        weighed = _weighed(names, counts, samples, none_as)
+        return {name: Tally.total(by_counts.items()) for name, by_counts in weighed.items()}
+
+    overall = Tally.total(zip(counts, samples, strict=True))
+    groups = {
+        key: tallies(map(_ROW_GROUPS[key], rows), UNKNOWN_GROUP if key in keys else None)
+        for key in {*keys, "subject", "domain"}
+    }
+    parts = tallies(parts_of)
+    subject_parts: dict[str, dict[str, Tally]] = {}
+    subject_of = (
+        (row.subject, part) if row.subject else None for row, part in zip(rows, parts_of, strict=True)
+    )
+    for (subject, part), tally in tallies(subject_of).items():
+        subject_parts.setdefault(subject, {})[part] = tally
     served: Counter[str] = Counter()
     for row, weight in weighted:
-        counts = (sample_counts(row), weight)
         if row.served_model is not None:
             served[row.served_model] += weight
-        overall_rows.append(counts)
-        part = part_of(row)
-        part_rows.setdefault(part, []).append(counts)
-        if row.subject:
-            subject_part_rows.setdefault(row.subject, {}).setdefault(part, []).append(counts)
-        for key in tallied:
-            name = GROUP_KEYS[key](row)
-            if name is None:
-                if key not in keys:
-                    continue
-                name = UNKNOWN_GROUP
-            group_rows[key].setdefault(name, []).append(counts)
-    overall = Tally.total(overall_rows)
-    groups = {
-        key: {name: Tally.total(rows) for name, rows in table.items()} for key, table in group_rows.items()
-    }
-    parts = {part: Tally.total(rows) for part, rows in part_rows.items()}
-    subject_parts = {
-        subject: {part: Tally.total(rows) for part, rows in by_part.items()}
-        for subject, by_part in subject_part_rows.items()
-    }
     named = {
         key: {n: t for n, t in groups[key].items() if n != UNKNOWN_GROUP} for key in ("subject", "domain")
     }
@@ -365,6 +409,6 @@ def _summarize_weighted(
         outcomes=outcomes,
         parts={name: parts[name] for name in (OBJECTIVE, SUBJECTIVE) if name in parts},
         subject_parts=dict(sorted(subject_parts.items())),
-        kinds=SampleKinds(tuple(row for row, _ in weighted), tuple(w for _, w in weighted), category_of),
+        kinds=SampleKinds(kinds, weights, category_of),
         served_models=dict(sorted(served.items(), key=lambda item: (-item[1], item[0]))),
     )
