@@ -23,22 +23,16 @@ from kaoshi.api import studies
 from kaoshi.api.comparing import compare_stored
 from kaoshi.api.counting import open_types, read_answers
 from kaoshi.api.studies import compare
-from kaoshi.errors import InputError
-from kaoshi.report.compare import render_comparison
 from kaoshi.report.differences import differences_among, differing_questions, key_differences
-from kaoshi.report.paired import paired_table
-from kaoshi.report.tables import render_tables
 from kaoshi.results.grading import chosen_grader
 from kaoshi.store import Store
 from kaoshi.store.records import GradeRecord, GradeStatus, SampleStatus
-from kaoshi.view import create_app
-from kaoshi.view.urls import compare_url
+from tests.support.compared_outputs import compared, counted_again, everything, pages, reported
 from tests.support.mixed_runs import (
     CHANGED_IN_PLACE,
     add_new_question,
     counting_refused,
     mixed_store,
-    nothing_kept,
     settled_three_runs,
     sql,
     three_and_golden,
@@ -48,51 +42,7 @@ from tests.support.mixed_runs import (
 )
 from tests.support.stores import SPEC, digest
 
-testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
-
-LOCAL = "http://127.0.0.1:8000"
 RUNS = ["mixed", "other", "third"]
-
-
-def reported(path: Path, names: list[str], *, keep: bool = True, grader: str | None = None) -> str:
-    """`kaoshi report A B C` as JSON, as a table and as markdown (the comparison the CLI keeps)."""
-    compared = compare_stored(names, store=path, keep=keep, grader=grader)
-    return "".join(render_comparison(compared, fmt, resamples=500) for fmt in ("json", "table", "md"))
-
-
-def compared(path: Path, names: list[str], *, keep: bool = True) -> str:
-    """`kaoshi compare A B C --by` every grouping, as JSON and as tables (or the error it gives)."""
-    try:
-        result = compare(names, store=path, keep=keep, by=studies.COMPARE_KEYS, resamples=500)
-    except InputError as exc:
-        return f"error: {exc}"
-    tables = [paired_table(key, key, result.runs, rows) for key, rows in result.groups.items()]
-    return json.dumps(result.to_json(), ensure_ascii=False, indent=1, default=str) + render_tables(
-        tables, "md"
-    )
-
-
-def pages(path: Path, names: list[str]) -> str:
-    """The viewer's compare page, each page of its differences (the viewer never writes)."""
-    shown = []
-    with testclient.TestClient(create_app(path), base_url=LOCAL) as client:
-        for page in (1, 2):
-            answer = client.get(compare_url(names, page))
-            assert answer.status_code == 200, answer.text
-            shown.append(answer.text)
-    return "".join(shown)
-
-
-def everything(path: Path, names: list[str], *, keep: bool = True) -> str:
-    """What every reader of a comparison shows: the report and compare (keeping, unless not `keep`), then
-    the viewer's pages (which read what those kept)."""
-    return reported(path, names, keep=keep) + compared(path, names, keep=keep) + pages(path, names)
-
-
-def counted_again(path: Path, names: list[str], monkeypatch: pytest.MonkeyPatch) -> str:
-    """Everything counted from the rows, as if nothing were kept (and nothing kept by this read)."""
-    with nothing_kept(monkeypatch):
-        return everything(path, names, keep=False)
 
 
 def nothing_counted(monkeypatch: pytest.MonkeyPatch) -> AbstractContextManager[None]:

@@ -26,8 +26,8 @@ from kaoshi.store import Store
 from kaoshi.store.records import GradeRecord, GradeStatus
 from kaoshi.store.rows import dumps
 from kaoshi.store.summaries import keys_from_json, keys_to_json
+from tests.support.compared_outputs import compared, counted_again, everything, pages, reported
 from tests.support.mixed_runs import counting_refused, nothing_kept
-from tests.unit.test_kept_comparisons import compared, counted_again, everything, pages, reported
 
 
 def test_rows_read_back_are_the_rows_kept() -> None:

@@ -23,8 +23,8 @@ from kaoshi.models import GenerateRequest, Model, ModelOptions, ModelOutput
 from kaoshi.store import Store
 from kaoshi.store.columns import KIND_COLUMNS, Kind
 from kaoshi.store.records import GradeRecord, GradeStatus
+from tests.support.compared_outputs import counted_again, pages, reported
 from tests.support.mixed_runs import counting_refused, three_runs
-from tests.unit.test_kept_comparisons import counted_again, pages, reported
 
 # the hand-made runs (a kind of row a sample: every outcome) and two of the sample exam (kinds of many rows)
 RUNS = ("mixed", "other", "third", "random", "constant")
