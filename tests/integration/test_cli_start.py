@@ -6,16 +6,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from kaoshi.cli.main import COMMANDS, build_parser, main, selected_command
+from tests.support.fresh import run_fresh
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 MODULES = sorted({command.module for command in COMMANDS.values()})
 
 
@@ -93,8 +89,7 @@ def loaded_after(*argv: str) -> set[str]:
         f"try:\n    main({list(argv)!r})\nexcept SystemExit:\n    pass\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    result = run_fresh(code, timeout=60)
     modules: list[str] = json.loads(result.stderr.strip().splitlines()[-1])
     return set(modules)
 

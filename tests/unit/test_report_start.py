@@ -9,17 +9,13 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import kaoshi
 from kaoshi.api.kept import RUN, comparison_kind
 from kaoshi.cli.main import COMMANDS, build_parser, main
 from kaoshi.store import Store
-
-SRC = Path(__file__).resolve().parents[2] / "src"
+from tests.support.fresh import run_fresh
 
 # What the report of a kept run must not import (each was measured on its path before, 2 to 60 ms).
 NOT_IMPORTED = (
@@ -37,7 +33,7 @@ NOT_IMPORTED = (
     "rich.console",
     "rich.table",
     "rich.text",
-    "kaoshi.api.comparing",  # the comparison of several runs (kaoshi.report.compare is kaoshi.api.kept's)
+    "kaoshi.api.comparing",  # the comparison of several runs
     "kaoshi.api.ledger",  # tokens and costs: --price only
     "kaoshi.analysis.cost",
     "kaoshi.api.store_tools",  # `kaoshi runs rm / mv`, registered beside the report
@@ -48,6 +44,13 @@ NOT_IMPORTED = (
     "kaoshi.results.repeats",  # what only some runs have: k samples a question, a sample of the exam
     "kaoshi.analysis.estimate",
     "kaoshi.data.subsets",
+    "kaoshi.report.compare",  # the comparison of runs and which questions differ: where runs are compared
+    "kaoshi.report.differences",
+    "kaoshi.store.run_admin",  # `kaoshi runs rm / mv`
+    "kaoshi.store.batches",  # the provider batches of `kaoshi run --batch`
+    "socket",  # the host name: asked of runs still open only
+    "uuid",  # (with platform) for the id of a new lease holder or store, which os.urandom makes
+    "platform",
 )
 
 
@@ -63,9 +66,7 @@ def report_in_fresh_process(store: Path, run: str) -> tuple[str, set[str], int |
         "compiled = lazy.cache_info().currsize if lazy is not None else None if extract else 0\n"
         "print(json.dumps([code, sorted(sys.modules), compiled]), file=sys.stderr)\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
-    command = [sys.executable, "-c", code]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    result = run_fresh(code)
     exit_code, modules, compiled = json.loads(result.stderr.strip().splitlines()[-1])
     assert exit_code == 0, result.stderr
     return result.stdout, set(modules), compiled

@@ -15,17 +15,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, OutputTally, counted_profile, counted_tally
 from kaoshi.bulk import collection_paused
 from kaoshi.qtypes import QUESTION_KINDS
-from kaoshi.report.compare import ComparedRuns, key_paired_outcomes
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
 from kaoshi.store.columns import Kind
 from kaoshi.store.coverage import key_coverage
 from kaoshi.store.pairing import AnswerRow, KeyPairing, KeyRow, pair_key_rows
+
+# Imported where runs are compared: the report of one run reads Counted and open_types alone (through
+# kaoshi.api.kept.kept_run).
+if TYPE_CHECKING:
+    from kaoshi.report.compare import ComparedRuns
 
 
 class Counted(NamedTuple):
@@ -112,6 +116,9 @@ def _counted(
     outcomes: bool,
     outputs: bool,
 ) -> ComparedRuns | None:
+    # Late import: the comparison's module, which the report of one run (kaoshi.api.kept.kept_run) never reads
+    from kaoshi.report.compare import ComparedRuns, key_paired_outcomes
+
     if pairing is None:
         pairing = pair_key_rows(keys)
     kept = pairing.paired > 0  # without common questions each run is summarised on its own

@@ -29,7 +29,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kaoshi.analysis.outputs import TAIL_CHARS, OutputProfile, OutputTally, counted_profile, counted_tally
 from kaoshi.api.counting import (
@@ -41,8 +41,6 @@ from kaoshi.api.counting import (
     read_keys,
 )
 from kaoshi.bulk import collection_paused
-from kaoshi.report.compare import ComparedRuns, PairedOutcomes
-from kaoshi.report.differences import Differing, differing_questions
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.store import RunRecord, Store
 from kaoshi.store.columns import answer_keys_layout
@@ -61,6 +59,11 @@ from kaoshi.store.summaries import (
     pairing_to_json,
 )
 from kaoshi.version import __version__
+
+# The comparison's own modules are imported where runs are compared: the report of one run (kept_run) reads
+# none of them.
+if TYPE_CHECKING:
+    from kaoshi.report.compare import ComparedRuns
 
 # What is kept, in which form: a kaoshi that keeps it otherwise uses another number (a kind's fields are
 # folded in apart: kinds_layout).
@@ -152,6 +155,12 @@ def _compared(
     keeping: Keeping,
 ) -> ComparedRuns:
     """The comparison from what is kept of each run, as counted_comparison makes it from what it counts."""
+    # Late import: the comparison, which the report of one run (kept_run) never reads
+    from kaoshi.report.compare import ComparedRuns, PairedOutcomes
+
+    # Late import: which questions differ, which the report of one run never reads
+    from kaoshi.report.differences import Differing
+
     among = pairing.paired > 0
     summaries = tuple(
         summarize(run, grader, _counts(payloads[run.name], among, keeping))
@@ -264,6 +273,9 @@ def _counted(
         if compared is None:
             return None
         if differing:
+            # Late import: which questions differ, which the report of one run (kept_run) never reads
+            from kaoshi.report.differences import differing_questions
+
             compared = replace(compared, differing=differing_questions(keys, every))
         if not keep or not isinstance(compared.pairing, KeyPairing):
             return compared

@@ -13,8 +13,8 @@ answers (`extractor`), or the calls a judge makes on its answers (`judge:GRADER`
 from __future__ import annotations
 
 import json
+import os
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -64,7 +64,7 @@ class BatchBook:
         rows = self._store._query("SELECT value FROM meta WHERE key='store_id'")
         if rows:
             return str(rows[0][0])
-        made = uuid.uuid4().hex
+        made = os.urandom(16).hex()  # 32 hex digits, as uuid4().hex (uuid costs its import)
         self._store._write("INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?)", (made,))
         self._store.flush()
         return str(self._store._query("SELECT value FROM meta WHERE key='store_id'")[0][0])

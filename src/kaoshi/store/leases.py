@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +30,17 @@ _log = logging.getLogger("kaoshi")
 T = TypeVar("T")
 
 
+def this_host() -> str:
+    """The name of this host, as the store records the owner of a run or lease."""
+    # Late import: socket is asked only of a run still open or being claimed, never by a finished run's report
+    import socket
+
+    return socket.gethostname()
+
+
 def owner_gone(pid: int | None, host: str | None) -> bool:
     """Whether a process is known to be dead: only on this host can it be asked; an unknown pid is alive."""
-    if pid is None or host != socket.gethostname():
+    if pid is None or host != this_host():
         return False
     try:
         os.kill(pid, 0)
@@ -116,7 +122,7 @@ class SharedLease(Lease):
     def __init__(self, path: Path, run: str, *, join: bool, lock_wait_s: float) -> None:
         self.path = path
         self.run = run
-        self.holder = uuid.uuid4().hex
+        self.holder = os.urandom(16).hex()  # 32 hex digits, as uuid4().hex (uuid costs its import)
         self._lock_wait_s = lock_wait_s
         # time.time() of the last heartbeat this process wrote (wall clock: it runs on through a suspend)
         self._beaten_at = 0.0
@@ -185,7 +191,7 @@ class SharedLease(Lease):
             )
         self._db.execute(
             "INSERT INTO leases (run, holder, pid, host, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (self.run, self.holder, os.getpid(), socket.gethostname(), now, now),
+            (self.run, self.holder, os.getpid(), this_host(), now, now),
         )
         self._beaten_at = now
         return dead

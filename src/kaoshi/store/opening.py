@@ -7,7 +7,6 @@ import logging
 import os
 import shutil
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from kaoshi.store.errors import StoreError, is_cannot_open, is_read_only, store_error
@@ -67,6 +66,9 @@ def _read_as_it_is(path: Path) -> sqlite3.Connection:
         "%s: read from a copy in memory (its folder is read-only and its -wal holds rows not in the file)",
         path,
     )
+    # Late import: tempfile (and the random it brings) only for this rare copy, not for every store opened
+    import tempfile
+
     memory = sqlite3.connect(IN_MEMORY, isolation_level=None)
     try:
         with tempfile.TemporaryDirectory(prefix="kaoshi-read-") as folder:

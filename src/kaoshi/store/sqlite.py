@@ -6,15 +6,13 @@ import contextlib
 import heapq
 import logging
 import os
-import socket
 import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kaoshi.store.aggregates import RunCounts, extractor_usage, run_counts, run_usage
-from kaoshi.store.batches import BatchBook
 from kaoshi.store.columns import (
     Kind,
     OutputRow,
@@ -29,7 +27,7 @@ from kaoshi.store.columns import (
     score_rows,
 )
 from kaoshi.store.errors import StoreError, naming_the_file
-from kaoshi.store.leases import Lease, LeaseHolder, SharedLease
+from kaoshi.store.leases import Lease, LeaseHolder, SharedLease, this_host
 from kaoshi.store.opening import IN_MEMORY, connect, is_writable
 from kaoshi.store.pairing import AnswerRow, KeyRow
 from kaoshi.store.records import (
@@ -50,7 +48,6 @@ from kaoshi.store.rows import (
     sample_from_row,
     sample_write,
 )
-from kaoshi.store.run_admin import RemovedRun, RenamedRun, remove_runs, rename_run
 from kaoshi.store.schema import (
     REQUEST_INDEXES,
     SCHEMA_VERSION,
@@ -70,6 +67,12 @@ from kaoshi.store.summaries import (
     run_signature,
 )
 from kaoshi.store.writes import DEFAULT_LOCK_WAIT_S, WriteQueue, wait_out_locks
+
+# What only some commands do to a store is imported where it is done: removing and renaming runs, and the
+# provider batches of `kaoshi run --batch`.
+if TYPE_CHECKING:
+    from kaoshi.store.batches import BatchBook
+    from kaoshi.store.run_admin import RemovedRun, RenamedRun
 
 __all__ = ["DEFAULT_LOCK_WAIT_S", "SCHEMA_VERSION", "Store", "StoreError"]
 _FOR_READING = "opened for reading"
@@ -239,7 +242,7 @@ class Store:
     def _claim(self, name: str) -> None:
         self._write(
             "INSERT OR REPLACE INTO run_owners (run, pid, host, opened_at) VALUES (?, ?, ?, ?)",
-            (name, os.getpid(), socket.gethostname(), time.time()),
+            (name, os.getpid(), this_host(), time.time()),
         )
 
     def hold(self, name: str, *, join: bool = False) -> Lease:
@@ -286,12 +289,18 @@ class Store:
         StoreError, nothing removed, for an unknown name or a run a live process holds. `dry_run`: check
         and count only."""
         self._ready_to_change()
+        # Late import: removing runs (`kaoshi runs rm`), which no reading command does
+        from kaoshi.store.run_admin import remove_runs
+
         return remove_runs(self._db, self.path, names, lock_wait_s=self._lock_wait_s, dry_run=dry_run)
 
     def rename_run(self, old: str, new: str) -> RenamedRun:
         """Rename a run in every table that names it (one transaction); StoreError, nothing changed, for an
         unknown `old`, an existing `new` or a run a live process holds."""
         self._ready_to_change()
+        # Late import: renaming runs (`kaoshi runs mv`), which no reading command does
+        from kaoshi.store.run_admin import rename_run
+
         return rename_run(self._db, self.path, old, new, lock_wait_s=self._lock_wait_s)
 
     def _ready_to_change(self) -> None:
@@ -360,6 +369,9 @@ class Store:
     @property
     def batches(self) -> BatchBook:
         """The provider batches the store's runs sent (kaoshi run --batch; kaoshi.store.batches)."""
+        # Late import: the provider batches, which `kaoshi report` never reads
+        from kaoshi.store.batches import BatchBook
+
         return BatchBook(self)
 
     # -- grades of open answers ------------------------------------------------------------------------

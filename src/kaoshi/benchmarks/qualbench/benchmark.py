@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kaoshi.benchmarks.base import Benchmark, LoadRequest, Specificity
-from kaoshi.benchmarks.common.sniff import first_jsonl_record
 from kaoshi.benchmarks.common.statistics import ANSWER_METRICS
-from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS, load_qualbench, load_qualbench_hub
+from kaoshi.benchmarks.qualbench.domains import QUALBENCH_DOMAINS
 from kaoshi.benchmarks.qualbench.paper_prompt import QUALBENCH_PAPER, QUALBENCH_PAPER_EXPERT
 from kaoshi.benchmarks.qualbench.prompts import (
     QUALBENCH_KAOSHI,
     QUALBENCH_KAOSHI_EXPERT,
     QUALBENCH_ZERO,
 )
-from kaoshi.data.collect import LoadResult
 from kaoshi.data.errors import DataError
+
+if TYPE_CHECKING:
+    from kaoshi.data.collect import LoadResult
 
 QUALBENCH_HUB_ID = "mengze-hong/QualBench"
 # Field names only QualBench's files use; kaoshi's schema says type, explanation and id instead.
@@ -26,6 +28,9 @@ def load(request: LoadRequest) -> LoadResult:
     """QualBench.json or the shuffled JSONL from `request.data`, else the hub copy; one split, 'test'."""
     if request.split not in (None, "test"):
         raise DataError(f"QualBench has a single split ('test'), got {request.split!r}")
+    # Late import: the loader (and kaoshi.data's readers), not read where a report looks up the metrics
+    from kaoshi.benchmarks.qualbench.loader import load_qualbench, load_qualbench_hub
+
     if request.data is None:
         return load_qualbench_hub(QUALBENCH_HUB_ID)
     return load_qualbench(request.data, clean=request.clean)
@@ -38,6 +43,9 @@ def holds_qualbench(path: Path) -> Specificity | None:
         return None
     if path.suffix == ".json":
         return Specificity.FILE_TYPE
+    # Late import: the file readers only where a path is detected, not where the benchmark is looked up
+    from kaoshi.benchmarks.common.sniff import first_jsonl_record
+
     first = first_jsonl_record(path)  # a line that is not JSON: the kaoshi loader reports it
     return Specificity.FORMAT if isinstance(first, dict) and _QUALBENCH_KEYS & set(first) else None
 

@@ -6,6 +6,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from kaoshi.benchmarks.qualbench.domains import QUALBENCH_DOMAINS
 from kaoshi.data.answers import parse_judge_answer
 from kaoshi.data.collect import (
     Dropped,
@@ -23,15 +24,6 @@ from kaoshi.data.quirks import QuirkLog
 from kaoshi.data.rawio import iter_json_array, iter_jsonl, read_text
 from kaoshi.qtypes import parse_letters
 
-# The six vertical domains and the English names the paper's tables use.
-QUALBENCH_DOMAINS: dict[str, str] = {
-    "安全生产": "Production Safety",
-    "消防": "Fire Safety",  # the data says 消防, not 消防安全
-    "建筑工程": "Civil Engineering",
-    "经济金融": "Economics and Finance",
-    "石油天然气": "Oil and Gas",
-    "银行保险": "Banking and Insurance",
-}
 # Published question counts per domain (single, multi, true/false) of the 17,316-row QualBench.json, from
 # the authors' analysis notebook; the cleaning rule keeps 17,298.
 QUALBENCH_PUBLISHED_COUNTS: dict[str, tuple[int, int, int]] = {
