@@ -710,8 +710,8 @@ class Case:
     floor_args: list[str]
     first_line_only: bool = False
     page: bool = False
-    # the store's kept summaries of this kind dropped first ("board", "run", "comparison", "paired"): the
-    # command counts (and keeps)
+    # the store's kept summaries of this kind dropped first ("board", "run", "comparison", "paired"; a run's
+    # own only of the runs the command reads): the command counts (and keeps)
     forget_kept: str = ""
 
 
@@ -966,8 +966,11 @@ def measure_size(size: int, folder: Path, options: argparse.Namespace) -> dict[s
             stale.unlink(missing_ok=True)
         print(f"\n{size:,} samples: building {path} ...", flush=True)
         build_s = build_store(path, size, options.runs)
-    with Store(path):
-        pass  # opened for writing, as by any kaoshi command that writes: a reused store gets its tables
+    with Store(path) as store:
+        # opened for writing, as by any kaoshi command that writes: a reused store gets its tables, and each
+        # run what its process keeps as it ends (kept already, unless a measurement before forgot it)
+        for name in names:
+            keep_counts(store, name)
     facts = store_facts(path, size, names[0])
     print_size(size, facts, build_s)
     floors: dict[tuple[str, tuple[str, ...]], float] = {}
@@ -976,8 +979,14 @@ def measure_size(size: int, folder: Path, options: argparse.Namespace) -> dict[s
         if options.commands and case.key not in options.commands and case.key != "start":
             continue
         if case.forget_kept:
+            # a comparison's or board's kept numbers, or those of the runs the command reads (the others' as
+            # their processes kept them: the runs a comparison pairs with them)
+            forgotten = case.floor_args if case.forget_kept == "run" else names
             with sqlite3.connect(path) as db:
-                db.execute("DELETE FROM run_summaries WHERE kind LIKE ?", (f"{case.forget_kept} %",))
+                db.executemany(
+                    "DELETE FROM run_summaries WHERE kind LIKE ? AND run = ?",
+                    [(f"{case.forget_kept} %", name) for name in forgotten],
+                )
         measured = measure(case.args, options.timeout, first_line_only=case.first_line_only)
         note = check(case, measured, n_questions)
         floor_s = None
