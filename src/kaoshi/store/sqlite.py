@@ -75,6 +75,8 @@ if TYPE_CHECKING:
     from kaoshi.store.run_admin import RemovedRun, RenamedRun
 
 __all__ = ["DEFAULT_LOCK_WAIT_S", "SCHEMA_VERSION", "Store", "StoreError"]
+# The order runs are listed in: oldest first, runs made in the same instant in the order they were made.
+_OLDEST_FIRST = "ORDER BY created_at, rowid"
 _FOR_READING = "opened for reading"
 # How long keeping a summary waits for another process's write lock before it keeps nothing: a reader does
 # not wait on a run's writes for what it has already counted.
@@ -279,8 +281,12 @@ class Store:
             raise StoreError(f"no run named {name!r} in {self.path} (runs: {known})")
         return found
 
+    def run_names(self) -> list[str]:
+        """Every run's name, oldest first, as `runs` lists them (their samples not counted)."""
+        return [row[0] for row in self._query(f"SELECT name FROM runs {_OLDEST_FIRST}")]
+
     def runs(self) -> list[RunRecord]:
-        rows = self._query(RUN_QUERY + " ORDER BY created_at")
+        rows = self._query(f"{RUN_QUERY} {_OLDEST_FIRST}")
         holders = self._lease_holders()
         return [run_from_row(row, holders, self.path) for row in rows]
 

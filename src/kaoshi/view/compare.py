@@ -89,10 +89,12 @@ def compare_page(viewer: Viewer, names: Sequence[str], page: int) -> dict[str, A
     """The chosen runs compared (the first is the baseline); fewer than two: the page to choose them."""
     chosen = list(dict.fromkeys(names))
     state = viewer.state()
-    records = viewer.records()
-    for name in chosen:
-        viewer.record(name)  # NotFound for a run the store does not hold
-    context: dict[str, Any] = {"chosen": chosen, "names": [r.name for r in records], "view": None}
+    # the names alone (every run's record counts its samples: a twentieth of the page at 1,000,000 samples)
+    known = viewer.names()
+    unknown = [name for name in chosen if name not in known]
+    if unknown:
+        raise viewer.unknown(unknown[0])
+    context: dict[str, Any] = {"chosen": chosen, "names": known, "view": None}
     if len(chosen) < 2:
         return context
     view = viewer.memo.get(("compare", tuple(chosen), state), lambda: _compared(viewer.path, chosen))

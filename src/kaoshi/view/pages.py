@@ -57,8 +57,16 @@ class Viewer:
         with Store(self.path, read_only=True) as store:
             found = store.find_run(name)
         if found is None:
-            raise NotFound(f"no run named {name!r} in {self.path}")
+            raise self.unknown(name)
         return found
+
+    def names(self) -> list[str]:
+        """Every run's name, oldest first (nothing counted: the compare page's list to choose from)."""
+        with Store(self.path, read_only=True) as store:
+            return store.run_names()
+
+    def unknown(self, name: str) -> NotFound:
+        return NotFound(f"no run named {name!r} in {self.path}")
 
 
 def live_runs(viewer: Viewer) -> list[LiveRun]:
