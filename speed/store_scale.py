@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from kaoshi.api.summary import keep_counts
-from kaoshi.benchmarks.qualbench.loader import QUALBENCH_DOMAINS
+from kaoshi.benchmarks.qualbench.domains import QUALBENCH_DOMAINS
 from kaoshi.benchmarks.qualbench.paper_prompt import PAPER_INSTRUCTIONS
 from kaoshi.data.model import QuestionType
 from kaoshi.store import Method, RunSpec, SampleRecord, SampleStatus, Store

@@ -20,8 +20,6 @@ from kaoshi.view import create_app
 from kaoshi.view.urls import compare_url
 from tests.support.mixed_runs import nothing_kept
 
-testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
-
 LOCAL = "http://127.0.0.1:8000"
 
 
@@ -44,7 +42,9 @@ def compared(path: Path, names: list[str], *, keep: bool = True) -> str:
 
 
 def pages(path: Path, names: list[str]) -> str:
-    """The viewer's compare page, each page of its differences (the viewer never writes)."""
+    """The viewer's compare page, each page of its differences (the viewer never writes); the test is
+    skipped without the view extra, which installs starlette."""
+    testclient = pytest.importorskip("starlette.testclient", reason="the view extra installs starlette")
     shown = []
     with testclient.TestClient(create_app(path), base_url=LOCAL) as client:
         for page in (1, 2):

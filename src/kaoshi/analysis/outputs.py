@@ -95,7 +95,8 @@ class CountDistribution:
 
     @classmethod
     def of(cls, counts: Sequence[int]) -> CountDistribution | None:
-        """The distribution of `counts`; None when there are none."""
+        """The distribution of `counts`; None when there are none. The definition of_histogram, which a
+        profile is made with, gives number for number (the tests hold them equal)."""
         if not counts:
             return None
         ordered = sorted(counts)
@@ -234,7 +235,7 @@ def counted_profile(
     """The profile of samples each standing for `n` alike in what the profile counts (a cut-off answer
     stands for itself: its end is read), with `times` the latencies of the answers that have one (the
     samples' own latencies are not read here). One pass, no object a sample."""
-    # exactly rounded: 44 × 0.01 s is 0.44 s
+    # the latencies summed here, exactly rounded (44 × 0.01 s is 0.44 s), not as a tally's whole units
     return _tallied(counted, len(times), 0).profile_timed(math.fsum(times) if times else None)
 
 
@@ -271,23 +272,15 @@ class OutputTally:
     time_units: int
 
     def less(self, part: OutputTally) -> OutputTally | None:
-        """The tally without `part`, samples of its own; None where `part` holds more of something."""
-        numbers = [mine - theirs for mine, theirs in zip(self._numbers(), part._numbers(), strict=True)]
+        """The tally without `part`, samples of its own; None where `part` holds more of something (the
+        latencies' sum may go below 0: only a latency written by hand is)."""
+        numbers = {name: getattr(self, name) - getattr(part, name) for name in _WHOLE_NUMBERS}
         out = _histogram_less(self.tokens_out, part.tokens_out)
         reasoning = _histogram_less(self.tokens_reasoning, part.tokens_reasoning)
-        if out is None or reasoning is None or min(numbers[:-1]) < 0:
+        counts = (value for name, value in numbers.items() if name != "time_units")
+        if out is None or reasoning is None or min(counts) < 0:
             return None
-        samples, errors, answers, generated, truncated, loops, tokens_in, counted, timed, time_units = numbers
-        return OutputTally(
-            samples, errors, answers, generated, truncated, loops, tokens_in, counted, out, reasoning, timed,
-            time_units,
-        )  # fmt: skip
-
-    def _numbers(self) -> tuple[int, ...]:
-        return (
-            self.samples, self.errors, self.answers, self.generated, self.truncated, self.loops,
-            self.tokens_in, self.tokens_in_counted, self.timed, self.time_units,
-        )  # fmt: skip
+        return OutputTally(**numbers, tokens_out=out, tokens_reasoning=reasoning)
 
     def profile(self) -> OutputProfile:
         """The profile of the samples tallied: counted_profile's of them."""
@@ -314,7 +307,7 @@ class OutputTally:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "numbers": list(self._numbers()),
+            "numbers": [getattr(self, name) for name in _WHOLE_NUMBERS],
             "tokens_out": sorted(self.tokens_out.items()),
             "tokens_reasoning": sorted(self.tokens_reasoning.items()),
         }
@@ -322,15 +315,19 @@ class OutputTally:
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> OutputTally:
         """to_json read back: the same tally."""
-        samples, errors, answers, generated, truncated, loops, tokens_in, counted, timed, units = value[
-            "numbers"
-        ]
         return cls(
-            samples, errors, answers, generated, truncated, loops, tokens_in, counted,
-            {int(k): int(n) for k, n in value["tokens_out"]},
-            {int(k): int(n) for k, n in value["tokens_reasoning"]},
-            timed, units,
-        )  # fmt: skip
+            **dict(zip(_WHOLE_NUMBERS, value["numbers"], strict=True)),
+            tokens_out={int(k): int(n) for k, n in value["tokens_out"]},
+            tokens_reasoning={int(k): int(n) for k, n in value["tokens_reasoning"]},
+        )
+
+
+# OutputTally's whole numbers, in the order its JSON holds them (kept with a run's counts: another order is
+# another form, and kaoshi.api.kept's _FORMAT then changes).
+_WHOLE_NUMBERS = (
+    "samples", "errors", "answers", "generated", "truncated", "loops", "tokens_in", "tokens_in_counted",
+    "timed", "time_units",
+)  # fmt: skip
 
 
 def _histogram_less(mine: Mapping[int, int], theirs: Mapping[int, int]) -> dict[int, int] | None:

@@ -3,9 +3,11 @@ leaderboard and the viewer's compare page read their numbers through here, or th
 keeps of them (kaoshi.api.kept).
 
 The runs are paired on what pairing reads of each sample (question, content, status, outcome; from the
-index samples_scores, kaoshi.store.columns.pair_keys), the common questions are held in a temporary table,
-and each run is counted kind by kind on them (score_kinds, output_counts), what the paired statistics
-read of their outcomes taken from the key rows (kaoshi.report.compare.key_paired_outcomes): the same
+index samples_scores, kaoshi.store.columns.pair_keys, or as the run's writer kept them: read_keys'
+`kept`), the common questions are held in a temporary table, and each run is counted kind by kind on them
+(score_kinds, output_counts), or taken as what its writer counted less the few questions it leaves out
+(_narrowed), what the paired statistics read of their outcomes taken from the key rows
+(kaoshi.report.compare.key_paired_outcomes): the same
 ComparedRuns that kaoshi.report.compare.compare_runs makes from every sample's score row, which is still
 how runs of k samples a question and rows written before the fingerprint and group columns are read. The
 tests hold both ways equal.

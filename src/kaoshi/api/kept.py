@@ -18,8 +18,10 @@ changed (a judge's: pairing reads no grade); otherwise every run, as counted_com
 report pairs each run with the first question by question: any change counts every run again.
 
 A run's own counts (kept_run: its kinds and output profile, for `kaoshi report RUN`, kaoshi.summarize and
-the viewer's run page) are kept the same way, one run under its own kind, by the commands that write the
-run as they end (kaoshi.api.summary.keep_counts).
+the viewer's run page, with the profile's tally) are kept the same way, one run under its own kind, by the
+commands that write the run as they end (kaoshi.api.summary.keep_counts), and beside them its answer rows
+(kept_keys, under keys_kind). A comparison pairs those rows, and takes a run's counts less those of the few
+questions it leaves out (kaoshi.api.counting), where they are of the rows it paired.
 """
 
 from __future__ import annotations
@@ -244,7 +246,7 @@ def _counted(
     # and freed at once when done
     with collection_paused():
         # which questions differ is told from the runs' answer rows, read for the counting too (those a
-        # run's writer kept, where it kept them: a sixth of the time of reading them)
+        # run's writer kept, where it kept them: a quarter of the time of reading them)
         differing = differing or (keep and keeping.differing)
         rows = partial(kept_keys, store, signatures)
         read = read_answers if differing else read_keys
@@ -329,8 +331,8 @@ def kept_run(store: Store, record: RunRecord, grader: str | None, *, keep: bool)
 
 def _keep_keys(store: Store, record: RunRecord, grader: str | None, signature: Signature) -> None:
     """Keep the run's answer rows for the comparisons that pair it (kept_keys), as they are now: read
-    after `signature`, so that rows written meanwhile make them not kept (keep_summaries). Half a second
-    for a run of 100,000 at its end; a comparison then reads them in a sixth of the time."""
+    after `signature`, so that rows written meanwhile make them not kept (keep_summaries). 0.4-0.65 s for
+    a run of 100,000 at its end; a comparison then reads them in a quarter of the time SQLite takes."""
     rows = store.answer_keys(record.name, grader, open_types(), ordered=True)
     if rows is not None:
         keys = {"grader": grader, "rows": keys_to_json(rows)}

@@ -46,7 +46,7 @@ def eprint(message: str) -> None:
 def price_option(text: str) -> PriceList:
     """`--price IN,OUT[,CACHED]` or a prices file, for argparse: an error says what to write."""
     # Late import: only --price reads prices (a report without it imports less)
-    from kaoshi.api.ledger import parse_prices  # here: read only where --price is given
+    from kaoshi.api.ledger import parse_prices
 
     try:
         return parse_prices(text)

@@ -30,7 +30,7 @@ def letter_sets(question: Question) -> tuple[str, ...]:
 
 def read_multi(question: Question, text: str, prompt: str | None) -> Extraction:
     # Late import: the answer patterns load as a reply is first read (a report imports the types)
-    from kaoshi.scoring.extract import clean_output, extract_multi  # here: see kaoshi.qtypes.kind
+    from kaoshi.scoring.extract import clean_output, extract_multi
 
     return extract_multi(question, clean_output(text, prompt))
 

@@ -88,7 +88,7 @@ def sub_answers(text: str, count: int) -> str | None:
 
 def read_sub_answers(question: Question, text: str, prompt: str | None) -> Extraction:
     # Late import: the answer patterns load as a reply is first read (a report imports the types)
-    from kaoshi.scoring.extract import Extraction, clean_output  # here: see kaoshi.qtypes.kind
+    from kaoshi.scoring.extract import Extraction, clean_output
 
     count = len(question.answer) if isinstance(question.answer, str) else 0
     cleaned = unicodedata.normalize("NFKC", clean_output(text, prompt))

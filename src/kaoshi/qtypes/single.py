@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def read_single(question: Question, text: str, prompt: str | None) -> Extraction:
     # Late import: the answer patterns load as a reply is first read (a report imports the types)
-    from kaoshi.scoring.extract import clean_output, extract_single  # here: see kaoshi.qtypes.kind
+    from kaoshi.scoring.extract import clean_output, extract_single
 
     return extract_single(question, clean_output(text, prompt))
 

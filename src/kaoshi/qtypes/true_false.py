@@ -26,7 +26,7 @@ def verdict_of(question: Question, candidate: str) -> bool:
 
 def read_judge(question: Question, text: str, prompt: str | None) -> Extraction:
     # Late import: the answer patterns load as a reply is first read (a report imports the types)
-    from kaoshi.scoring.extract import clean_output, extract_judge  # here: see kaoshi.qtypes.kind
+    from kaoshi.scoring.extract import clean_output, extract_judge
 
     return extract_judge(clean_output(text, prompt))
 

@@ -66,7 +66,7 @@ class TextTable:
         widths = [cell_len(h) for h in self.headers]
         for r, row in enumerate(self.rows):
             for c in range(len(row)):
-                shown = _cell(self, r, c, "{} " + BEST_MARK)
+                shown = _cell(self, r, c, _MARKED)
                 widths[c] = max(widths[c], max((cell_len(line) for line in shown.split("\n")), default=0))
         return widths
 
@@ -74,8 +74,11 @@ class TextTable:
         """The narrowest this table is laid out in: prose columns wrapped at WRAP_WIDTH, the rest whole,
         plus the borders and padding rich draws (one border and two spaces per column, one more border)."""
         widths = self.natural_widths()
-        shown = [min(w, WRAP_WIDTH) if c in self.wrap else w for c, w in enumerate(widths)]
-        return sum(shown) + 3 * len(shown) + 1
+        return drawn_width([min(w, WRAP_WIDTH) if c in self.wrap else w for c, w in enumerate(widths)])
+
+    def reads_left(self, c: int) -> bool:
+        """Whether column `c` is prose, justified to the left (the first column, and those that wrap)."""
+        return c == 0 or c in self.wrap
 
     def legend(self, mark: str) -> str:
         """The note, preceded by what `mark` means when cells are marked."""
@@ -110,6 +113,16 @@ def render_tables(tables: Sequence[TextTable], fmt: str, width: int | None = Non
     if fmt == "latex":
         return "\n\n".join(_latex(t) for t in tables)
     raise InputError(f"unknown format {fmt!r} (choose from {', '.join((*TEXT_FORMATS, 'json'))})")
+
+
+# A marked cell in a terminal's table: its text and the mark.
+_MARKED = "{} " + BEST_MARK
+
+
+def drawn_width(widths: Sequence[int]) -> int:
+    """How wide a table of columns `widths` is drawn: a space either side of each cell, a line between
+    cells and at either end."""
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def _cell(table: TextTable, r: int, c: int, marked: str) -> str:
@@ -170,10 +183,10 @@ def _drawn_whole(t: TextTable, width: int) -> str | None:
     or leave out a column (it draws those). Drawn without rich, whose import and layout were a third of
     the time of a report of a stored run."""
     t.column_priority()  # mismatched priorities are refused, whether or not the table would need them
-    if os.name == "nt":  # rich draws a Windows console's tables with lighter lines (box.SQUARE)
+    if os.name == "nt":  # a legacy Windows console gets lighter lines from rich (box.SQUARE): rich draws it
         return None
     caption = t.legend(BEST_MARK)
-    rows = [[_cell(t, r, c, "{} " + BEST_MARK) for c in range(len(row))] for r, row in enumerate(t.rows)]
+    rows = [[_cell(t, r, c, _MARKED) for c in range(len(row))] for r, row in enumerate(t.rows)]
     lines = [list(t.headers), *rows]
     texts = [t.title, caption, *(text for line in lines for text in line)]
     if not t.headers or any(len(row) != len(t.headers) for row in rows) or not all(map(_whole, texts)):
@@ -181,12 +194,12 @@ def _drawn_whole(t: TextTable, width: int) -> str | None:
     widths = [max(cell_len(line[c]) for line in lines) for c in range(len(t.headers))]
     if any(not w and any(line[c] for line in lines) for c, w in enumerate(widths)):
         return None  # a column holding only zero-width characters (a lone accent): rich leaves it empty
-    table_width = sum(widths) + 3 * len(widths) + 1  # one space either side of a cell, one line between
+    table_width = drawn_width(widths)
     title = _broken(t.title, table_width)
     note = _broken(caption, table_width)
     if table_width > width or title is None or note is None:
         return None
-    left = [c == 0 or c in t.wrap for c in range(len(widths))]  # prose, as _rich_table justifies it
+    left = [t.reads_left(c) for c in range(len(widths))]
 
     def row(cells: Sequence[str], side: str) -> str:
         justified = (
@@ -277,12 +290,11 @@ def _rich_table(t: TextTable, extra_note: str = "", fold_all: bool = False) -> T
     for i, header in enumerate(t.headers):
         # fold: a cell that must narrow wraps inside its cell instead of being cut with '…'
         wraps = fold_all or i in t.wrap
-        prose = i == 0 or i in t.wrap  # reads from the left
         table.add_column(
-            Text(header), justify="left" if prose else "right", overflow="fold", no_wrap=not wraps
+            Text(header), justify="left" if t.reads_left(i) else "right", overflow="fold", no_wrap=not wraps
         )
     for r in range(len(t.rows)):
-        table.add_row(*(Text(_cell(t, r, c, "{} " + BEST_MARK)) for c in range(len(t.rows[r]))))
+        table.add_row(*(Text(_cell(t, r, c, _MARKED)) for c in range(len(t.rows[r]))))
     return table
 
 
@@ -293,9 +305,7 @@ def _md_escape(text: str) -> str:
 def _markdown(t: TextTable) -> str:
     lines = [f"### {_md_escape(t.title)}", ""]
     lines.append("| " + " | ".join(_md_escape(h) for h in t.headers) + " |")
-    lines.append(
-        "|" + "|".join(":---" if c == 0 or c in t.wrap else "---:" for c in range(len(t.headers))) + "|"
-    )
+    lines.append("|" + "|".join(":---" if t.reads_left(c) else "---:" for c in range(len(t.headers))) + "|")
     for r, row in enumerate(t.rows):
         cells = [_md_escape(_cell(t, r, c, "**{}**")) for c in range(len(row))]
         lines.append("| " + " | ".join(cells) + " |")

@@ -677,6 +677,8 @@ def output_counts(
     samples_scores (only the cut-off answers' rows are read): a run's 100,000 samples are a few thousand
     kinds. `kept`: only the questions keep_questions holds. `left_out`: only those of its first samples
     (narrowed_kinds), found by key."""
+    if kept and left_out is not None:
+        raise ValueError("output_counts reads the kept questions or the left-out ones, not both")
     among = f" AND question_id IN (SELECT question_id FROM {_KEPT})" if kept else ""
     tables: tuple[str, ...] = ("samples", "repeat_samples")
     if left_out is not None:

@@ -18,6 +18,9 @@ while the marker is the same, nothing in the store changed and no run's rows nee
 
 Only a store made or opened for writing by a kaoshi with the triggers keeps summaries; one from before
 reads as it always did.
+
+What is kept is JSON in the forms made here: a run's kinds (kinds_to_json), a comparison's pairing
+(pairing_to_json) and a run's answer rows (keys_to_json), each under a kind that names its form.
 """
 
 from __future__ import annotations
@@ -200,7 +203,7 @@ def pairing_from_json(value: Mapping[str, Any]) -> KeyPairing:
 def keys_to_json(rows: list[AnswerRow]) -> dict[str, Any]:
     """A run's answer rows in question order as JSON: the ids and fingerprints, and each row's other values
     (status, outcome, score, answer, gold, type) as the place of the distinct ones among them: a run of
-    100,000 has a few hundred. Read back (keys_from_json) in a sixth of the time SQLite takes to give the
+    100,000 has a few hundred. Read back (keys_from_json) in a quarter of the time SQLite takes to give the
     rows, which are a Python object a value."""
     distinct: dict[tuple[Any, ...], int] = {}
     codes = [distinct.setdefault(row[2:], len(distinct)) for row in rows]

@@ -66,6 +66,7 @@ class Viewer:
             return store.run_names()
 
     def unknown(self, name: str) -> NotFound:
+        """The error of a run the store does not hold (a 404)."""
         return NotFound(f"no run named {name!r} in {self.path}")
 
 
