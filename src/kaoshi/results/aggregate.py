@@ -8,23 +8,21 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import compress, repeat
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
+from kaoshi.analysis.estimate import Estimate
 from kaoshi.analysis.outputs import OutputProfile
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.results.measurement import Measurement
 from kaoshi.results.metrics import OBJECTIVE, SUBJECTIVE, UNKNOWN_GROUP, macro_accuracy
+from kaoshi.results.repeats import RepeatSummary
 from kaoshi.results.standard import GroupPoints, SubjectPoints, group_points, subject_points
 from kaoshi.results.tally import Counts, Tally, rows_counts
 from kaoshi.store.columns import Kind, ScoreRow, score_row
 from kaoshi.store.pairing import QuestionKey
 from kaoshi.store.records import RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.settings import compact_settings
-
-if TYPE_CHECKING:  # what only some runs have (k samples a question, a sample of the exam): made elsewhere
-    from kaoshi.analysis.estimate import Estimate
-    from kaoshi.results.repeats import RepeatSummary
 
 GROUP_KEYS: dict[str, Callable[[SampleRecord | ScoreRow], Any]] = {
     "domain": lambda s: s.domain,
