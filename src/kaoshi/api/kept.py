@@ -353,12 +353,8 @@ def kept_keys(
     """The run's answer rows (`answers`: store.answer_keys) or key rows (store.pair_keys) in question order
     as its writer kept them (kept_run) for `grader`, while its rows are those it kept them from and had
     the signature `signatures` holds for it; None where nothing is."""
-    kept = store.kept_summaries(keys_kind(record), [record.name]).get(record.name)
-    if kept is None or not kept.current or kept.payload["grader"] != grader:
-        return None
-    if kept.signature != signatures.get(record.name):
-        return None
-    return keys_from_json(kept.payload["rows"], answers=answers)
+    payload = _kept_of_run(store, keys_kind(record), record, grader, signatures)
+    return None if payload is None else keys_from_json(payload["rows"], answers=answers)
 
 
 def _kept_whole(
@@ -367,13 +363,27 @@ def _kept_whole(
     """What is kept of the run counted on its own (kept_run) while its rows are those counted and it was
     counted for `grader` (and, given `signatures`, counted from the rows that had the run's signature
     there); None where nothing is."""
-    kind = comparison_kind(RUN.label, [record])
+    payload = _kept_of_run(store, comparison_kind(RUN.label, [record]), record, grader, signatures)
+    return None if payload is None else _counts(payload, among=False, keeping=RUN)
+
+
+def _kept_of_run(
+    store: Store,
+    kind: str,
+    record: RunRecord,
+    grader: str | None,
+    signatures: Mapping[str, Signature] | None,
+) -> Payload | None:
+    """What is kept of the run under `kind` while its rows are those it was kept from and it was kept for
+    `grader` (and, given `signatures`, kept from the rows that had the run's signature there); None where
+    nothing is."""
     kept = store.kept_summaries(kind, [record.name]).get(record.name)
     if kept is None or not kept.current or kept.payload["grader"] != grader:
         return None
     if signatures is not None and kept.signature != signatures.get(record.name):
         return None
-    return _counts(kept.payload, among=False, keeping=RUN)
+    payload: Payload = kept.payload
+    return payload
 
 
 def kept_value(
