@@ -353,6 +353,13 @@ JUDGE: list[tuple[str, object]] = [
     ("【答案】正确", True),
     ("判断：×\n理由：火灾时应走安全出口。", False),
     ("答案：√\n解析：符合规定，但错误的操作会导致事故。", True),
+    # a verdict with an aside in brackets after it, as chat models add their reason (and a server may echo
+    # something after the reply)
+    ("答案：错误（理由：火灾时电梯可能断电）", False),
+    ("答案：正确（见《消防法》第二十八条）", True),
+    ("<think>电梯井会形成烟囱效应。</think>答案：错误（不能乘坐普通电梯）", False),
+    ("The answer is False (the elevator may lose power).", False),
+    ("该说法不正确【因为规定禁止】。", False),
     # traps: the explanation mentions the opposite judgement
     ("正确的做法是走楼梯，所以该说法错误。", False),
     ("虽然乘电梯看似更快，但结论：错误。", False),

@@ -28,12 +28,13 @@ _NEGATION = r"(?:并不是|并非|不是|并不|绝非|不|没有|没|无|(?i:is
 _INTENSIFIER = (
     r"(?:(?:完全|十分|非常|确实|的确|是完全|显然|明显|(?i:entirely|completely|definitely|clearly))\s*)?"
 )
-# A judgement ends here: end of text, punctuation, a closing 的 / 了, or a new clause.
+# A judgement ends here: end of text, punctuation, a bracket opening an aside ("错误（理由：…）"), a closing
+# 的 / 了, or a new clause.
 _END = (
-    r"(?=\s*(?:$|[。.!！?？,，;；:：、)）\]】}\"”'’*\n]|的(?:\s*$|[。.!！,，;；\s])|"
+    r"(?=\s*(?:$|[。.!！?？,，;；:：、(（\[【)）\]】}\"”'’*\n]|的(?:\s*$|[。.!！,，;；\s])|"
     r"了|因为|因|由于|所以|because|since|as\b))"
 )
-_SHORT_END = r"(?=\s*(?:$|[。.!！,，;；)）\]】\"”'’*\n]|的\s*(?:$|[。.!！,，;；])))"
+_SHORT_END = r"(?=\s*(?:$|[。.!！,，;；(（\[【)）\]】\"”'’*\n]|的\s*(?:$|[。.!！,，;；])))"
 _VERDICT = re.compile(
     rf"(?P<neg>{_NEGATION})?{_INTENSIFIER}(?:(?P<true>{_TRUE_WORDS}){_END}|(?P<false>{_FALSE_WORDS}){_END})"
 )
