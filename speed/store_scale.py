@@ -464,7 +464,8 @@ def _groups(db: sqlite3.Connection, run: str) -> None:
 
 
 def floor_report(db: sqlite3.Connection, runs: list[str]) -> None:
-    _groups(db, runs[0])
+    for run in runs:
+        _groups(db, run)
 
 
 def floor_pair(db: sqlite3.Connection, runs: list[str]) -> None:
@@ -524,7 +525,7 @@ def floor_one_sample(db: sqlite3.Connection, runs: list[str]) -> None:
 FLOORS: dict[str, tuple[str, Callable[[sqlite3.Connection, list[str]], None]]] = {
     "runs": ("outcomes and points per run, one pass", floor_runs),
     "leaderboard": ("outcomes and points per run and domain, one pass", floor_leaderboard),
-    "report": ("one run by domain/subject/category/type, one pass", floor_report),
+    "report": ("each run by domain/subject/category/type, one pass", floor_report),
     "pair": ("two runs by group + paired outcomes (join)", floor_pair),
     "first": ("first row by position (LIMIT 1)", floor_first_sample),
     "every": ("the run's rows by position, not decoded", floor_every_sample),
@@ -803,6 +804,20 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
             "samples",
             "kaoshi samples A --format jsonl: all",
             [*kaoshi, "samples", a, "--format", "jsonl", *store],
+            "every",
+            [a],
+        ),
+        Case(
+            "plot",
+            "kaoshi plot A B (bar chart, kept)",
+            [*kaoshi, "plot", a, b, "-o", str(path.with_suffix(".plot.png")), *store],
+            "report",
+            [a, b],
+        ),
+        Case(
+            "html",
+            "kaoshi html A: every sample in one file",
+            [*kaoshi, "html", a, "-o", str(path.with_suffix(".report.html")), *store],
             "every",
             [a],
         ),

@@ -3,10 +3,23 @@ with its filter options and counts, and the page's columns and filters made from
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
-from kaoshi.report.html import ReportRun, browser_data, build_html, ordered_choices
+import pytest
+
+from kaoshi.report.html import (
+    ReportRun,
+    browser_data,
+    browser_json,
+    build_html,
+    embed_json,
+    ordered_choices,
+    write_html,
+)
 from kaoshi.results.aggregate import summarize
 from kaoshi.store.records import RunRecord, RunStatus, SampleRecord
 from tests.support.stores import SPEC, sample
@@ -108,3 +121,43 @@ def test_filter_options_order_numbers_by_value_whatever_their_length() -> None:
         "卷10",
         huge,
     ]
+
+
+# Text with every character embed_json escapes, and the characters around them.
+ESCAPED = ["</script>", "a<b>c&d", "\u2028\u2029", "甲<乙>&丙\u2028", "plain", "", "<<&&>>", "\\u003c"]
+
+
+@pytest.mark.parametrize("text", ESCAPED)
+def test_embedded_json_escapes_what_could_end_the_script_element(text: str) -> None:
+    embedded = embed_json({"t": text, "list": [text, 1, None]})
+    assert not set("<>&\u2028\u2029") & set(embedded)
+    assert json.loads(embedded) == {"t": text, "list": [text, 1, None]}
+    reference = json.dumps({"t": text, "list": [text, 1, None]}, ensure_ascii=False, separators=(",", ":"))
+    expected = reference.translate(
+        {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+    )
+    assert embedded == expected
+
+
+def _once(samples: Sequence[SampleRecord]) -> Iterator[SampleRecord]:
+    """The samples as a store streams them: one pass, then nothing."""
+    yield from samples
+
+
+def test_the_streamed_data_is_the_embedded_json_of_the_browser_data() -> None:
+    mixed = [*QUALBENCH_LIKE, sample("x1", qtype="single", domain=None, subject=HOSTILE)]
+    runs = [report_run("a", QUALBENCH_LIKE), report_run("b", mixed), report_run("c", CEVAL_LIKE)]
+    assert "".join(browser_json(runs)) == embed_json(browser_data(runs))
+    assert "".join(browser_json(runs, with_prompts=False)) == embed_json(browser_data(runs, False))
+
+
+def test_a_report_reads_each_run_once_for_its_filters_and_once_for_its_questions() -> None:
+    """Samples streamed (each of `samples` and `groups` iterable once) make the page that held ones make."""
+    held = report_run("c", CEVAL_LIKE)
+    streamed = replace(held, samples=_once(CEVAL_LIKE), groups=_once(CEVAL_LIKE))
+    written = io.StringIO()
+    write_html(written, [streamed], [])
+    page = build_html([held], [])
+    generated = re.compile(r"generated [0-9T:-]+")
+    assert generated.sub("", written.getvalue()) == generated.sub("", page)
+    assert '"samples":[{' in page and page.count('"id":"c') == len(CEVAL_LIKE)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from kaoshi.api.grading_agreement import agreement
-from kaoshi.api.summary import load_run
+from kaoshi.api.summary import open_store, read_summary
 from kaoshi.benchmarks import english_names
 from kaoshi.cli.common import add_store_option, eprint, existing_store_path
 from kaoshi.report import GROUP_KEYS, RunSummary
-from kaoshi.report.html import Figure, ReportRun, build_html
+from kaoshi.report.html import Figure, ReportRun, write_html
 from kaoshi.report.plot import PlotError, draw, natural_grouping, png_bytes
+from kaoshi.results.grading import StoredSamples, chosen_grader
+from kaoshi.store.sqlite import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,29 +44,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def html_command(args: argparse.Namespace) -> int:
-    runs: list[ReportRun] = []
     store = existing_store_path(args)
-    for name in args.runs:
-        loaded = load_run(name, store=store, grader=args.grader)
-        summary = loaded.summarize().without_unused_groups()
-        runs.append(ReportRun(loaded.run, summary, list(loaded.samples), loaded.grader, dict(loaded.grades)))
-    human = agreement(args.runs[0], args.human, store=store) if args.human else None
-    store_path = str(args.store or "")
-    summaries = [r.summary for r in runs]
-    figures, note = _figures(summaries, args.by or natural_grouping(summaries))
-    html = build_html(
-        runs,
-        figures,
-        title=args.title,
-        store=store_path,
-        with_prompts=not args.no_prompts,
-        figures_note=note,
-        extra_tables=human.tables() if human else (),
-    )
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(html, encoding="utf-8")
-    eprint(f"wrote {args.output} ({len(html.encode()) / 1024:.0f} KiB, {len(figures)} plot(s))")
+    with open_store(store, read_only=True) as opened:
+        runs = [_report_run(opened, name, args.grader) for name in args.runs]
+        human = agreement(args.runs[0], args.human, store=opened) if args.human else None
+        summaries = [r.summary for r in runs]
+        figures, note = _figures(summaries, args.by or natural_grouping(summaries))
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        # written beside the output and moved over it whole: a report that fails part-way leaves none
+        part = args.output.with_name(f".{args.output.name}.{os.getpid()}.part")
+        try:
+            with part.open("w", encoding="utf-8") as out:
+                write_html(
+                    out,
+                    runs,
+                    figures,
+                    title=args.title,
+                    store=str(args.store or ""),
+                    with_prompts=not args.no_prompts,
+                    figures_note=note,
+                    extra_tables=human.tables() if human else (),
+                )
+            part.replace(args.output)
+        finally:
+            part.unlink(missing_ok=True)
+    size = args.output.stat().st_size
+    eprint(f"wrote {args.output} ({size / 1024:.0f} KiB, {len(figures)} plot(s))")
     return 0
+
+
+def _report_run(store: Store, name: str, grader: str | None) -> ReportRun:
+    """The run as the report shows it: its summary (kept or counted, as `kaoshi report`'s), and its samples
+    read from the store as they are written (StoredSamples), never held."""
+    record = store.get_run(name)
+    chosen = chosen_grader(store, name, grader)
+    grades = store.grades(name, chosen) if chosen else {}
+    summary = read_summary(store, name, grader=chosen).without_unused_groups()
+    samples = StoredSamples(store, name, grades)
+    return ReportRun(record, summary, samples, chosen, grades, StoredSamples(store, name, light=True))
 
 
 def _figures(summaries: Sequence[RunSummary], key: str) -> tuple[list[Figure], str]:

@@ -15,13 +15,15 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
+import io
 import json
+import os
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 import jinja2
 
@@ -37,11 +39,11 @@ from kaoshi.store.records import GradeRecord, RunRecord, SampleRecord
 from kaoshi.version import __version__
 
 _JSON_ESCAPES = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
 }
 # The groupings the question browser can show, coarsest first (keys of GROUP_KEYS, so the browser groups
 # as the summary tables do). Each becomes a column and a filter where a sample in the report has a value.
@@ -56,11 +58,16 @@ _FIRST_VALUES: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class ReportRun:
+    """A run as the report shows it. `samples` are iterated once, for the browser's questions, and `groups`
+    (default: `samples`) once, for its filters: each a sequence, or kaoshi.results.grading.StoredSamples
+    that reads them from the store each time (`groups` light) rather than holding them."""
+
     record: RunRecord
     summary: RunSummary
-    samples: Sequence[SampleRecord]
+    samples: Iterable[SampleRecord]
     grader: str | None = None  # whose grades of open answers the summary and browser show
     grades: Mapping[str, GradeRecord] = field(default_factory=dict)
+    groups: Iterable[SampleRecord] | None = None
 
 
 @dataclass(frozen=True)
@@ -87,16 +94,37 @@ def group_value(sample: SampleRecord, key: str) -> str | None:
     return GROUP_KEYS[key](sample) or None
 
 
-def present_groupings(samples: Sequence[SampleRecord]) -> list[str]:
-    """The browser's groupings that at least one of `samples` has a value for, coarsest first; one that
-    repeats a grouping before it on every sample (the sample exam's subjects are its domains) is left out."""
-    shown: list[str] = []
-    for key in BROWSER_GROUPINGS:
-        values = [group_value(s, key) for s in samples]
-        repeats = any(values == [group_value(s, other) for s in samples] for other in shown)
-        if any(values) and not repeats:
-            shown.append(key)
-    return shown
+def present_groupings(combinations: Iterable[Sequence[str | None]]) -> list[str]:
+    """The browser's groupings that at least one sample has a value for, coarsest first, from the distinct
+    `combinations` of the samples' values of BROWSER_GROUPINGS (in that order); one that repeats a grouping
+    before it on every sample (the sample exam's subjects are its domains) is left out."""
+    seen = list(combinations)
+    shown: list[int] = []
+    for index in range(len(BROWSER_GROUPINGS)):
+        repeats = any(all(values[index] == values[other] for values in seen) for other in shown)
+        if any(values[index] for values in seen) and not repeats:
+            shown.append(index)
+    return [BROWSER_GROUPINGS[index] for index in shown]
+
+
+def browser_filters(runs: Sequence[ReportRun]) -> tuple[list[str], list[dict[str, list[tuple[str, int]]]]]:
+    """The groupings the browser shows (those the report's samples carry) and, per run, each one's filter
+    options with their numbers of questions: one pass over each run's samples (ReportRun.groups), holding
+    only how many samples have each combination of the groupings' values."""
+    counted: list[Counter[tuple[str | None, ...]]] = []
+    for run in runs:
+        samples = run.samples if run.groups is None else run.groups
+        counted.append(Counter(tuple(group_value(s, key) for key in BROWSER_GROUPINGS) for s in samples))
+    groupings = present_groupings(set().union(*counted))
+    choices = []
+    for combinations in counted:
+        by_key: dict[str, dict[str, int]] = {key: {} for key in groupings}
+        for values, count in combinations.items():
+            for key in groupings:
+                value = values[BROWSER_GROUPINGS.index(key)] or UNKNOWN_GROUP
+                by_key[key][value] = by_key[key].get(value, 0) + count
+        choices.append({key: ordered_choices(key, by_key[key], None) for key in groupings})
+    return groupings, choices
 
 
 def _natural_key(value: str) -> tuple[tuple[int, int, str], ...]:
@@ -108,11 +136,6 @@ def _natural_key(value: str) -> tuple[tuple[int, int, str], ...]:
         for p in parts
         if p
     )
-
-
-def grouping_choices(samples: Sequence[SampleRecord], key: str) -> list[tuple[str, int]]:
-    """A filter's options: each value of the grouping among `samples` with its number of questions."""
-    return ordered_choices(key, Counter(group_value(s, key) or UNKNOWN_GROUP for s in samples), None)
 
 
 def ordered_choices(key: str, counts: Mapping[str, int], chosen: str | None) -> list[tuple[str, int]]:
@@ -161,28 +184,59 @@ def _judge(run: ReportRun, question_id: str) -> dict[str, Any] | None:
 
 def browser_data(runs: Sequence[ReportRun], with_prompts: bool = True) -> dict[str, Any]:
     """What the question browser is given: the groupings it shows (those the report's samples carry),
-    and per run its filter options with their counts and its questions."""
-    groupings = present_groupings([s for r in runs for s in r.samples])
+    and per run its filter options with their counts and its questions (browser_json streams it)."""
+    groupings, choices = browser_filters(runs)
     return {
         "none": UNKNOWN_GROUP,
         "groupings": groupings,
         "runs": [
-            {
-                "name": r.record.name,
-                "choices": {key: grouping_choices(r.samples, key) for key in groupings},
-                "samples": [
-                    sample_view(s, with_prompts, r.record.spec.chat, _judge(r, s.question_id), groupings)
-                    for s in r.samples
-                ],
-            }
-            for r in runs
+            {"name": r.record.name, "choices": c, "samples": list(_sample_views(r, with_prompts, groupings))}
+            for r, c in zip(runs, choices, strict=True)
         ],
     }
 
 
+def browser_json(runs: Sequence[ReportRun], with_prompts: bool = True) -> Iterator[str]:
+    """embed_json(browser_data(runs, with_prompts)) in pieces, a sample at a time: the report of runs of a
+    million samples is written without holding them (each run's samples are read twice: ReportRun)."""
+    return _browser_pieces(runs, with_prompts, *browser_filters(runs))
+
+
+def _browser_pieces(
+    runs: Sequence[ReportRun],
+    with_prompts: bool,
+    groupings: list[str],
+    choices: list[dict[str, list[tuple[str, int]]]],
+) -> Iterator[str]:
+    yield f'{{"none":{embed_json(UNKNOWN_GROUP)},"groupings":{embed_json(groupings)},"runs":['
+    for index, (run, chosen) in enumerate(zip(runs, choices, strict=True)):
+        comma = "," if index else ""
+        yield f'{comma}{{"name":{embed_json(run.record.name)},"choices":{embed_json(chosen)},"samples":['
+        for number, view in enumerate(_sample_views(run, with_prompts, groupings)):
+            yield ("," if number else "") + embed_json(view)
+        yield "]}"
+    yield "]}"
+
+
+def _sample_views(run: ReportRun, with_prompts: bool, groupings: Sequence[str]) -> Iterator[dict[str, Any]]:
+    chat = run.record.spec.chat
+    for sample in run.samples:
+        yield sample_view(sample, with_prompts, chat, _judge(run, sample.question_id), groupings)
+
+
+# One encoder for every piece (json.dumps makes one a call for these options): the same text.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def embed_json(value: Any) -> str:
     """JSON safe to place inside a <script> element."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_JSON_ESCAPES)
+    text = _ENCODER.encode(value)
+    # str.replace of each character present, not str.translate: translate maps every character through
+    # Python (measured 10x slower on a report's 200 MB of questions), and most pieces need no escape
+    for character, escaped in _JSON_ESCAPES.items():
+        if character in text:
+            text = text.replace(character, escaped)
+    return text
 
 
 def _sha256_b64(text: str) -> str:
@@ -206,13 +260,43 @@ def build_html(
     figures_note: str = "",
     extra_tables: Sequence[TextTable] = (),
 ) -> str:
+    """The report as one string (write_html writes the same text to a file a piece at a time)."""
+    page = io.StringIO()
+    write_html(
+        page,
+        runs,
+        figures,
+        title=title,
+        store=store,
+        with_prompts=with_prompts,
+        figures_note=figures_note,
+        extra_tables=extra_tables,
+    )
+    return page.getvalue()
+
+
+def write_html(
+    out: TextIO,
+    runs: Sequence[ReportRun],
+    figures: Sequence[Figure],
+    *,
+    title: str = "kaoshi report",
+    store: str = "",
+    with_prompts: bool = True,
+    figures_note: str = "",
+    extra_tables: Sequence[TextTable] = (),
+) -> None:
+    """Write the report to `out`: the page around the question browser's data, and the data a sample at a
+    time (browser_json), so that no run's samples are held (ReportRun)."""
     assets = resources.files("kaoshi.report") / "assets"
     style = (assets / "report.css").read_text(encoding="utf-8")
     script = (assets / "report.js").read_text(encoding="utf-8")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = environment.from_string((assets / "report.html.j2").read_text(encoding="utf-8"))
-    data = browser_data(runs, with_prompts)
-    return template.render(
+    groupings, choices = browser_filters(runs)
+    # the page is rendered with a mark where the data goes, then written around it
+    mark = f"kaoshi-browser-data-{os.urandom(16).hex()}"
+    page = template.render(
         title=title,
         version=__version__,
         generated=dt.datetime.now().isoformat(timespec="seconds"),
@@ -221,10 +305,16 @@ def build_html(
         tables=[*summary_tables(runs), *extra_tables],
         figures=[{"title": f.title, "png": base64.b64encode(f.png).decode()} for f in figures],
         figures_note=figures_note or "no plots",
-        groupings=data["groupings"],
-        data_json=embed_json(data),
+        groupings=groupings,
+        data_json=mark,
         style=style,
         style_hash=_sha256_b64(style),
         script=script,
         script_hash=_sha256_b64(script),
     )
+    parts = page.split(mark)
+    if len(parts) != 2:
+        raise RuntimeError(f"the report's template places its data {len(parts) - 1} times, not once")
+    out.write(parts[0])
+    out.writelines(_browser_pieces(runs, with_prompts, groupings, choices))
+    out.write(parts[1])

@@ -3,8 +3,8 @@ into its samples (the report, the leaderboard, the viewer and the judge read the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
@@ -13,15 +13,18 @@ from kaoshi.store.records import GradeRecord, SampleRecord
 from kaoshi.store.sqlite import Store
 
 
-def apply_grades(samples: Iterable[SampleRecord], grades: dict[str, GradeRecord]) -> list[SampleRecord]:
+def apply_grades(samples: Iterable[SampleRecord], grades: Mapping[str, GradeRecord]) -> list[SampleRecord]:
     """Samples with the open answers' points filled in from a grader (ungraded ones left as they are)."""
-    result = []
+    return list(graded(samples, grades))
+
+
+def graded(samples: Iterable[SampleRecord], grades: Mapping[str, GradeRecord]) -> Iterator[SampleRecord]:
+    """apply_grades one sample at a time, for samples streamed rather than held."""
     for sample in samples:
         grade = grades.get(sample.question_id)
         if not kind_of(sample.qtype).objective and grade is not None and grade.points is not None:
             sample = replace(sample, score=grade.points)
-        result.append(sample)
-    return result
+        yield sample
 
 
 def apply_grade_rows(rows: Iterable[ScoreRow]) -> list[ScoreRow]:
@@ -73,3 +76,18 @@ def load_graded(
         return GradedSamples(samples, None, {})
     grades = store.grades(run, chosen)
     return GradedSamples(apply_grades(samples, grades), chosen, grades)
+
+
+@dataclass(frozen=True)
+class StoredSamples:
+    """A run's samples (its first a question, in question order) with `grades` folded in, read from the
+    open store each time they are iterated and never held: what a command showing every sample streams
+    (kaoshi html). `light`: without what a summary never reads (Store.iter_samples)."""
+
+    store: Store
+    run: str
+    grades: Mapping[str, GradeRecord] = field(default_factory=dict)
+    light: bool = False
+
+    def __iter__(self) -> Iterator[SampleRecord]:
+        return graded(self.store.iter_samples(self.run, light=self.light), self.grades)
