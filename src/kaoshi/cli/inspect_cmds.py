@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kaoshi.api import RunStatus, SampleRecord
+from kaoshi.api import RunStatus, SampleRecord, SampleStatus
 from kaoshi.api.summary import (
     iter_stored_samples,
-    load_run,
     open_store,
     runs,
     stored_samples,
@@ -209,13 +208,18 @@ def _with_usage(rendered: str, args: argparse.Namespace, store: Path) -> str:
 
 
 def _show_samples(args: argparse.Namespace, store: Path) -> None:
-    """--show STATUS: each run's samples of that status, read whole."""
+    """--show STATUS: each run's samples of that status, read whole (the run's others are not read)."""
     if not args.show:
         return
-    for name in args.runs:
-        samples = load_run(name, store=store, grader=args.grader).samples
-        shown = [s for s in samples if s.status == args.show]
-        print_sample_table(f"{name}: {len(shown)} {args.show} sample(s)", shown)
+    # Late import: only --show reads samples (a report of numbers imports less)
+    from kaoshi.results.grading import StoredSamples, chosen_grader
+
+    with open_store(store, read_only=True) as opened:
+        for name in args.runs:
+            chosen = chosen_grader(opened, name, args.grader)
+            grades = opened.grades(name, chosen) if chosen else {}
+            shown = list(StoredSamples(opened, name, grades, status=SampleStatus(args.show)))
+            print_sample_table(f"{name}: {len(shown)} {args.show} sample(s)", shown)
 
 
 def samples_command(args: argparse.Namespace) -> int:

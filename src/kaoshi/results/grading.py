@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.store.columns import ScoreRow
-from kaoshi.store.records import GradeRecord, SampleRecord
+from kaoshi.store.records import GradeRecord, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store
 
 
@@ -82,12 +82,14 @@ def load_graded(
 class StoredSamples:
     """A run's samples (its first a question, in question order) with `grades` folded in, read from the
     open store each time they are iterated and never held: what a command showing every sample streams
-    (kaoshi html). `light`: without what a summary never reads (Store.iter_samples)."""
+    (kaoshi html). `light`: without what a summary never reads; `status`: only those (Store.iter_samples)."""
 
     store: Store
     run: str
     grades: Mapping[str, GradeRecord] = field(default_factory=dict)
     light: bool = False
+    status: SampleStatus | None = None
 
     def __iter__(self) -> Iterator[SampleRecord]:
-        return graded(self.store.iter_samples(self.run, light=self.light), self.grades)
+        samples = self.store.iter_samples(self.run, light=self.light, status=self.status)
+        return graded(samples, self.grades)
