@@ -61,6 +61,8 @@ _EXPORTS = {
     "UnknownName": "kaoshi.errors",
     "Vote": "kaoshi.api.studies",
     "agreement": "kaoshi.api.grading_agreement",
+    "HtmlReport": "kaoshi.api.html_report",
+    "write_html_report": "kaoshi.api.html_report",
     "backup_store": "kaoshi.api.store_tools",
     "check_store": "kaoshi.api.store_tools",
     "checkpoint_store": "kaoshi.api.store_tools",
@@ -116,6 +118,10 @@ if TYPE_CHECKING:
     )
     from kaoshi.api.grading_agreement import (
         agreement,
+    )
+    from kaoshi.api.html_report import (
+        HtmlReport,
+        write_html_report,
     )
     from kaoshi.api.judging import (
         judge,
@@ -250,6 +256,7 @@ __all__ = [
     "EvalResult",
     "FinetuneResult",
     "GradeRecord",
+    "HtmlReport",
     "InputError",
     "JudgeOutcome",
     "LoadResult",
@@ -316,4 +323,5 @@ __all__ = [
     "stored_samples",
     "summarize",
     "vote",
+    "write_html_report",
 ]
