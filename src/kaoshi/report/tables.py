@@ -155,8 +155,14 @@ def _terminal(tables: Sequence[TextTable], width: int | None) -> str:
     row breaks into a jumble of lines. Only a table whose two most important columns are still too wide
     folds its cells."""
     limit = PIPE_WIDTH if width is None else width
-    drawn = [_drawn_whole(table, limit) or _drawn_by_rich(table, limit) for table in tables]
-    return "".join(drawn).rstrip("\n")
+    return "".join(_drawn(table, limit) for table in tables).rstrip("\n")
+
+
+def _drawn(table: TextTable, width: int) -> str:
+    """The table fitted to `width` columns as rich draws it (_drawn_by_rich): drawn whole where what it
+    shows fits as it is, its left-out columns named in its note (_shown), else by rich."""
+    shown, left_out = _shown(table, width)
+    return _drawn_whole(shown, width, _left_out_note(table, left_out, width)) or _drawn_by_rich(table, width)
 
 
 def _drawn_by_rich(table: TextTable, width: int) -> str:
@@ -176,16 +182,16 @@ _BOTTOM = ("└", "─", "┴", "┘")
 _HEAD_SIDE, _ROW_SIDE = "┃", "│"
 
 
-def _drawn_whole(t: TextTable, width: int) -> str | None:
+def _drawn_whole(t: TextTable, width: int, extra_note: str = "") -> str | None:
     """The table as rich draws it (_drawn_by_rich) where it fits in `width` columns as it is: every cell on
-    one line at its natural width, the title and the note broken between words to the table's width, and
-    every text printable without spaces at its ends; None where rich would wrap or fold a cell, fold a word
-    or leave out a column (it draws those). Drawn without rich, whose import and layout were a third of
-    the time of a report of a stored run."""
+    one line at its natural width, the title and the note (with `extra_note` after it, as _rich_table
+    adds it) broken between words to the table's width, and every text printable without spaces at its
+    ends; None where rich would wrap or fold a cell, fold a word or leave out a column (it draws those).
+    Drawn without rich, whose import and layout were a third of the time of a report of a stored run."""
     t.column_priority()  # mismatched priorities are refused, whether or not the table would need them
     if os.name == "nt":  # a legacy Windows console gets lighter lines from rich (box.SQUARE): rich draws it
         return None
-    caption = t.legend(BEST_MARK)
+    caption = "; ".join(n for n in (t.legend(BEST_MARK), extra_note) if n)
     rows = [[_cell(t, r, c, _MARKED) for c in range(len(row))] for r, row in enumerate(t.rows)]
     lines = [list(t.headers), *rows]
     texts = [t.title, caption, *(text for line in lines for text in line)]
@@ -254,6 +260,14 @@ def _whole(text: str) -> bool:
 
 
 def _fitted(table: TextTable, width: int) -> Table:
+    shown, left_out = _shown(table, width)
+    folds = shown.needed_width() > width  # even the narrowest form is too wide: every column may fold
+    return _rich_table(shown, _left_out_note(table, left_out, width), fold_all=folds)
+
+
+def _shown(table: TextTable, width: int) -> tuple[TextTable, set[int]]:
+    """What of the table is shown in `width` columns, and which columns it leaves out: those of lowest
+    priority, rightmost first, until it fits or only its narrowest form is left."""
     priority = table.column_priority()
     order = sorted(range(len(priority)), key=lambda c: (priority[c], -c))  # lowest first, rightmost first
     left_out: set[int] = set()
@@ -263,8 +277,7 @@ def _fitted(table: TextTable, width: int) -> Table:
             break
         left_out.add(column)
         shown = table.without_columns(left_out)
-    folds = shown.needed_width() > width  # even the narrowest form is too wide: every column may fold
-    return _rich_table(shown, _left_out_note(table, left_out, width), fold_all=folds)
+    return shown, left_out
 
 
 def _left_out_note(table: TextTable, left_out: set[int], width: int) -> str:
