@@ -220,7 +220,9 @@ def keys_from_json(value: Mapping[str, Any], *, answers: bool) -> list[AnswerRow
     kaoshi.store.columns.pair_keys). Each distinct value is one object, shared by the rows holding it."""
     # the values after the id and fingerprint: status, outcome, score (a key row's), answer, gold, type
     width = 6 if answers else 3
-    by_place = list(zip(*value["values"], strict=True))[:width] or [() for _ in range(width)]
-    codes = value["codes"]
-    columns = [list(map(column.__getitem__, codes)) for column in by_place]
-    return list(zip(value["ids"], value["fingerprints"], *columns, strict=True))
+    ends = [tuple(values[:width]) for values in value["values"]]
+    ids, fingerprints, codes = value["ids"], value["fingerprints"], value["codes"]
+    if len(codes) != len(ids):
+        raise ValueError(f"kept rows of {len(ids)} ids and {len(codes)} codes")
+    # each row its id and fingerprint joined to its values' tuple, in C: half the time of a column at a time
+    return list(map(tuple.__add__, zip(ids, fingerprints, strict=True), map(ends.__getitem__, codes)))
