@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,16 @@ from tests.support.runs import mock_script
 # Converted GGUF models (kaoshi.models.gguf_cache) go beside pytest's own cache, never into the user's
 # home; CLI tests run in subprocesses, which inherit it.
 os.environ.setdefault("KAOSHI_CACHE", str(Path(__file__).resolve().parents[1] / ".pytest_cache" / "kaoshi"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close what llama-cpp-python opens on import and never closes (two files on /dev/null in
+    llama_cpp._utils), so that the suite's end shows no ResourceWarning that is not ours."""
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        opened = getattr(utils, name, None)
+        if opened is not None and not opened.closed:
+            opened.close()
 
 
 @pytest.fixture
