@@ -172,6 +172,8 @@ def _narrowed(
     its own scores: no `grader`) and, where asked for and its tally was kept, its output profile; None for
     what cannot be (count it then). For a run of 100,000 leaving out 4,000: 0.04 s for its kinds and 0.02 s
     for its output profile, where counting them on the common questions took 0.1 s and 0.18 s."""
+    if (len(found) - len(common)) * _NARROWED_AT_MOST > len(found):
+        return None, None  # at least that many left out (each common question is one of found's)
     left_out = [row[0] for row in found if row[0] not in common]
     kept_of_these = sum(kind.samples for kind in whole.kinds) == len(found)
     if len(left_out) * _NARROWED_AT_MOST > len(found) or not kept_of_these:
