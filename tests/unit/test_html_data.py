@@ -161,3 +161,9 @@ def test_a_report_reads_each_run_once_for_its_filters_and_once_for_its_questions
     generated = re.compile(r"generated [0-9T:-]+")
     assert generated.sub("", written.getvalue()) == generated.sub("", page)
     assert '"samples":[{' in page and page.count('"id":"c') == len(CEVAL_LIKE)
+
+
+def test_samples_given_once_without_groups_are_refused_not_shown_empty() -> None:
+    held = report_run("c", CEVAL_LIKE)
+    with pytest.raises(ValueError, match="iterator"):
+        build_html([replace(held, samples=_once(CEVAL_LIKE))], [])

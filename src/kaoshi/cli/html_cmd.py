@@ -48,5 +48,6 @@ def html_command(args: argparse.Namespace) -> int:
     )
     for note in written.notes:
         eprint(f"note: {note}")
-    eprint(f"wrote {written.path} ({written.size / 1024:.0f} KiB, {written.plots} plot(s))")
+    size = "" if written.size is None else f"{written.size / 1024:.0f} KiB, "
+    eprint(f"wrote {written.path} ({size}{written.plots} plot(s))")
     return 0

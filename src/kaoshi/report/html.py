@@ -107,12 +107,21 @@ def present_groupings(combinations: Iterable[Sequence[str | None]]) -> list[str]
     return [BROWSER_GROUPINGS[index] for index in shown]
 
 
-def browser_filters(runs: Sequence[ReportRun]) -> tuple[list[str], list[dict[str, list[tuple[str, int]]]]]:
+# The groupings the browser shows, and per run each one's filter options with their numbers of questions.
+Filters = tuple[list[str], list[dict[str, list[tuple[str, int]]]]]
+
+
+def browser_filters(runs: Sequence[ReportRun]) -> Filters:
     """The groupings the browser shows (those the report's samples carry) and, per run, each one's filter
     options with their numbers of questions: one pass over each run's samples (ReportRun.groups), holding
     only how many samples have each combination of the groupings' values."""
     counted: list[Counter[tuple[str | None, ...]]] = []
     for run in runs:
+        if run.groups is None and iter(run.samples) is run.samples:
+            raise ValueError(
+                f"run {run.record.name!r}: its samples are an iterator, read once, and the report reads them "
+                "twice: give a sequence, or the same samples again as `groups`"
+            )
         samples = run.samples if run.groups is None else run.groups
         counted.append(Counter(tuple(group_value(s, key) for key in BROWSER_GROUPINGS) for s in samples))
     groupings = present_groupings(set().union(*counted))
@@ -196,18 +205,13 @@ def browser_data(runs: Sequence[ReportRun], with_prompts: bool = True) -> dict[s
     }
 
 
-def browser_json(runs: Sequence[ReportRun], with_prompts: bool = True) -> Iterator[str]:
-    """embed_json(browser_data(runs, with_prompts)) in pieces, a sample at a time: the report of runs of a
-    million samples is written without holding them (each run's samples are read twice: ReportRun)."""
-    return _browser_pieces(runs, with_prompts, *browser_filters(runs))
-
-
-def _browser_pieces(
-    runs: Sequence[ReportRun],
-    with_prompts: bool,
-    groupings: list[str],
-    choices: list[dict[str, list[tuple[str, int]]]],
+def browser_json(
+    runs: Sequence[ReportRun], with_prompts: bool = True, filters: Filters | None = None
 ) -> Iterator[str]:
+    """embed_json(browser_data(runs, with_prompts)) in pieces, a sample at a time: the report of runs of a
+    million samples is written without holding them (each run's samples are read twice: ReportRun).
+    `filters`: browser_filters(runs), where already made."""
+    groupings, choices = browser_filters(runs) if filters is None else filters
     yield f'{{"none":{embed_json(UNKNOWN_GROUP)},"groupings":{embed_json(groupings)},"runs":['
     for index, (run, chosen) in enumerate(zip(runs, choices, strict=True)):
         comma = "," if index else ""
@@ -293,7 +297,7 @@ def write_html(
     script = (assets / "report.js").read_text(encoding="utf-8")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     template = environment.from_string((assets / "report.html.j2").read_text(encoding="utf-8"))
-    groupings, choices = browser_filters(runs)
+    filters = browser_filters(runs)
     # the page is rendered with a mark where the data goes, then written around it
     mark = f"kaoshi-browser-data-{os.urandom(16).hex()}"
     page = template.render(
@@ -305,7 +309,7 @@ def write_html(
         tables=[*summary_tables(runs), *extra_tables],
         figures=[{"title": f.title, "png": base64.b64encode(f.png).decode()} for f in figures],
         figures_note=figures_note or "no plots",
-        groupings=groupings,
+        groupings=filters[0],
         data_json=mark,
         style=style,
         style_hash=_sha256_b64(style),
@@ -316,5 +320,5 @@ def write_html(
     if len(parts) != 2:
         raise RuntimeError(f"the report's template places its data {len(parts) - 1} times, not once")
     out.write(parts[0])
-    out.writelines(_browser_pieces(runs, with_prompts, groupings, choices))
+    out.writelines(browser_json(runs, with_prompts, filters))
     out.write(parts[1])

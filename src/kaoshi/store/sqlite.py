@@ -173,6 +173,24 @@ class Store:
         self._db.execute("PRAGMA recursive_triggers=ON")
         create_missing_tables(self._db)
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Store]:
+        """Reads that agree: every read inside sees the store as its first one does (one read transaction),
+        whatever another process writes meanwhile; for what is made of several reads of a run being
+        written (kaoshi html reads a run's summary and its samples twice). What this store has queued is
+        written first; nothing may be written inside."""
+        if self._db.in_transaction:  # inside another snapshot: its reads already agree
+            yield self
+            return
+        self._writes.flush()
+        with naming_the_file(self.path):
+            self._db.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")  # nothing was written: the read transaction ends
+
     def close(self) -> None:
         """Write what is still queued (a lock is waited out within the lock wait) and close; a StoreError
         says how many answers could not be written."""
