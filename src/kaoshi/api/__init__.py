@@ -29,6 +29,7 @@ _EXPORTS = {
     "EvalResult": "kaoshi.api.evaluation",
     "FinetuneResult": "kaoshi.api.training",
     "GradeRecord": "kaoshi.store",
+    "HtmlReport": "kaoshi.api.html_report",
     "InputError": "kaoshi.errors",
     "JudgeOutcome": "kaoshi.runner.judge",
     "LoadResult": "kaoshi.data.collect",
@@ -61,8 +62,6 @@ _EXPORTS = {
     "UnknownName": "kaoshi.errors",
     "Vote": "kaoshi.api.studies",
     "agreement": "kaoshi.api.grading_agreement",
-    "HtmlReport": "kaoshi.api.html_report",
-    "write_html_report": "kaoshi.api.html_report",
     "backup_store": "kaoshi.api.store_tools",
     "check_store": "kaoshi.api.store_tools",
     "checkpoint_store": "kaoshi.api.store_tools",
@@ -92,8 +91,10 @@ _EXPORTS = {
     "shuffle_exam": "kaoshi.api.exam_files",
     "split_to_files": "kaoshi.api.exam_files",
     "stored_samples": "kaoshi.api.summary",
+    "graded_samples": "kaoshi.api.summary",
     "summarize": "kaoshi.api.summary",
     "vote": "kaoshi.api.studies",
+    "write_html_report": "kaoshi.api.html_report",
 }
 
 if TYPE_CHECKING:
@@ -163,6 +164,7 @@ if TYPE_CHECKING:
         RunInfo,
         ScoredRun,
         export_run,
+        graded_samples,
         load_run,
         load_scores,
         runs,
@@ -299,6 +301,7 @@ __all__ = [
     "evaluate",
     "export_run",
     "finetune",
+    "graded_samples",
     "judge",
     "leaderboard",
     "list_backends",

@@ -17,7 +17,7 @@ from kaoshi.benchmarks import benchmark_names, find_benchmark, get_benchmark
 from kaoshi.errors import InputError, UnknownName
 from kaoshi.qtypes import kind_of
 from kaoshi.results.aggregate import GROUP_KEYS, RunSummary, headline_numbers, summarize_kinds, summarize_rows
-from kaoshi.results.grading import apply_grade_rows, chosen_grader, load_graded
+from kaoshi.results.grading import StoredSamples, apply_grade_rows, chosen_grader, chosen_grades, load_graded
 from kaoshi.results.metric import Metric, measured
 from kaoshi.store import (
     Coverage,
@@ -32,7 +32,7 @@ from kaoshi.store import (
 )
 from kaoshi.store.aggregates import RunCounts
 from kaoshi.store.columns import ScoreRow, score_row
-from kaoshi.store.records import RunStatus
+from kaoshi.store.records import RunStatus, SampleStatus
 from kaoshi.store.settings import compact_settings
 
 # What only some runs have is imported where a run has it: k samples a question (kaoshi.results.repeats),
@@ -420,11 +420,33 @@ def stored_samples(run: str, *, store: StoreLike = None, status: str | None = No
         return list(iter_stored_samples(opened, run, status))
 
 
+_STATUSES = tuple(status.value for status in SampleStatus)
+
+
 def iter_stored_samples(store: Store, run: str, status: str | None = None) -> Iterator[SampleRecord]:
     """stored_samples on an open store, one sample at a time, in question (and sample) order."""
     record = store.get_run(run)
+    if record.spec.repeats == 1 and (status is None or status in _STATUSES):
+        # the status picked by SQLite: the run's other samples are never read
+        return store.iter_samples(run, status=None if status is None else SampleStatus(status))
     found = store.iter_all_samples(run) if record.spec.repeats > 1 else store.iter_samples(run)
     return (s for s in found if status in (None, s.status))
+
+
+def graded_samples(
+    run: str, *, store: StoreLike = None, grader: str | None = None, status: str | None = None
+) -> list[SampleRecord]:
+    """The run's samples (its first a question), with the grades of open answers its report counts folded
+    in: `grader`'s, or its most recent judge setup's when None (`kaoshi report RUN --show STATUS`);
+    `status`: only the ok / unparsed / ambiguous / error ones, the others never read. InputError for a
+    grader that has not graded the run."""
+    with open_store(store, read_only=True) as opened:
+        opened.get_run(run)
+        _, grades = chosen_grades(opened, run, grader)
+        if status is not None and status not in _STATUSES:
+            raise InputError(f"no sample status {status!r} (statuses: {', '.join(_STATUSES)})")
+        picked = None if status is None else SampleStatus(status)
+        return list(StoredSamples(opened, run, grades, status=picked))
 
 
 def export_run(run: str, exporter: str, out: str | Path, *, store: StoreLike = None) -> tuple[str, ...]:

@@ -71,11 +71,17 @@ def load_graded(
     `samples`: the run's samples when the caller has read them already; `light`: read without what a
     summary never reads (Store.iter_samples)."""
     samples = store.samples(run, light=light) if samples is None else samples
-    chosen = chosen_grader(store, run, grader)
+    chosen, grades = chosen_grades(store, run, grader)
     if chosen is None:
         return GradedSamples(samples, None, {})
-    grades = store.grades(run, chosen)
     return GradedSamples(apply_grades(samples, grades), chosen, grades)
+
+
+def chosen_grades(store: Store, run: str, grader: str | None) -> tuple[str | None, dict[str, GradeRecord]]:
+    """The grader whose grades count (chosen_grader) and its grades of the run's open answers (none
+    without one)."""
+    chosen = chosen_grader(store, run, grader)
+    return chosen, ({} if chosen is None else store.grades(run, chosen))
 
 
 @dataclass(frozen=True)
