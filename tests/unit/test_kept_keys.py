@@ -48,6 +48,9 @@ def test_rows_read_back_are_the_rows_kept() -> None:
     for column in ("ids", "fingerprints", "codes"):  # rows cut short (a payload edited by hand) are refused
         with pytest.raises(ValueError):
             keys_from_json({**value, column: value[column][:-1]}, answers=True)
+    short = [*value["values"][:-1], value["values"][-1][:4]]
+    with pytest.raises(ValueError):
+        keys_from_json({**value, "values": short}, answers=True)
 
 
 @pytest.fixture

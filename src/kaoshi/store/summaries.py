@@ -220,6 +220,8 @@ def keys_from_json(value: Mapping[str, Any], *, answers: bool) -> list[AnswerRow
     kaoshi.store.columns.pair_keys). Each distinct value is one object, shared by the rows holding it."""
     # the values after the id and fingerprint: status, outcome, score (a key row's), answer, gold, type
     width = 6 if answers else 3
+    if any(len(values) != 6 for values in value["values"]):
+        raise ValueError("kept rows whose values are not six (status, outcome, score, answer, gold, type)")
     ends = [tuple(values[:width]) for values in value["values"]]
     ids, fingerprints, codes = value["ids"], value["fingerprints"], value["codes"]
     if len(codes) != len(ids):
