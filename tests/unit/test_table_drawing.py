@@ -130,7 +130,6 @@ def test_a_report_at_a_terminal_leaves_out_columns_without_rich() -> None:
     for width in (80, 120):
         shown, left_out = _shown(WIDE, width)
         assert left_out and shown.needed_width() <= width
-        note = f"left out to fit {width} columns"
-        assert _drawn_whole(shown, width, note) is not None
+        assert _drawn_whole(shown, width, _left_out_note(WIDE, left_out, width)) is not None
         assert _drawn(WIDE, width) == _drawn_by_rich(WIDE, width)
         assert f"left out to fit {width} columns: " in " ".join(_drawn(WIDE, width).split())

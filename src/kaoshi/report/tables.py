@@ -186,8 +186,9 @@ def _drawn_whole(t: TextTable, width: int, extra_note: str = "") -> str | None:
     """The table as rich draws it (_drawn_by_rich) where it fits in `width` columns as it is: every cell on
     one line at its natural width, the title and the note (with `extra_note` after it, as _rich_table
     adds it) broken between words to the table's width, and every text printable without spaces at its
-    ends; None where rich would wrap or fold a cell, fold a word or leave out a column (it draws those).
-    Drawn without rich, whose import and layout were a third of the time of a report of a stored run."""
+    ends; None where rich would wrap or fold a cell or fold a word (it draws those). A table that leaves out
+    columns to fit is given here as what it shows (_drawn). Drawn without rich, whose import and layout
+    were a third of the time of a report of a stored run."""
     t.column_priority()  # mismatched priorities are refused, whether or not the table would need them
     if os.name == "nt":  # a legacy Windows console gets lighter lines from rich (box.SQUARE): rich draws it
         return None
