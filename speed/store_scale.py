@@ -19,7 +19,7 @@ kaoshi.view, makes the app (create_app) and asks one URL through Starlette's Tes
 each is the SQL that reads what it shows, with Python's sqlite3 on the same file in this process (best of
 3, a fresh read-only connection each; each command is tried --repeats times, 3 by default, and its best
 try shown with the most memory any try took, each try in the JSON): runs -> count, outcomes and points per
-run; report -> counts, correct, sum(score), sum(points) of one run in one pass grouped by
+run; report -> counts, correct, sum(score), sum(points) of each run in one pass grouped by
 domain/subject/category/type; two runs -> the same for both plus their paired per-question outcomes (a
 join on question id: what a paired bootstrap reads); first line of samples -> the run's first row by
 position (LIMIT 1); every sample -> all of the run's rows by position, fetched without decoding.
@@ -876,8 +876,17 @@ def cases(path: Path, names: list[str], n_questions: int) -> list[Case]:
     ]
 
 
+def failure(case: Case, measured: Measured, n_questions: int) -> str:
+    """Why the command failed or did not give what it should ("" when it did)."""
+    note = check(case, measured, n_questions)
+    return "" if case.page and note.startswith(_ANSWERED) else note
+
+
+_ANSWERED = "request "  # how check's note of a page that answered begins
+
+
 def check(case: Case, measured: Measured, n_questions: int) -> str:
-    """A note when the command failed or did not give what it should."""
+    """A note when the command failed or did not give what it should; for a page that answered, its times."""
     if measured.seconds is None:
         return "timeout"
     if case.first_line_only:
@@ -897,9 +906,8 @@ def check(case: Case, measured: Measured, n_questions: int) -> str:
             return f"no answer: {measured.error[-200:]}"
         if answer["status"] != 200:
             return f"HTTP {answer['status']}: {answer['body'][:200]}"
-        return (
-            f"request {answer['request_s']:.2f} s, import {answer['import_s']:.2f} s, {answer['bytes']:,} B"
-        )
+        timed = f"{answer['request_s']:.2f} s, import {answer['import_s']:.2f} s, {answer['bytes']:,} B"
+        return _ANSWERED + timed
     if case.key == "samples" and measured.lines != n_questions:
         return f"{measured.lines} lines, expected {n_questions}"
     return ""
@@ -1008,8 +1016,10 @@ def measure_size(size: int, folder: Path, options: argparse.Namespace) -> dict[s
             tries.append(measure(case.args, options.timeout, first_line_only=case.first_line_only))
             if tries[-1].seconds is None:
                 break
-        # the best try, as the floor is its best of FLOOR_REPEATS; its peak memory the most any try took
-        measured = min(tries, key=lambda m: float("inf") if m.seconds is None else m.seconds)
+        # the best try, as the floor is its best of FLOOR_REPEATS, its peak memory the most any try took;
+        # a try that failed is shown instead, so that no failure hides behind a better try
+        failed = [m for m in tries if failure(case, m, n_questions)]
+        measured = failed[0] if failed else min(tries, key=lambda m: m.seconds or 0.0)
         peaks = [m.peak_mib for m in tries if m.peak_mib is not None]
         measured = replace(measured, peak_mib=max(peaks) if peaks else None)
         note = check(case, measured, n_questions)
@@ -1058,7 +1068,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10, help="runs in each store (size / runs samples each)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a command may take")
     parser.add_argument(
-        "--repeats", type=int, default=3, help="tries of each command, the best shown (as the floor's)"
+        "--repeats",
+        type=lambda text: max(1, int(text)),
+        default=3,
+        help="tries of each command (at least 1), the best shown (as the floor's)",
     )
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--dir", type=Path, help="keep the stores here (default: a temporary folder)")
