@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
 from kaoshi.store import Store
 from tests.support.runs import mock_script
+from tests.support.stores import drop_sample_column
 
 OBJECTIVE = [q.id for q in load_exam_result("sample").exam.questions if q.type.value != "open"]
 # Different skills and different questions right: strong 32/40, medium 24/40, weak 16/40.
@@ -121,3 +124,53 @@ def test_rescoring_a_vote_regrades_its_voted_answers(capsys: pytest.CaptureFixtu
     assert "vote run" in capsys.readouterr().err
     with Store(Path(crowd)) as store:
         assert store.find_run("re-llm") is None
+
+
+def _voted(store: str, name: str) -> list[dict[str, object]]:
+    with Store(Path(store)) as opened:
+        return [s.to_json() for s in opened.samples(name)]
+
+
+# Rows holding their question text themselves, as rows written before schema 2 do.
+_HELD_IN_ROWS = (
+    "UPDATE samples SET question = (SELECT body FROM texts WHERE texts.position = samples.position "
+    "AND texts.digest = samples.question_ref), question_ref = NULL"
+)
+
+
+@pytest.mark.parametrize("older", ["no fingerprint column", "questions held in rows"])
+def test_a_vote_of_older_rows_is_the_same_vote(
+    capsys: pytest.CaptureFixture[str], crowd: str, tmp_path: Path, older: str
+) -> None:
+    """Members whose rows predate the fingerprint column are read whole and fingerprinted; whose rows hold
+    their question text themselves have their options compared: the same vote either way."""
+    copy = tmp_path / "older.sqlite"
+    shutil.copyfile(crowd, copy)
+    with sqlite3.connect(copy) as db:
+        if older == "no fingerprint column":
+            drop_sample_column(db, "fingerprint")
+        else:
+            db.execute(_HELD_IN_ROWS)
+    for store in (crowd, str(copy)):
+        assert main(["vote", "strong", "medium", "weak", "--method", "weighted", "--store", store]) == 0
+    capsys.readouterr()
+    assert _voted(str(copy), "vote-weighted") == _voted(crowd, "vote-weighted")
+
+
+def test_members_with_the_same_options_in_another_question_text_vote(
+    capsys: pytest.CaptureFixture[str], crowd: str
+) -> None:
+    """A member whose stored question differs in what is not shown (its explanation) votes; one whose
+    options differ is refused."""
+    first = OBJECTIVE[0]
+    with Store(Path(crowd), read_only=True) as store:
+        content = next(s.question for s in store.samples("strong") if s.question_id == first)
+    explained = {**content, "explanation": "另一个解析"}
+    reordered = {**content, "options": list(reversed(content["options"]))}
+    for question, name, code in ((explained, "alike", 0), (reordered, "unlike", 2)):
+        with sqlite3.connect(crowd) as db:
+            held = "UPDATE samples SET question_ref = NULL, question = ? WHERE run = ? AND question_id = ?"
+            db.execute(held, (json.dumps(question, ensure_ascii=False), "medium", first))
+        capsys.readouterr()
+        assert main(["vote", "strong", "medium", "--run-name", name, "--store", crowd]) == code
+    assert f"question {first!r} is shown with other options" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from kaoshi.analysis.contamination import (
 )
 from kaoshi.analysis.contamination import answer_text as answer_text
 from kaoshi.analysis.contamination import grouped_rows as contamination_rows
+from kaoshi.analysis.outputs import TAIL_CHARS
 from kaoshi.analysis.voting import VOTE_METHODS
 from kaoshi.api.counting import read_answers
 from kaoshi.api.kept import comparison_kind, kept_keys, kept_value
@@ -27,7 +28,7 @@ from kaoshi.bulk import collection_paused
 from kaoshi.errors import InputError
 from kaoshi.report.compare import ComparedRuns, compare_runs
 from kaoshi.report.paired import PairedGroup, PairedRow, bootstrapped, outcomes_of, paired_groups
-from kaoshi.results.aggregate import summarize as tally_samples
+from kaoshi.results.aggregate import summarize_rows
 from kaoshi.runner.vote import VoteOutcome, vote_runs
 from kaoshi.store import Coverage, RunRecord, RunSpec, SampleRecord, Store, run_coverage
 from kaoshi.store.columns import ScoreRow, score_key_rows
@@ -307,7 +308,8 @@ def contamination(
         raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUPINGS)})")
     with open_store(store, read_only=True) as opened:
         records = (opened.get_run(original), opened.get_run(shuffled))
-        samples = (opened.samples(original), opened.samples(shuffled))
+        # without what a study never reads (prompts, whole outputs): a fraction of each sample
+        samples = (opened.samples(original, light=True), opened.samples(shuffled, light=True))
     paired = pair_runs(*samples)
     pairs = tuple(paired.pairs)
     warning = conflict_warning(paired.conflicts)
@@ -384,15 +386,16 @@ def vote(
             on_sample=on_sample,
         )
         keep_counts(opened, name)  # the next `kaoshi report` of the voted run reads them
+        # each run as its numbers read it (a small row a sample, its grades not folded in), not its samples
         loaded: list[tuple[RunRecord, Sequence[Any]]] = [
-            (opened.get_run(run), opened.samples(run)) for run in [*runs, name]
+            (opened.get_run(run), opened.score_rows(run, text_end=TAIL_CHARS)) for run in [*runs, name]
         ]
     warning = conflict_warning(outcome.conflicts)
     if warning:
         notify(warning)
     keys = list(by)
     # Members and vote on the questions they all answered: the voted ones, less any a member errored on.
-    compared = compare_runs(loaded, lambda run, samples: tally_samples(run.name, samples, keys))
+    compared = compare_runs(loaded, lambda run, rows: summarize_rows(run.name, rows, keys))
     members = range(len(runs))
     best = max(members, key=lambda i: compared.summaries[i].overall.accuracy or 0.0)
     ordered = compared.reordered([best, *(i for i in members if i != best), len(runs)])

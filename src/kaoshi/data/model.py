@@ -8,7 +8,7 @@ import json
 import math
 import reprlib
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, Literal, get_args
@@ -229,6 +229,11 @@ def _canonical_gold(question: Question) -> Gold:
     return answer
 
 
+def exam_fingerprint(question_fingerprints: Iterable[str]) -> str:
+    """Exam.fingerprint of questions with these fingerprints (Question.fingerprint), in any order."""
+    return hashlib.sha256("\n".join(sorted(question_fingerprints)).encode()).hexdigest()
+
+
 def gold_to_json(gold: Gold) -> Any:
     """JSON form of a gold answer: letters as a sorted string list, bools and text as themselves."""
     if isinstance(gold, frozenset):
@@ -334,8 +339,7 @@ class Exam:
     @property
     def fingerprint(self) -> str:
         """Stable content hash of the evaluated questions, independent of order and file location."""
-        digests = sorted(q.fingerprint() for q in self.questions)
-        return hashlib.sha256("\n".join(digests).encode()).hexdigest()
+        return exam_fingerprint(q.fingerprint() for q in self.questions)
 
     @cached_property
     def _by_id(self) -> dict[str, Question]:

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import islice
+from typing import NamedTuple
 
 from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
-from kaoshi.data.model import Exam, Gold, Question, format_gold
+from kaoshi.data.model import Gold, Question, exam_fingerprint, format_gold, gold_from_json
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.samples import grade_for
+from kaoshi.store.columns import score_row
 from kaoshi.store.pairing import Pairing, conflict_note, pair_questions
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store, StoreError
@@ -32,33 +36,89 @@ class VoteOutcome:
     conflicts: tuple[str, ...] = ()  # ids holding different questions in different members: not voted
 
 
-def answer_key(sample: SampleRecord) -> str | None:
+class VoteRow(NamedTuple):
+    """What a vote reads of a member's sample (kaoshi.store.columns.answer_keys): its question's id and
+    content fingerprint, its status and outcome, and its answer and gold as stored JSON. A few dozen bytes,
+    where the sample is kilobytes: the members of a vote are read as these, and only the first member's
+    samples are read again, one at a time, to be written as the vote's."""
+
+    question_id: str
+    fingerprint: str
+    status: str
+    correct: int | None
+    score: float | None
+    answer: str | None
+    gold: str | None
+    qtype: str
+
+
+@lru_cache(maxsize=65536)
+def _decoded(stored: str | None) -> Gold:
+    """A stored gold or answer (JSON) as the sample holds it."""
+    return None if stored is None else gold_from_json(json.loads(stored))
+
+
+def answer_key(row: VoteRow) -> str | None:
     """The member's vote: its answer as text, or None (abstains) when unreadable or errored."""
-    if sample.status not in (SampleStatus.OK, SampleStatus.AMBIGUOUS) or sample.answer is None:
+    if row.status not in (SampleStatus.OK, SampleStatus.AMBIGUOUS):
         return None
-    return format_gold(sample.answer)
+    answer = _decoded(row.answer)
+    return None if answer is None else format_gold(answer)
 
 
-def _shown_alike(first: SampleRecord, other: SampleRecord) -> bool:
-    """Asked with the same options in the same order, so the members' letters mean the same thing."""
-    return first.question.get("options") == other.question.get("options") and first.gold == other.gold
+def vote_rows(store: Store, run: str) -> list[VoteRow]:
+    """The run's first samples as a vote reads them, in question order (from the samples, for rows from
+    before the fingerprint column)."""
+    found = store.answer_keys(run, None, (), ordered=True)
+    if found is not None:
+        return list(map(VoteRow._make, found))
+    return [
+        VoteRow(
+            row.question_id,
+            row.fingerprint,
+            row.status,
+            row.correct,
+            row.score,
+            row.answer,
+            row.gold,
+            row.qtype,
+        )
+        for row in map(score_row, store.iter_samples(run, light=True))
+    ]
 
 
-def _shared_questions(store: Store, members: Sequence[str]) -> Pairing[SampleRecord]:
+def _shared_questions(store: Store, members: Sequence[str]) -> Pairing[VoteRow]:
     """The objective questions every member holds with the same content (first member's order); a member
-    that errored abstains."""
+    that errored abstains. Each member must have shown them with the same options in the same order:
+    its gold the first member's, and its question text the same (where it is another text, its options)."""
     pairing = pair_questions(
-        [store.iter_samples(run) for run in members],
-        keep=lambda s: kind_of(s.qtype).objective and s.gold is not None,
+        [vote_rows(store, run) for run in members],
+        keep=lambda row: kind_of(row.qtype).objective and _decoded(row.gold) is not None,
     )
+    unlike = [
+        {question_id: (mine, theirs) for question_id, mine, theirs in store.unlike_questions(members[0], run)}
+        for run in members[1:]
+    ]
     for row in pairing.rows:
-        for run, other in zip(members[1:], row[1:], strict=True):
-            if not _shown_alike(row[0], other):
+        for run, other, texts in zip(members[1:], row[1:], unlike, strict=True):
+            if not _shown_alike(row[0], other, texts.get(row[0].question_id)):
                 raise StoreError(
                     f"question {row[0].question_id!r} is shown with other options or another order in "
                     f"{members[0]!r} and {run!r} (shuffled options?): a vote needs the same questions"
                 )
     return pairing
+
+
+def _shown_alike(first: VoteRow, other: VoteRow, texts: tuple[str | None, str | None] | None) -> bool:
+    """Asked with the same options in the same order, so the members' letters mean the same thing: the same
+    gold, and the same question text or, in another text, the same options (`texts`: both questions'
+    stored JSON where they are not one text)."""
+    if _decoded(first.gold) != _decoded(other.gold):
+        return False
+    if texts is None:
+        return True
+    mine, theirs = (json.loads(text) if text else {} for text in texts)
+    return bool(mine.get("options") == theirs.get("options"))
 
 
 def vote_runs(
@@ -72,7 +132,9 @@ def vote_runs(
     on_sample: Callable[[SampleRecord], None] | None = None,
 ) -> VoteOutcome:
     """Vote `members` into the new run `target`. on_plan(total, 0): the questions to vote, before the first
-    is stored; on_sample: each voted sample as it is stored."""
+    is stored; on_sample: each voted sample as it is stored. The members are read as VoteRows; the first
+    member's samples are read twice more, one at a time (the questions' fingerprint for the run's spec,
+    then each written as the vote's), and the vote is written a few hundred samples a transaction."""
     if method not in VOTE_METHODS:
         raise InputError(f"unknown vote method {method!r} (choose from {', '.join(VOTE_METHODS)})")
     if len(members) < 2:
@@ -94,13 +156,14 @@ def vote_runs(
         )
     ids = [row[0].question_id for row in rows]
     ballots = [[answer_key(s) for s in row] for row in rows]
-    correct = [[s.correct if s.status != SampleStatus.ERROR else None for s in row] for row in rows]
+    correct = [[_outcome(s) if s.status != SampleStatus.ERROR else None for s in row] for row in rows]
     n = len(members)
     weights: list[list[float]] | None = None
     if method == "weighted":
         if weights_from is not None:
             held_out = [
-                [s.correct for s in store.iter_samples(run) if s.correct is not None] for run in weights_from
+                [bool(r.correct) for r in vote_rows(store, run) if r.correct is not None]
+                for run in weights_from
             ]
             fixed = [sum(c) / len(c) if c else 0.5 for c in held_out]
             weights, protocol = [fixed] * len(rows), f"accuracies on {', '.join(weights_from)}"
@@ -115,10 +178,10 @@ def vote_runs(
     winners = _winners(rows, ballots, method, weights)
 
     first = records[0].spec
-    questions = [Question.from_content(row[0].question) for row in rows]
+    questions = (Question.from_content(sample.question) for sample in _voted_samples(store, members[0], ids))
     spec: RunSpec = replace(
         first,
-        fingerprint=Exam(target, tuple(questions)).fingerprint,
+        fingerprint=exam_fingerprint(question.fingerprint() for question in questions),
         n_questions=len(rows),
         prompt="(vote)",
         shots=0,
@@ -144,44 +207,72 @@ def vote_runs(
         on_plan(len(rows), 0)
     abstained = 0
     per_question: list[list[float] | None] = list(weights) if weights else [None] * len(rows)
-    for row, question, ballot, winner, weight in zip(
-        rows, questions, ballots, winners, per_question, strict=True
-    ):
-        answer = _gold_of(row, winner)
-        abstained += winner is None
-        grade = grade_for(question, answer, spec)
-        response: dict[str, object] = {"votes": dict(zip(members, ballot, strict=True))}
-        if weight is not None:
-            response["weights"] = dict(zip(members, (round(w, 6) for w in weight), strict=True))
-        sample = replace(
-            row[0],
-            prompt="",
-            shots=0,
-            status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
-            extracted_by="vote",
-            extractor_response=None,
-            request_key=None,  # a vote is no model's answer to a request: never taken from the cache
-            response=json.dumps(response, ensure_ascii=False),
-            logprobs=None,
-            answer=answer,
-            correct=grade.correct,
-            score=grade.points,
-            latency_s=None,
-            tokens_in=None,
-            tokens_out=None,
-            error=None,
-            served_model=None,  # a vote asks no model: the member's routing is the member's
-            reasoning=None,  # nor reasons: its response is the ballot
-        )
-        store.add_sample(target, sample)
+    voted = zip(_voted_samples(store, members[0], ids), rows, ballots, winners, per_question, strict=True)
+    while chunk := list(islice(voted, _WRITTEN_TOGETHER)):
+        samples = []
+        for member, row, ballot, winner, weight in chunk:
+            answer = _gold_of(row, winner)
+            abstained += winner is None
+            grade = grade_for(Question.from_content(member.question), answer, spec)
+            response: dict[str, object] = {"votes": dict(zip(members, ballot, strict=True))}
+            if weight is not None:
+                response["weights"] = dict(zip(members, (round(w, 6) for w in weight), strict=True))
+            samples.append(
+                replace(
+                    member,
+                    prompt="",
+                    shots=0,
+                    status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
+                    extracted_by="vote",
+                    extractor_response=None,
+                    extractor_usage=None,  # no extractor read the vote: the member's reading is the member's
+                    request_key=None,  # a vote is no model's answer to a request: never taken from the cache
+                    response=json.dumps(response, ensure_ascii=False),
+                    logprobs=None,
+                    answer=answer,
+                    correct=grade.correct,
+                    score=grade.points,
+                    latency_s=None,
+                    tokens_in=None,
+                    tokens_out=None,
+                    error=None,
+                    served_model=None,  # a vote asks no model: the member's routing is the member's
+                    reasoning=None,  # nor reasons: its response is the ballot
+                )
+            )
+        store.add_samples(target, samples)
         if on_sample is not None:
-            on_sample(sample)
+            for sample in samples:
+                on_sample(sample)
     store.finish_run(target)
     return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started, pairing.conflicts)
 
 
+# Voted samples a transaction: each written and committed before it is reported (on_sample), where one
+# a transaction took a quarter of a vote's time.
+_WRITTEN_TOGETHER = 256
+
+
+def _outcome(row: VoteRow) -> bool | None:
+    return None if row.correct is None else bool(row.correct)
+
+
+def _voted_samples(store: Store, run: str, ids: Sequence[str]) -> Iterator[SampleRecord]:
+    """The run's samples of the questions `ids` (in the run's question order, as pairing gives them), read
+    one at a time without what the vote replaces (Store.iter_samples light); StoreError where the run's
+    questions changed since they were paired."""
+    wanted = iter(ids)
+    expected = next(wanted, None)
+    for sample in store.iter_samples(run, light=True):
+        if sample.question_id == expected:
+            yield sample
+            expected = next(wanted, None)
+    if expected is not None:
+        raise StoreError(f"run {run!r} changed while it was voted on (question {expected!r}): vote again")
+
+
 def _winners(
-    rows: list[list[SampleRecord]],
+    rows: list[list[VoteRow]],
     ballots: list[list[str | None]],
     method: str,
     weights: list[list[float]] | None,
@@ -201,8 +292,8 @@ def _winners(
     return winners
 
 
-def _gold_of(row: list[SampleRecord], key: str | None) -> Gold:
+def _gold_of(row: list[VoteRow], key: str | None) -> Gold:
     """The member answer whose text is `key` (so the vote stores a real answer value)."""
     if key is None:
         return None
-    return next(s.answer for s in row if answer_key(s) == key)
+    return next(_decoded(s.answer) for s in row if answer_key(s) == key)

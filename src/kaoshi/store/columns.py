@@ -553,6 +553,22 @@ def _kept_of_kind(db: sqlite3.Connection, run: str, gone: Kind, which: str) -> A
     return None if found is None else found[0]
 
 
+def unlike_questions(
+    db: sqlite3.Connection, run: str, other: str
+) -> list[tuple[str, str | None, str | None]]:
+    """The questions both runs hold whose stored question texts may differ: (id, `run`'s question JSON,
+    `other`'s), where the two rows name different texts in `texts` or one holds its text itself (rows from
+    before schema 2). Two rows naming one text hold the same question; only the others are read."""
+    first, second = (stored_text(db, "samples", "question", alias=alias) for alias in ("a", "b"))
+    refs = not any(name == "question_ref" for name, _, _ in missing_columns(db, "samples"))
+    unlike = "(a.question_ref IS NULL OR b.question_ref IS NULL OR a.question_ref != b.question_ref)"
+    query = (
+        f"SELECT a.question_id, {first}, {second} FROM samples a JOIN samples b "
+        f"ON b.run = ? AND b.question_id = a.question_id WHERE a.run = ?{f' AND {unlike}' if refs else ''}"
+    )
+    return db.execute(query, (other, run)).fetchall()
+
+
 def pair_keys(
     db: sqlite3.Connection,
     run: str,

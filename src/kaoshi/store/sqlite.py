@@ -25,6 +25,7 @@ from kaoshi.store.columns import (
     pair_keys,
     score_kinds,
     score_rows,
+    unlike_questions,
 )
 from kaoshi.store.errors import StoreError, naming_the_file
 from kaoshi.store.leases import Lease, LeaseHolder, SharedLease, this_host
@@ -494,6 +495,12 @@ class Store:
         """The run's first samples as pairing reads them (kaoshi.store.columns.pair_keys)."""
         with naming_the_file(self.path):
             return pair_keys(self._db, run, grader, open_types, ordered=ordered)
+
+    def unlike_questions(self, run: str, other: str) -> list[tuple[str, str | None, str | None]]:
+        """The questions both runs hold whose stored question texts may differ, with both texts
+        (kaoshi.store.columns.unlike_questions)."""
+        with naming_the_file(self.path):
+            return unlike_questions(self._db, run, other)
 
     def answer_keys(
         self,
