@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import kaoshi.api
+import kaoshi.runner.vote as vote_module
 from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
-from kaoshi.store import Store
+from kaoshi.store import RunStatus, SampleRecord, Store
 from tests.support.runs import mock_script
 from tests.support.stores import drop_sample_column
 
@@ -174,3 +177,38 @@ def test_members_with_the_same_options_in_another_question_text_vote(
         capsys.readouterr()
         assert main(["vote", "strong", "medium", "--run-name", name, "--store", crowd]) == code
     assert f"question {first!r} is shown with other options" in capsys.readouterr().err
+
+
+def test_a_vote_goes_on_while_another_process_writes_the_store(
+    crowd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's commit between two of the vote's transactions: every voted sample is written (a
+    read held open on the vote's own connection made each later write refused until the lock wait)."""
+    monkeypatch.setattr(vote_module, "_WRITTEN_TOGETHER", 8)
+    written: list[str] = []
+
+    def meanwhile(sample: SampleRecord) -> None:
+        written.append(sample.question_id)
+        if len(written) == 8:
+            with Store(Path(crowd)) as other:
+                other.add_sample("weak", replace(other.samples("weak")[0], question_id="elsewhere"))
+
+    with Store(Path(crowd), lock_wait_s=2) as store:
+        result = kaoshi.api.vote(["strong", "medium", "weak"], store=store, on_sample=meanwhile)
+        assert store.get_run(result.name).status == RunStatus.FINISHED
+        assert len(store.samples(result.name)) == len(written) == 40
+
+
+def test_a_vote_stopped_part_way_leaves_no_run_and_can_be_asked_again(
+    crowd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vote_module, "_WRITTEN_TOGETHER", 8)
+
+    def interrupted(sample: SampleRecord) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        kaoshi.api.vote(["strong", "medium"], store=crowd, on_sample=interrupted)
+    with Store(Path(crowd), read_only=True) as store:
+        assert store.find_run("vote-majority") is None
+    assert kaoshi.api.vote(["strong", "medium"], store=crowd).outcome.questions == 40

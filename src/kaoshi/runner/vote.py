@@ -9,8 +9,10 @@ weight.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import islice
@@ -22,6 +24,7 @@ from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.samples import grade_for
 from kaoshi.store.columns import score_row
+from kaoshi.store.opening import IN_MEMORY
 from kaoshi.store.pairing import Pairing, conflict_note, pair_questions
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
 from kaoshi.store.sqlite import Store, StoreError
@@ -205,47 +208,105 @@ def vote_runs(
     store.open_run(target, spec)
     if on_plan is not None:
         on_plan(len(rows), 0)
-    abstained = 0
-    per_question: list[list[float] | None] = list(weights) if weights else [None] * len(rows)
-    voted = zip(_voted_samples(store, members[0], ids), rows, ballots, winners, per_question, strict=True)
-    while chunk := list(islice(voted, _WRITTEN_TOGETHER)):
-        samples = []
-        for member, row, ballot, winner, weight in chunk:
-            answer = _gold_of(row, winner)
-            abstained += winner is None
-            grade = grade_for(Question.from_content(member.question), answer, spec)
-            response: dict[str, object] = {"votes": dict(zip(members, ballot, strict=True))}
-            if weight is not None:
-                response["weights"] = dict(zip(members, (round(w, 6) for w in weight), strict=True))
-            samples.append(
-                replace(
-                    member,
-                    prompt="",
-                    shots=0,
-                    status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
-                    extracted_by="vote",
-                    extractor_response=None,
-                    extractor_usage=None,  # no extractor read the vote: the member's reading is the member's
-                    request_key=None,  # a vote is no model's answer to a request: never taken from the cache
-                    response=json.dumps(response, ensure_ascii=False),
-                    logprobs=None,
-                    answer=answer,
-                    correct=grade.correct,
-                    score=grade.points,
-                    latency_s=None,
-                    tokens_in=None,
-                    tokens_out=None,
-                    error=None,
-                    served_model=None,  # a vote asks no model: the member's routing is the member's
-                    reasoning=None,  # nor reasons: its response is the ballot
-                )
-            )
-        store.add_samples(target, samples)
-        if on_sample is not None:
-            for sample in samples:
-                on_sample(sample)
+    try:
+        abstained = _write_vote(store, target, spec, members, ids, rows, ballots, winners, weights, on_sample)
+    except BaseException as exc:
+        _forget_partial(store, target, exc)
+        raise
     store.finish_run(target)
     return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started, pairing.conflicts)
+
+
+def _write_vote(
+    store: Store,
+    target: str,
+    spec: RunSpec,
+    members: Sequence[str],
+    ids: Sequence[str],
+    rows: list[list[VoteRow]],
+    ballots: list[list[str | None]],
+    winners: list[str | None],
+    weights: list[list[float]] | None,
+    on_sample: Callable[[SampleRecord], None] | None,
+) -> int:
+    """Write the voted samples to the run `target` (opened), a few hundred a transaction, each reported
+    once written; the questions no member answered. The first member's samples are read through a
+    connection of their own: a read held open on the writing one would pin its snapshot, and another
+    process's commit meanwhile would then refuse every later write of the vote (SQLite's busy snapshot)."""
+    abstained = 0
+    per_question: list[list[float] | None] = list(weights) if weights else [None] * len(rows)
+    with _reading(store) as reader:
+        voted = zip(
+            _voted_samples(reader, members[0], ids), rows, ballots, winners, per_question, strict=True
+        )
+        while chunk := list(islice(voted, _WRITTEN_TOGETHER)):
+            samples = [_voted_sample(spec, members, *one) for one in chunk]
+            store.add_samples(target, samples)
+            abstained += sum(winner is None for _, _, _, winner, _ in chunk)
+            if on_sample is not None:
+                for sample in samples:
+                    on_sample(sample)
+    return abstained
+
+
+def _voted_sample(
+    spec: RunSpec,
+    members: Sequence[str],
+    member: SampleRecord,
+    row: list[VoteRow],
+    ballot: list[str | None],
+    winner: str | None,
+    weight: list[float] | None,
+) -> SampleRecord:
+    """The vote's sample of a question: the first member's (`member`) with the winning answer, graded, and
+    every member's ballot (and weight) as its response."""
+    answer = _gold_of(row, winner)
+    grade = grade_for(Question.from_content(member.question), answer, spec)
+    response: dict[str, object] = {"votes": dict(zip(members, ballot, strict=True))}
+    if weight is not None:
+        response["weights"] = dict(zip(members, (round(w, 6) for w in weight), strict=True))
+    return replace(
+        member,
+        prompt="",
+        shots=0,
+        status=SampleStatus.OK if winner is not None else SampleStatus.UNPARSED,
+        extracted_by="vote",
+        extractor_response=None,
+        extractor_usage=None,  # no extractor read the vote: the member's reading is the member's
+        request_key=None,  # a vote is no model's answer to a request: never taken from the cache
+        response=json.dumps(response, ensure_ascii=False),
+        logprobs=None,
+        answer=answer,
+        correct=grade.correct,
+        score=grade.points,
+        latency_s=None,
+        tokens_in=None,
+        tokens_out=None,
+        error=None,
+        served_model=None,  # a vote asks no model: the member's routing is the member's
+        reasoning=None,  # nor reasons: its response is the ballot
+    )
+
+
+@contextmanager
+def _reading(store: Store) -> Iterator[Store]:
+    """A connection of its own to the store's file, read-only (the store itself where it is in memory: no
+    other process writes there)."""
+    if str(store.path) == IN_MEMORY:
+        yield store
+        return
+    with Store(store.path, read_only=True) as reader:
+        yield reader
+
+
+def _forget_partial(store: Store, target: str, failure: BaseException) -> None:
+    """Remove the vote's run, written in part when `failure` stopped it, so that the same vote can be asked
+    again; where the store refuses (it stays locked), the failure says how."""
+    try:
+        store.interrupt_run(target)  # no longer this process's running run: it may go
+        store.remove_runs([target])
+    except (StoreError, sqlite3.Error) as exc:
+        failure.add_note(f"the vote's run {target!r} is written in part ({exc}): kaoshi runs rm {target}")
 
 
 # Voted samples a transaction: each written and committed before it is reported (on_sample), where one
