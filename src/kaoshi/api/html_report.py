@@ -15,7 +15,7 @@ from kaoshi.api.grading_agreement import agreement
 from kaoshi.api.summary import StoreLike, open_store, read_summary
 from kaoshi.benchmarks import english_names
 from kaoshi.errors import InputError
-from kaoshi.report.html import Figure, ReportRun, write_html
+from kaoshi.report.html import Figure, Page, ReportRun, write_html
 from kaoshi.report.plot import PlotError, draw, natural_grouping, png_bytes
 from kaoshi.results.aggregate import RunSummary
 from kaoshi.results.grading import StoredSamples, chosen_grades
@@ -66,16 +66,14 @@ def write_html_report(
         figures, notes = _figures(summaries, by or natural_grouping(summaries))
 
         def write(out: TextIO) -> None:
-            write_html(
-                out,
-                shown,
-                figures,
+            page = Page(
                 title=title,
                 store=store_label,
                 with_prompts=with_prompts,
                 figures_note="; ".join(notes),
                 extra_tables=agreed.tables() if agreed else (),
             )
+            write_html(out, shown, figures, page)
 
         size = _written_whole(path, write)
     return HtmlReport(path, size, len(figures), notes)

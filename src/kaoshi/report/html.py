@@ -254,44 +254,31 @@ def summary_tables(runs: Sequence[ReportRun]) -> list[TextTable]:
     return comparison_tables(summaries, compare_to_baseline(summaries))
 
 
-def build_html(
-    runs: Sequence[ReportRun],
-    figures: Sequence[Figure],
-    *,
-    title: str = "kaoshi report",
-    store: str = "",
-    with_prompts: bool = True,
-    figures_note: str = "",
-    extra_tables: Sequence[TextTable] = (),
-) -> str:
+@dataclass(frozen=True)
+class Page:
+    """What the report's page holds beside its runs and figures: its title, the store it names, whether
+    the browser shows each question's prompt, why a plot is missing, and tables after the summary's."""
+
+    title: str = "kaoshi report"
+    store: str = ""
+    with_prompts: bool = True
+    figures_note: str = ""
+    extra_tables: Sequence[TextTable] = ()
+
+
+def build_html(runs: Sequence[ReportRun], figures: Sequence[Figure], page: Page | None = None) -> str:
     """The report as one string (write_html writes the same text to a file a piece at a time)."""
-    page = io.StringIO()
-    write_html(
-        page,
-        runs,
-        figures,
-        title=title,
-        store=store,
-        with_prompts=with_prompts,
-        figures_note=figures_note,
-        extra_tables=extra_tables,
-    )
-    return page.getvalue()
+    written = io.StringIO()
+    write_html(written, runs, figures, page)
+    return written.getvalue()
 
 
 def write_html(
-    out: TextIO,
-    runs: Sequence[ReportRun],
-    figures: Sequence[Figure],
-    *,
-    title: str = "kaoshi report",
-    store: str = "",
-    with_prompts: bool = True,
-    figures_note: str = "",
-    extra_tables: Sequence[TextTable] = (),
+    out: TextIO, runs: Sequence[ReportRun], figures: Sequence[Figure], page: Page | None = None
 ) -> None:
     """Write the report to `out`: the page around the question browser's data, and the data a sample at a
     time (browser_json), so that no run's samples are held (ReportRun)."""
+    page = page or Page()
     assets = resources.files("kaoshi.report") / "assets"
     style = (assets / "report.css").read_text(encoding="utf-8")
     script = (assets / "report.js").read_text(encoding="utf-8")
@@ -300,15 +287,15 @@ def write_html(
     filters = browser_filters(runs)
     # the page is rendered with a mark where the data goes, then written around it
     mark = f"kaoshi-browser-data-{os.urandom(16).hex()}"
-    page = template.render(
-        title=title,
+    rendered = template.render(
+        title=page.title,
         version=__version__,
         generated=dt.datetime.now().isoformat(timespec="seconds"),
-        store=store,
+        store=page.store,
         runs=[r.record for r in runs],
-        tables=[*summary_tables(runs), *extra_tables],
+        tables=[*summary_tables(runs), *page.extra_tables],
         figures=[{"title": f.title, "png": base64.b64encode(f.png).decode()} for f in figures],
-        figures_note=figures_note or "no plots",
+        figures_note=page.figures_note or "no plots",
         groupings=filters[0],
         data_json=mark,
         style=style,
@@ -316,9 +303,9 @@ def write_html(
         script=script,
         script_hash=_sha256_b64(script),
     )
-    parts = page.split(mark)
+    parts = rendered.split(mark)
     if len(parts) != 2:
         raise RuntimeError(f"the report's template places its data {len(parts) - 1} times, not once")
     out.write(parts[0])
-    out.writelines(browser_json(runs, with_prompts, filters))
+    out.writelines(browser_json(runs, page.with_prompts, filters))
     out.write(parts[1])
