@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from kaoshi.store import RunSpec, SampleRecord, Store
+from kaoshi.store import GradeRecord, RunSpec, SampleRecord, Store
 
 SPEC = RunSpec(
     benchmark="sample",
@@ -88,6 +90,20 @@ REPORT_SAMPLES = [
         score=0.0,
     ),
 ]
+
+
+def stored_run(
+    path: Path, samples: Sequence[SampleRecord], grades: Sequence[GradeRecord] = (), run: str = "r"
+) -> Path:
+    """A store holding one finished run of `samples` (at their own places in the list) and `grades`."""
+    with Store(path) as opened:
+        opened.open_run(run, SPEC)
+        for place, one in enumerate(samples):
+            opened.add_sample(run, replace(one, position=place))
+        for grade in grades:
+            opened.add_grade(run, grade)
+        opened.finish_run(run)
+    return path
 
 
 def new_store(path: Path, n_samples: int = 0) -> Path:

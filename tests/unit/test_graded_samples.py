@@ -9,20 +9,14 @@ import pytest
 
 from kaoshi.api import graded_samples, stored_samples
 from kaoshi.errors import InputError
-from kaoshi.store import Store
-from tests.support.stores import SPEC, sample
+from tests.support.stores import sample, stored_run
 
 STATUSES = ("ok", "unparsed", "error", "ok", "ambiguous", "unparsed", "ok")
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    path = tmp_path / "s.sqlite"
-    with Store(path) as opened:
-        opened.open_run("r", SPEC)
-        for i, status in enumerate(STATUSES):
-            opened.add_sample("r", sample(f"q{i}", status))
-    return path
+    return stored_run(tmp_path / "s.sqlite", [sample(f"q{i}", status) for i, status in enumerate(STATUSES)])
 
 
 @pytest.mark.parametrize("status", ["ok", "unparsed", "ambiguous", "error"])

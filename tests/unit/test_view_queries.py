@@ -13,7 +13,7 @@ from kaoshi.api.summary import load_run, runs
 from kaoshi.errors import InputError
 from kaoshi.report.html import outcome
 from kaoshi.results.grading import apply_grades
-from kaoshi.store import GradeRecord, SampleRecord, Store
+from kaoshi.store import GradeRecord, Store
 from kaoshi.view import live as live_module
 from kaoshi.view.filters import PAGE_SIZE, SampleFilter, choice_counts, like_pattern, matching
 from kaoshi.view.live import NEW_COUNTS_SQL, Counts, LiveRun, LiveTallies
@@ -21,7 +21,7 @@ from kaoshi.view.queries import Signature, page_query, reading, run_signature, s
 from kaoshi.view.server import check_host, is_loopback
 from kaoshi.view.state import store_state
 from kaoshi.view.urls import compare_url, run_url, split_run_path
-from tests.support.stores import SPEC, sample
+from tests.support.stores import SPEC, sample, stored_run
 
 GRADER = "careful:mock:judge"
 SAMPLES = [
@@ -45,15 +45,7 @@ GRADES = [
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    path = tmp_path / "store.sqlite"
-    with Store(path) as opened:
-        opened.open_run("r", SPEC)
-        for i, one in enumerate(SAMPLES):
-            opened.add_sample("r", SampleRecord(**{**one.__dict__, "position": i}))
-        for grade in GRADES:
-            opened.add_grade("r", grade)
-        opened.finish_run("r")
-    return path
+    return stored_run(tmp_path / "store.sqlite", SAMPLES, GRADES)
 
 
 def shown(store: Path, chosen: SampleFilter) -> list[str]:
