@@ -4,6 +4,7 @@ scripted model that memorised answer positions."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -35,9 +36,21 @@ def test_mcnemar_exact_by_hand(b: int, c: int, expected: float) -> None:
     assert mcnemar_exact(b, c) == pytest.approx(expected, rel=1e-12)
 
 
+def test_mcnemar_is_the_exact_sum_of_binomial_coefficients_at_every_small_count() -> None:
+    """The same float as summing math.comb (what it computed before, in time growing as n squared)."""
+    for b in range(70):
+        for c in range(70):
+            n, k = b + c, min(b, c)
+            reference = (
+                1.0 if n == 0 else min(1.0, 2 * (sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)))
+            )
+            assert mcnemar_exact(b, c) == reference, (b, c)
+    assert 0 < mcnemar_exact(45_000, 55_000) < 1e-200  # 100,000 discordant pairs, as two big runs have
+
+
 def test_mcnemar_matches_scipy_binomtest() -> None:
     stats = pytest.importorskip("scipy.stats")
-    for b, c in [(7, 3), (20, 9), (1, 0), (40, 35)]:
+    for b, c in [(7, 3), (20, 9), (1, 0), (40, 35), (2_480, 2_520), (49_700, 50_300), (45_000, 55_000)]:
         assert mcnemar_exact(b, c) == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
 
 

@@ -9,7 +9,6 @@ QualBench_shuffled.jsonl), and the discordant pairs go to McNemar's exact test.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -111,11 +110,16 @@ def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for b and c discordant pairs: the binomial test of b against
     (b + c) / 2, doubling the smaller tail (capped at 1)."""
     n = b + c
-    if n == 0:
-        return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
-    return min(1.0, 2 * tail)
+    if 2 * k + 1 >= n:  # the smaller tail holds half the pairs or more: doubled, it is 1 or above
+        return 1.0
+    # the tail's binomial coefficients made each from the one before, exactly: math.comb of each took
+    # time growing with n squared (two runs of 100,000 questions, 45,000 discordant: minutes a group)
+    term = total = 1
+    for i in range(k):
+        term = term * (n - i) // (i + 1)
+        total += term
+    return min(1.0, 2 * (total / (1 << n)))
 
 
 @dataclass(frozen=True)
