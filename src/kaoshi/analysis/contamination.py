@@ -10,11 +10,12 @@ QualBench_shuffled.jsonl), and the discordant pairs go to McNemar's exact test.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from kaoshi.data.model import Gold, Question, format_gold
 from kaoshi.data.shuffle import to_original
-from kaoshi.store.pairing import graded, pair_questions
+from kaoshi.store.pairing import graded, pair_questions, question_fingerprint
 from kaoshi.store.records import SampleRecord
 
 
@@ -71,7 +72,42 @@ class PairedRuns:
     conflicts: tuple[str, ...]  # ids holding different questions in the two runs, left out
 
 
-def pair_runs(original: Iterable[SampleRecord], shuffled: Iterable[SampleRecord]) -> PairedRuns:
+class CheckedSample(NamedTuple):
+    """What the check keeps of a sample: its key (id and content fingerprint), what pairing and its counts
+    read (type, domain, status, outcome, score), its gold and answer, and its question as shown with only
+    what mapping an answer back reads (its options and their original letters; no stem or explanation):
+    a fraction of the sample, for runs of 100,000 questions."""
+
+    question_id: str
+    fingerprint: str
+    qtype: str
+    domain: str | None
+    status: str
+    correct: bool | None
+    score: float | None
+    gold: Gold
+    answer: Gold
+    shown: Question
+
+
+def checked_sample(sample: SampleRecord, fingerprint: str | None = None) -> CheckedSample:
+    """The sample as the check keeps it; `fingerprint`: its question's as stored (else made from it)."""
+    question = Question.from_content(sample.question)
+    return CheckedSample(
+        sample.question_id,
+        fingerprint or question_fingerprint(sample),
+        sample.qtype,
+        sample.domain,
+        sample.status,
+        sample.correct,
+        sample.score,
+        sample.gold,
+        sample.answer,
+        replace(question, stem="", explanation="", verbatim=()),
+    )
+
+
+def pair_runs(original: Iterable[CheckedSample], shuffled: Iterable[CheckedSample]) -> PairedRuns:
     """Questions graded in both runs (errors and open questions left out), in the original run's order.
 
     Paired by id and content (`question_fingerprint` ignores the option order and follows the gold to
@@ -80,8 +116,8 @@ def pair_runs(original: Iterable[SampleRecord], shuffled: Iterable[SampleRecord]
     pairing = pair_questions([original, shuffled], keep=graded)
     pairs = []
     for first, second in pairing.rows:
-        asked = Question.from_content(second.question)
-        before = Question.from_content(first.question)
+        asked = second.shown
+        before = first.shown
         shown = second.answer
         shuffled_gold = second.gold
         pairs.append(

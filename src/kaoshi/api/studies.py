@@ -12,8 +12,10 @@ from typing import Any
 
 from kaoshi.analysis.contamination import (
     GROUPINGS,
+    CheckedSample,
     ContaminationRow,
     PairedQuestion,
+    checked_sample,
     contamination_row,
     pair_runs,
 )
@@ -308,8 +310,7 @@ def contamination(
         raise InputError(f"cannot group by {unknown[0]!r} (choose from {', '.join(GROUPINGS)})")
     with open_store(store, read_only=True) as opened:
         records = (opened.get_run(original), opened.get_run(shuffled))
-        # without what a study never reads (prompts, whole outputs): a fraction of each sample
-        samples = (opened.samples(original, light=True), opened.samples(shuffled, light=True))
+        samples = (_checked(opened, original), _checked(opened, shuffled))
     paired = pair_runs(*samples)
     pairs = tuple(paired.pairs)
     warning = conflict_warning(paired.conflicts)
@@ -336,6 +337,15 @@ def contamination(
     if result.unmapped:
         notify(f"note: {result.unmapped} shuffled answer(s) could not be mapped back (option texts differ)")
     return result
+
+
+def _checked(store: Store, run: str) -> list[CheckedSample]:
+    """The run's samples as the contamination check keeps them, read one at a time without what it never
+    reads (prompts, whole outputs), each with its question's fingerprint as stored (making it from the
+    question took most of the check's time)."""
+    keys = store.pair_keys(run, None, (), ordered=False)
+    stored = {} if keys is None else {row[0]: row[1] for row in keys}
+    return [checked_sample(s, stored.get(s.question_id)) for s in store.iter_samples(run, light=True)]
 
 
 @dataclass(frozen=True)
