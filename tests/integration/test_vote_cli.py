@@ -14,7 +14,7 @@ import kaoshi.api
 import kaoshi.runner.vote as vote_module
 from kaoshi.benchmarks import load_exam_result
 from kaoshi.cli.main import main
-from kaoshi.store import RunStatus, SampleRecord, Store
+from kaoshi.store import RunStatus, SampleRecord, Store, StoreError
 from tests.support.runs import mock_script
 from tests.support.stores import drop_sample_column
 
@@ -199,16 +199,65 @@ def test_a_vote_goes_on_while_another_process_writes_the_store(
         assert len(store.samples(result.name)) == len(written) == 40
 
 
+@pytest.mark.parametrize("where", ["on_plan", "on_sample"])
 def test_a_vote_stopped_part_way_leaves_no_run_and_can_be_asked_again(
-    crowd: str, monkeypatch: pytest.MonkeyPatch
+    crowd: str, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     monkeypatch.setattr(vote_module, "_WRITTEN_TOGETHER", 8)
 
-    def interrupted(sample: SampleRecord) -> None:
+    def interrupted(*_: object) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        kaoshi.api.vote(["strong", "medium"], store=crowd, on_sample=interrupted)
+        kaoshi.api.vote(["strong", "medium"], store=crowd, **{where: interrupted})  # type: ignore[arg-type]
     with Store(Path(crowd), read_only=True) as store:
         assert store.find_run("vote-majority") is None
     assert kaoshi.api.vote(["strong", "medium"], store=crowd).outcome.questions == 40
+
+
+def test_a_vote_the_store_stops_says_how_to_remove_what_it_wrote(
+    crowd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the store's write lock from the vote's second transaction on: the vote stops
+    after the lock wait, cannot remove its run either, and says how (not that answers were lost)."""
+    monkeypatch.setattr(vote_module, "_WRITTEN_TOGETHER", 8)
+    locker = sqlite3.connect(crowd, isolation_level=None)
+
+    def then_locked(sample: SampleRecord) -> None:
+        if not locker.in_transaction:
+            locker.execute("BEGIN IMMEDIATE")
+
+    try:
+        with pytest.raises(StoreError) as stopped:
+            kaoshi.api.vote(
+                ["strong", "medium"], store=Store(Path(crowd), lock_wait_s=1), on_sample=then_locked
+            )
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    message = str(stopped.value)
+    assert "kaoshi runs rm vote-majority" in message and "lost" not in message
+    with sqlite3.connect(crowd) as db:  # as once the vote's process has ended: its lease and run a dead one's
+        assert db.execute("SELECT status FROM runs WHERE name = 'vote-majority'").fetchone() == ("running",)
+        db.execute("DELETE FROM leases WHERE run = 'vote-majority'")
+        db.execute("UPDATE runs SET status = 'interrupted' WHERE name = 'vote-majority'")
+    assert main(["runs", "rm", "vote-majority", "--yes", "--store", crowd]) == 0
+    assert kaoshi.api.vote(["strong", "medium"], store=crowd).outcome.questions == 40
+
+
+def test_a_vote_of_the_same_name_meanwhile_is_refused_and_removes_nothing(crowd: str) -> None:
+    refused: list[str] = []
+
+    def another_vote(sample: SampleRecord) -> None:
+        if not refused:
+            with pytest.raises(StoreError) as other:
+                kaoshi.api.vote(["medium", "weak"], store=crowd, run_name="vote-majority")
+            refused.append(str(other.value))
+
+    kaoshi.api.vote(["strong", "medium", "weak"], store=crowd, on_sample=another_vote)
+    assert "vote-majority" in refused[0]
+    with Store(Path(crowd), read_only=True) as store:
+        voted = store.get_run("vote-majority")
+        assert (
+            voted.spec.members == ("strong", "medium", "weak") and len(store.samples("vote-majority")) == 40
+        )

@@ -205,15 +205,28 @@ def vote_runs(
         repeats=1,
         reused_from=None,
     )
-    store.open_run(target, spec)
-    if on_plan is not None:
-        on_plan(len(rows), 0)
+    # the run is made under this process's lease: another vote of the same name meanwhile is refused, not
+    # resumed (and so never removed by this one's failure)
+    lease = store.hold(target)
     try:
-        abstained = _write_vote(store, target, spec, members, ids, rows, ballots, winners, weights, on_sample)
-    except BaseException as exc:
-        _forget_partial(store, target, exc)
-        raise
-    store.finish_run(target)
+        if store.find_run(target) is not None:
+            raise StoreError(f"run {target!r} already exists (made meanwhile); choose another --run-name")
+        store.open_run(target, spec)
+        try:
+            if on_plan is not None:
+                on_plan(len(rows), 0)
+            abstained = _write_vote(
+                store, target, spec, members, ids, rows, ballots, winners, weights, on_sample
+            )
+        except BaseException as exc:
+            lease.release()
+            told = _forget_partial(store, target, exc)
+            if told is exc:
+                raise
+            raise told from exc
+        store.finish_run(target)
+    finally:
+        lease.release()
     return VoteOutcome(len(rows), abstained, protocol, time.perf_counter() - started, pairing.conflicts)
 
 
@@ -295,18 +308,25 @@ def _reading(store: Store) -> Iterator[Store]:
     if str(store.path) == IN_MEMORY:
         yield store
         return
-    with Store(store.path, read_only=True) as reader:
+    with Store(store.file, read_only=True) as reader:
         yield reader
 
 
-def _forget_partial(store: Store, target: str, failure: BaseException) -> None:
+def _forget_partial(store: Store, target: str, failure: BaseException) -> BaseException:
     """Remove the vote's run, written in part when `failure` stopped it, so that the same vote can be asked
-    again; where the store refuses (it stays locked), the failure says how."""
+    again; what to raise: `failure`, or where the store refuses (it stays locked) an error saying how to
+    remove the run. Its queued samples go unwritten: no model was asked for them."""
+    store.drop_queued()
     try:
         store.interrupt_run(target)  # no longer this process's running run: it may go
         store.remove_runs([target])
     except (StoreError, sqlite3.Error) as exc:
-        failure.add_note(f"the vote's run {target!r} is written in part ({exc}): kaoshi runs rm {target}")
+        store.drop_queued()
+        hint = f"the vote's run {target!r} is written in part and stays ({exc}): kaoshi runs rm {target}"
+        if isinstance(failure, Exception):
+            return StoreError(f"{failure}; {hint}")
+        failure.add_note(hint)
+    return failure
 
 
 # Voted samples a transaction: each written and committed before it is reported (on_sample), where one

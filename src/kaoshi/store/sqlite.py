@@ -104,6 +104,8 @@ class Store:
     ) -> None:
         self.path = Path(path)
         in_memory = str(path) == IN_MEMORY
+        # the file as opened, whatever the working folder becomes: what a second connection to it opens
+        self.file = self.path if in_memory else Path(os.path.abspath(self.path))
         exists = not in_memory and self.path.exists()
         if read_only and not exists:
             raise StoreError(f"no store at {self.path}")
@@ -207,6 +209,12 @@ class Store:
             self._writes.discard()
             self._db.close()
 
+    def drop_queued(self) -> None:
+        """Forget the writes still queued, unwritten: for a caller that removes what they were part of (a
+        vote stopped part way, whose samples no model was asked for), so that closing the store does not
+        wait on a lock to write them, nor report them lost."""
+        self._writes.discard()
+
     def flush(self) -> None:
         """Commit the writes still queued, waiting out another process's lock within the lock wait; a
         StoreError says how many answers wait in memory."""
@@ -274,7 +282,7 @@ class Store:
         if str(self.path) == IN_MEMORY:
             return Lease()  # no other process can see it
         self._writes.flush()  # the lease's own connection must not wait on this one's queued writes
-        return SharedLease(self.path, name, join=join, lock_wait_s=self._lock_wait_s)
+        return SharedLease(self.file, name, join=join, lock_wait_s=self._lock_wait_s)
 
     def interrupt_run(self, name: str) -> None:
         """Mark a run stopped before its end (Ctrl-C); running it again resumes it."""
