@@ -9,6 +9,7 @@ weight.
 from __future__ import annotations
 
 import json
+import operator
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -19,11 +20,11 @@ from itertools import islice
 from typing import NamedTuple
 
 from kaoshi.analysis.voting import VOTE_METHODS, accuracies, cross_fit_weights, dawid_skene, plurality
-from kaoshi.data.model import Gold, Question, exam_fingerprint, format_gold, gold_from_json
+from kaoshi.data.model import Gold, Question, exam_fingerprint, gold_from_json
 from kaoshi.errors import InputError
 from kaoshi.qtypes import kind_of
 from kaoshi.runner.samples import grade_for
-from kaoshi.store.columns import score_row
+from kaoshi.store.columns import answer_text, score_row
 from kaoshi.store.opening import IN_MEMORY
 from kaoshi.store.pairing import Pairing, conflict_note, pair_questions
 from kaoshi.store.records import Method, RunSpec, SampleRecord, SampleStatus
@@ -65,8 +66,7 @@ def answer_key(row: VoteRow) -> str | None:
     """The member's vote: its answer as text, or None (abstains) when unreadable or errored."""
     if row.status not in (SampleStatus.OK, SampleStatus.AMBIGUOUS):
         return None
-    answer = _decoded(row.answer)
-    return None if answer is None else format_gold(answer)
+    return answer_text(row.answer)
 
 
 def vote_rows(store: Store, run: str) -> list[VoteRow]:
@@ -75,19 +75,11 @@ def vote_rows(store: Store, run: str) -> list[VoteRow]:
     found = store.answer_keys(run, None, (), ordered=True)
     if found is not None:
         return list(map(VoteRow._make, found))
-    return [
-        VoteRow(
-            row.question_id,
-            row.fingerprint,
-            row.status,
-            row.correct,
-            row.score,
-            row.answer,
-            row.gold,
-            row.qtype,
-        )
-        for row in map(score_row, store.iter_samples(run, light=True))
-    ]
+    return [VoteRow._make(_VOTED(row)) for row in map(score_row, store.iter_samples(run, light=True))]
+
+
+# What a vote reads of a score row (one made from a sample): a VoteRow's fields, by name.
+_VOTED = operator.attrgetter(*VoteRow._fields)
 
 
 def _shared_questions(store: Store, members: Sequence[str]) -> Pairing[VoteRow]:

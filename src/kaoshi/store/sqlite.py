@@ -104,7 +104,8 @@ class Store:
     ) -> None:
         self.path = Path(path)
         in_memory = str(path) == IN_MEMORY
-        # the file as opened, whatever the working folder becomes: what a second connection to it opens
+        # the file as opened, whatever the working folder becomes: what every second connection to it opens
+        # (a lease's, keeping a summary from a store opened read-only, a vote's reader)
         self.file = self.path if in_memory else Path(os.path.abspath(self.path))
         exists = not in_memory and self.path.exists()
         if read_only and not exists:
@@ -577,7 +578,7 @@ class Store:
             return False
 
         def keep() -> bool:
-            db = sqlite3.connect(self.path, timeout=_KEEP_WAIT_S, isolation_level=None)
+            db = sqlite3.connect(self.file, timeout=_KEEP_WAIT_S, isolation_level=None)
             try:
                 kept = keep_summaries(db, kind, counted, alone=alone)
                 if kept:
